@@ -1,0 +1,12 @@
+"""lossytcp: TCP over lossy, bursty, delay-jumping paths.
+
+Analytical models (:mod:`lossytcp.models`), channel helpers (:mod:`lossytcp.channels`) and a
+packet-level simulator (:func:`lossytcp.simulate`) over one set of inputs.
+"""
+
+from __future__ import annotations
+
+from .errors import ParameterError
+
+__all__ = ["ParameterError"]
+__version__ = "0.1.0"

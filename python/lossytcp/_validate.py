@@ -1,0 +1,125 @@
+"""Checks shared by the simulator API and the analytical models.
+
+Each check raises :class:`~lossytcp.errors.ParameterError` naming the parameter, the value and
+the valid range, and returns the value (converted) so callers can write ``x = positive("x", x)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .errors import ParameterError
+
+
+def _as_float(name: str, value: object, valid: str) -> float:
+    if isinstance(value, bool):
+        raise ParameterError(name, value, valid)
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ParameterError(name, value, valid) from None
+    if not math.isfinite(x):
+        raise ParameterError(name, value, valid)
+    return x
+
+
+def probability(name: str, value: object, *, open_low: bool = False, open_high: bool = False) -> float:
+    lo = "(0" if open_low else "[0"
+    hi = "1)" if open_high else "1]"
+    valid = f"must be a finite probability in {lo}, {hi}"
+    x = _as_float(name, value, valid)
+    if x < 0 or x > 1 or (open_low and x == 0) or (open_high and x == 1):
+        raise ParameterError(name, value, valid)
+    return x
+
+
+def positive(name: str, value: object) -> float:
+    valid = "must be a finite number > 0"
+    x = _as_float(name, value, valid)
+    if x <= 0:
+        raise ParameterError(name, value, valid)
+    return x
+
+
+def non_negative(name: str, value: object) -> float:
+    valid = "must be a finite number >= 0"
+    x = _as_float(name, value, valid)
+    if x < 0:
+        raise ParameterError(name, value, valid)
+    return x
+
+
+def in_range(name: str, value: object, lo: float, hi: float) -> float:
+    valid = f"must be a finite number in [{lo}, {hi}]"
+    x = _as_float(name, value, valid)
+    if x < lo or x > hi:
+        raise ParameterError(name, value, valid)
+    return x
+
+
+def integer(name: str, value: object, lo: int, hi: int | None = None) -> int:
+    valid = f"must be an integer >= {lo}" if hi is None else f"must be an integer in [{lo}, {hi}]"
+    if isinstance(value, bool):
+        raise ParameterError(name, value, valid)
+    if isinstance(value, (int, np.integer)):
+        x = int(value)
+    elif isinstance(value, (float, np.floating)) and float(value).is_integer():
+        x = int(value)
+    else:
+        raise ParameterError(name, value, valid)
+    if x < lo or (hi is not None and x > hi):
+        raise ParameterError(name, value, valid)
+    return x
+
+
+def choice(name: str, value: object, options: Sequence[str]) -> str:
+    valid = "must be one of " + ", ".join(repr(o) for o in options)
+    if not isinstance(value, str):
+        raise ParameterError(name, value, valid)
+    v = value.lower().replace("-", "_")
+    for o in options:
+        if o.lower().replace("-", "_") == v:
+            return o
+    raise ParameterError(name, value, valid)
+
+
+def stochastic_matrix(name: str, value: object, *, tol: float = 1e-9) -> np.ndarray:
+    """A square matrix with entries in [0, 1] whose rows each sum to 1."""
+    try:
+        m = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(name, value, "must be a square matrix of numbers") from None
+    if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] == 0:
+        raise ParameterError(name, value, "must be a non-empty square matrix")
+    if not np.all(np.isfinite(m)) or np.any(m < 0) or np.any(m > 1):
+        raise ParameterError(name, value, "entries must be finite probabilities in [0, 1]")
+    sums = m.sum(axis=1)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > tol)
+    if bad.size:
+        i = int(bad[0])
+        raise ParameterError(
+            f"{name}[{i}]", m[i].tolist(), f"each row must sum to 1 (row {i} sums to {sums[i]:.12g})"
+        )
+    return m
+
+
+def vector(name: str, value: object, n: int | None = None, *, positive_entries: bool = False,
+           non_negative_entries: bool = False) -> np.ndarray:
+    try:
+        v = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(name, value, "must be a sequence of numbers") from None
+    if v.ndim != 1 or v.size == 0:
+        raise ParameterError(name, value, "must be a non-empty 1-D sequence of numbers")
+    if n is not None and v.size != n:
+        raise ParameterError(name, value, f"must have exactly {n} entries")
+    if not np.all(np.isfinite(v)):
+        raise ParameterError(name, value, "entries must be finite")
+    if positive_entries and np.any(v <= 0):
+        raise ParameterError(name, value, "entries must be > 0")
+    if non_negative_entries and np.any(v < 0):
+        raise ParameterError(name, value, "entries must be >= 0")
+    return v
