@@ -1,0 +1,319 @@
+//! The declarative scenario: what the Python front validates and hands to the engine.
+//!
+//! Everything here is plain data (serde), so a scenario can be stored, hashed and replayed.
+//! Validation of ranges happens at the Python boundary; [`Scenario::check`] re-checks the
+//! structural invariants the engine relies on, so a malformed scenario is an error, never a
+//! panic.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub seed: u64,
+    /// Simulated time to run; a run also ends early once every finite transfer is complete.
+    pub duration_s: f64,
+    pub links: Vec<LinkConfig>,
+    pub flows: Vec<FlowConfig>,
+    #[serde(default)]
+    pub trace: TraceConfig,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceConfig {
+    /// Record (time, seq, is_retransmission) for every data transmission of every flow.
+    #[serde(default)]
+    pub sends: bool,
+    /// Record (time, cwnd, ssthresh, rto) whenever one of them changes.
+    #[serde(default)]
+    pub window: bool,
+}
+
+/// One direction of a link: serialisation at `rate_bps`, a DropTail queue in front of it,
+/// a channel deciding each packet's fate when it starts transmission, then propagation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    pub rate_bps: f64,
+    pub delay: DelayConfig,
+    /// Packets the queue holds besides the one in transmission (ns-2's `limit_` semantics).
+    pub queue_packets: usize,
+    #[serde(default)]
+    pub channel: ChannelConfig,
+    /// Retransmitted data packets are never lost on the channel (paper 000's assumption).
+    #[serde(default)]
+    pub protect_retransmissions: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DelayConfig {
+    Fixed {
+        delay_s: f64,
+    },
+    /// Paper 001 §3.1: M states with delays T_i, embedded transition matrix H, holding time in
+    /// state i of T_i + Exp(mean V_i). A packet's delay is fixed when it starts transmission.
+    SemiMarkov {
+        delay_s: Vec<f64>,
+        h: Vec<Vec<f64>>,
+        excess_mean_s: Vec<f64>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Advance {
+    /// One step of the chain per packet transmission (paper 000's literal text).
+    Transmission,
+    /// One step per packet-time slot of the link, idle or busy (fading evolves in time).
+    Slot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HoldingDist {
+    Exp,
+    Fixed,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ChannelConfig {
+    #[default]
+    None,
+    Bernoulli {
+        p: f64,
+    },
+    GilbertElliott {
+        alpha: f64,
+        beta: f64,
+        #[serde(default)]
+        loss_good: f64,
+        #[serde(default = "one")]
+        loss_bad: f64,
+        advance: Advance,
+        #[serde(default)]
+        idle_reset_s: Option<f64>,
+        /// Seconds per slot for `advance = slot`; the engine fills in the link's data-packet
+        /// time when absent.
+        #[serde(default)]
+        slot_s: Option<f64>,
+    },
+    TwoState {
+        good_s: f64,
+        bad_s: f64,
+        #[serde(default)]
+        loss_good: f64,
+        #[serde(default = "one")]
+        loss_bad: f64,
+        dist: HoldingDist,
+    },
+    Burst {
+        p: f64,
+        hold_s: f64,
+    },
+    /// Per-transmission outcomes, `true` = lost, repeated cyclically when exhausted.
+    Trace {
+        lost: Vec<bool>,
+    },
+    /// Drop the first transmission of each listed data segment (exact-loss scenario tests).
+    Drops {
+        seqs: Vec<u64>,
+    },
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    OldTahoe,
+    Tahoe,
+    Reno,
+    NewReno,
+    Sack,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSampling {
+    /// A sample from every ACK that newly acknowledges a segment sent only once (Karn).
+    #[default]
+    PerAck,
+    /// One timed segment per window, as BSD and ns-2 (Karn: discarded if retransmitted).
+    PerWindow,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// RFC 5681 / 6582 / 6675 / 6298 behaviour.
+    #[default]
+    Rfc,
+    /// ns-2 2.35 agents: tick-based RTO estimator, ssthresh from the window, NewReno without
+    /// partial window deflation. Used to compare like with like in cross-checks.
+    Ns2,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpConfig {
+    pub packet_size_bytes: u32,
+    pub ack_size_bytes: u32,
+    /// Maximum (advertised) window in packets.
+    pub max_window: u32,
+    pub initial_window: u32,
+    pub dupack_threshold: u32,
+    pub min_rto_s: f64,
+    pub max_rto_s: f64,
+    pub initial_rto_s: f64,
+    /// Timer granularity G of RFC 6298 (0 = exact).
+    pub granularity_s: f64,
+    /// A constant RTO of this many seconds instead of the estimator.
+    pub fixed_rto_s: Option<f64>,
+    /// Largest backoff multiplier (1 = no backoff; 64 = doubling capped at 64x).
+    pub max_backoff: u32,
+    #[serde(default)]
+    pub rtt_sampling: RttSampling,
+    #[serde(default)]
+    pub delayed_ack: bool,
+    #[serde(default = "delack_default")]
+    pub delack_interval_s: f64,
+    #[serde(default)]
+    pub profile: Profile,
+}
+
+fn delack_default() -> f64 {
+    0.1
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppConfig {
+    Bulk,
+    /// A finite transfer; the flow reports its completion time.
+    Transfer {
+        bytes: u64,
+    },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    pub variant: Variant,
+    /// Link indices data crosses, in order.
+    pub forward: Vec<usize>,
+    /// Link indices ACKs cross, in order.
+    pub reverse: Vec<usize>,
+    pub tcp: TcpConfig,
+    pub app: AppConfig,
+    #[serde(default)]
+    pub start_s: f64,
+}
+
+impl Scenario {
+    pub fn from_json(s: &str) -> Result<Scenario, String> {
+        let sc: Scenario = serde_json::from_str(s).map_err(|e| format!("scenario: {e}"))?;
+        sc.check()?;
+        Ok(sc)
+    }
+
+    /// Structural checks the engine relies on (ranges are the Python front's job, but a
+    /// scenario built by hand in Rust must still fail cleanly).
+    pub fn check(&self) -> Result<(), String> {
+        let finite_pos = |name: &str, x: f64| {
+            if x.is_finite() && x > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{name} = {x} must be finite and > 0"))
+            }
+        };
+        let prob = |name: &str, x: f64| {
+            if (0.0..=1.0).contains(&x) {
+                Ok(())
+            } else {
+                Err(format!("{name} = {x} must be in [0, 1]"))
+            }
+        };
+        finite_pos("duration_s", self.duration_s)?;
+        if self.flows.is_empty() {
+            return Err("a scenario needs at least one flow".into());
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            finite_pos(&format!("links[{i}].rate_bps"), l.rate_bps)?;
+            match &l.delay {
+                DelayConfig::Fixed { delay_s } => {
+                    if !(delay_s.is_finite() && *delay_s >= 0.0) {
+                        return Err(format!("links[{i}].delay_s = {delay_s} must be >= 0"));
+                    }
+                }
+                DelayConfig::SemiMarkov { delay_s, h, excess_mean_s } => {
+                    let m = delay_s.len();
+                    if m == 0 || h.len() != m || excess_mean_s.len() != m {
+                        return Err(format!("links[{i}]: semi-Markov delay needs M states, an MxM H and M excess means"));
+                    }
+                    for row in h {
+                        if row.len() != m || (row.iter().sum::<f64>() - 1.0).abs() > 1e-6 {
+                            return Err(format!("links[{i}]: every row of H must have M entries summing to 1"));
+                        }
+                        for &x in row {
+                            prob("H entry", x)?;
+                        }
+                    }
+                }
+            }
+            match &l.channel {
+                ChannelConfig::None | ChannelConfig::Drops { .. } => {}
+                ChannelConfig::Bernoulli { p } => prob("p", *p)?,
+                ChannelConfig::GilbertElliott { alpha, beta, loss_good, loss_bad, .. } => {
+                    prob("alpha", *alpha)?;
+                    prob("beta", *beta)?;
+                    prob("loss_good", *loss_good)?;
+                    prob("loss_bad", *loss_bad)?;
+                    if *alpha + *beta <= 0.0 {
+                        return Err("alpha + beta must be > 0".into());
+                    }
+                }
+                ChannelConfig::TwoState { good_s, bad_s, loss_good, loss_bad, .. } => {
+                    finite_pos("good_s", *good_s)?;
+                    finite_pos("bad_s", *bad_s)?;
+                    prob("loss_good", *loss_good)?;
+                    prob("loss_bad", *loss_bad)?;
+                }
+                ChannelConfig::Burst { p, hold_s } => {
+                    prob("p", *p)?;
+                    finite_pos("hold_s", *hold_s)?;
+                }
+                ChannelConfig::Trace { lost } => {
+                    if lost.is_empty() {
+                        return Err("trace channel needs at least one outcome".into());
+                    }
+                }
+            }
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.forward.is_empty() || f.reverse.is_empty() {
+                return Err(format!("flows[{i}] needs a forward and a reverse path"));
+            }
+            if let Some(&bad) = f.forward.iter().chain(&f.reverse).find(|&&l| l >= self.links.len()) {
+                return Err(format!("flows[{i}] names link {bad}, but there are {}", self.links.len()));
+            }
+            let t = &f.tcp;
+            if t.packet_size_bytes == 0 || t.max_window == 0 || t.initial_window == 0 {
+                return Err(format!("flows[{i}]: packet size, window and initial window must be > 0"));
+            }
+            if t.dupack_threshold == 0 || t.max_backoff == 0 {
+                return Err(format!("flows[{i}]: dupack threshold and max backoff must be >= 1"));
+            }
+            finite_pos("max_rto_s", t.max_rto_s)?;
+            finite_pos("initial_rto_s", t.initial_rto_s)?;
+            if let Some(x) = t.fixed_rto_s {
+                finite_pos("fixed_rto_s", x)?;
+            }
+        }
+        Ok(())
+    }
+}

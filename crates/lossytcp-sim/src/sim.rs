@@ -1,0 +1,381 @@
+//! The simulation: links and flows wired by a scenario, driven by the event heap.
+
+use crate::config::{AppConfig, Scenario};
+use crate::link::{Enqueued, Link};
+use crate::metrics::{FlowReport, LinkReport, RunReport};
+use crate::packet::{FlowId, Kind, LinkId, Packet};
+use crate::sched::Scheduler;
+use crate::tcp::receiver::{AckOut, RxAction};
+use crate::tcp::{LossKind, Receiver, Segment, Sender};
+use crate::time::{Dur, Time};
+
+enum Event {
+    TxDone(LinkId),
+    /// The packet reached the end of hop `packet.hop` of its path.
+    Arrive(Packet),
+    Rto(FlowId),
+    DelAck(FlowId, u64),
+    Start(FlowId),
+}
+
+/// Ground truth about each segment in the window: copies sent and copies dropped, so a loss
+/// detection can be judged spurious (some copy arrived or is still on its way).
+struct Oracle {
+    seq: Vec<u64>,
+    sent: Vec<u32>,
+    dropped: Vec<u32>,
+    mask: u64,
+}
+
+impl Oracle {
+    fn new(window: u32) -> Self {
+        let n = (u64::from(window) * 2 + 4).next_power_of_two() as usize;
+        Self { seq: vec![u64::MAX; n], sent: vec![0; n], dropped: vec![0; n], mask: n as u64 - 1 }
+    }
+    fn slot(&mut self, seq: u64) -> usize {
+        let i = (seq & self.mask) as usize;
+        if self.seq[i] != seq {
+            self.seq[i] = seq;
+            self.sent[i] = 0;
+            self.dropped[i] = 0;
+        }
+        i
+    }
+    fn on_send(&mut self, seq: u64) {
+        let i = self.slot(seq);
+        self.sent[i] += 1;
+    }
+    fn on_drop(&mut self, seq: u64) {
+        let i = (seq & self.mask) as usize;
+        if self.seq[i] == seq {
+            self.dropped[i] += 1;
+        }
+    }
+    fn some_copy_survives(&self, seq: u64) -> bool {
+        let i = (seq & self.mask) as usize;
+        self.seq[i] == seq && self.sent[i] > self.dropped[i]
+    }
+}
+
+struct Flow {
+    forward: Vec<LinkId>,
+    reverse: Vec<LinkId>,
+    sender: Sender,
+    receiver: Receiver,
+    packet_size: u32,
+    ack_size: u32,
+    delack_interval: Dur,
+    delack_gen: u64,
+    timer_at: Option<Time>,
+    start: Time,
+    oracle: Oracle,
+    report: FlowReport,
+    tx_counter: u64,
+    finite: bool,
+    last_window: (f64, f64, f64),
+}
+
+pub struct Simulation {
+    sched: Scheduler<Event>,
+    links: Vec<Link>,
+    flows: Vec<Flow>,
+    end: Time,
+    trace_sends: bool,
+    trace_window: bool,
+    events: u64,
+    out: Vec<Segment>,
+}
+
+impl Simulation {
+    pub fn new(sc: &Scenario) -> Result<Simulation, String> {
+        sc.check()?;
+        // A slot-advanced channel steps once per data-packet time of the first flow using it.
+        let mut slot = vec![Dur(1); sc.links.len()];
+        for f in sc.flows.iter().rev() {
+            for &l in &f.forward {
+                slot[l] = Dur::transmission(f.tcp.packet_size_bytes, sc.links[l].rate_bps).max(Dur(1));
+            }
+        }
+        let links = sc.links.iter().enumerate().map(|(i, l)| Link::new(l, sc.seed, i, slot[i])).collect();
+        let mut flows = Vec::with_capacity(sc.flows.len());
+        let mut sched = Scheduler::default();
+        for (i, f) in sc.flows.iter().enumerate() {
+            let limit = match f.app {
+                AppConfig::Bulk => u64::MAX,
+                AppConfig::Transfer { bytes } => bytes.div_ceil(u64::from(f.tcp.packet_size_bytes)).max(1),
+            };
+            let sender = Sender::new(f.variant, &f.tcp, limit);
+            let receiver = Receiver::new(sender.wants_sack(), f.tcp.delayed_ack);
+            let capacity_pps = f
+                .forward
+                .iter()
+                .map(|&l| sc.links[l].rate_bps / (8.0 * f64::from(f.tcp.packet_size_bytes)))
+                .fold(f64::INFINITY, f64::min);
+            let start = Time::from_secs(f.start_s);
+            sched.schedule(start, Event::Start(i as FlowId));
+            flows.push(Flow {
+                forward: f.forward.clone(),
+                reverse: f.reverse.clone(),
+                sender,
+                receiver,
+                packet_size: f.tcp.packet_size_bytes,
+                ack_size: f.tcp.ack_size_bytes,
+                delack_interval: Dur::from_secs(f.tcp.delack_interval_s),
+                delack_gen: 0,
+                timer_at: None,
+                start,
+                oracle: Oracle::new(f.tcp.max_window),
+                report: FlowReport { capacity_pps, ..FlowReport::default() },
+                tx_counter: 0,
+                finite: limit != u64::MAX,
+                last_window: (f64::NAN, f64::NAN, f64::NAN),
+            });
+        }
+        Ok(Simulation {
+            sched,
+            links,
+            flows,
+            end: Time::from_secs(sc.duration_s),
+            trace_sends: sc.trace.sends,
+            trace_window: sc.trace.window,
+            events: 0,
+            out: Vec::new(),
+        })
+    }
+
+    /// Runs to the end of the scenario (or until every flow is a finished transfer).
+    pub fn run(mut self) -> RunReport {
+        while let Some((now, ev)) = self.sched.pop_until(self.end) {
+            self.events += 1;
+            match ev {
+                Event::TxDone(l) => self.on_tx_done(now, l),
+                Event::Arrive(p) => self.on_arrive(now, p),
+                Event::Rto(f) => self.on_rto(now, f),
+                Event::DelAck(f, g) => self.on_delack(now, f, g),
+                Event::Start(f) => self.on_start(now, f),
+            }
+            if self.all_finished() {
+                break;
+            }
+        }
+        self.finish()
+    }
+
+    fn all_finished(&self) -> bool {
+        self.flows.iter().all(|f| f.finite && f.report.completion_time_s.is_some())
+    }
+
+    fn enqueue(&mut self, now: Time, link: LinkId, p: Packet) {
+        match self.links[link].enqueue(now, p) {
+            Enqueued::Started(done) => self.sched.schedule(done, Event::TxDone(link)),
+            Enqueued::Queued => {}
+            Enqueued::Dropped(p) => self.on_drop(p, false),
+        }
+    }
+
+    fn on_drop(&mut self, p: Packet, channel: bool) {
+        if let Kind::Data { seq, .. } = p.kind {
+            let f = &mut self.flows[p.flow as usize];
+            f.oracle.on_drop(seq);
+            if channel {
+                f.report.channel_losses += 1;
+            } else {
+                f.report.queue_drops += 1;
+            }
+        }
+    }
+
+    fn on_tx_done(&mut self, now: Time, l: LinkId) {
+        let (done, next) = self.links[l].finish(now);
+        if let Some(t) = next {
+            self.sched.schedule(t, Event::TxDone(l));
+        }
+        if done.lost {
+            self.on_drop(done.packet, true);
+        } else {
+            self.sched.schedule(now + done.delay, Event::Arrive(done.packet));
+        }
+    }
+
+    fn on_arrive(&mut self, now: Time, mut p: Packet) {
+        let fid = p.flow as usize;
+        p.hop += 1;
+        let path = match p.kind {
+            Kind::Data { .. } => &self.flows[fid].forward,
+            Kind::Ack { .. } => &self.flows[fid].reverse,
+        };
+        if let Some(&next) = path.get(p.hop as usize) {
+            self.enqueue(now, next, p);
+            return;
+        }
+        match p.kind {
+            Kind::Data { seq, .. } => {
+                let f = &mut self.flows[fid];
+                f.report.packets_received += 1;
+                match f.receiver.on_data(seq) {
+                    RxAction::Ack(a) => self.send_ack(now, fid, a),
+                    RxAction::Delay => {
+                        f.delack_gen += 1;
+                        let at = now + f.delack_interval;
+                        self.sched.schedule(at, Event::DelAck(fid as FlowId, f.delack_gen));
+                    }
+                }
+            }
+            Kind::Ack { ack, .. } => {
+                let mut out = std::mem::take(&mut self.out);
+                self.flows[fid].sender.on_ack(now, ack, p.sack_blocks(), &mut out);
+                self.after_sender(now, fid, &mut out);
+                self.out = out;
+            }
+        }
+    }
+
+    fn send_ack(&mut self, now: Time, fid: usize, a: AckOut) {
+        let f = &mut self.flows[fid];
+        f.report.acks_sent += 1;
+        let p = Packet {
+            flow: fid as FlowId,
+            size_bytes: f.ack_size,
+            hop: 0,
+            kind: Kind::Ack { ack: a.ack, sack: a.sack, n_sack: a.n_sack },
+        };
+        let first = f.reverse[0];
+        self.enqueue(now, first, p);
+    }
+
+    fn on_delack(&mut self, now: Time, fid: FlowId, generation: u64) {
+        let f = &mut self.flows[fid as usize];
+        if f.delack_gen != generation {
+            return;
+        }
+        if let Some(a) = f.receiver.on_delack_timer() {
+            self.send_ack(now, fid as usize, a);
+        }
+    }
+
+    fn on_start(&mut self, now: Time, fid: FlowId) {
+        let mut out = std::mem::take(&mut self.out);
+        self.flows[fid as usize].sender.start(now, &mut out);
+        self.after_sender(now, fid as usize, &mut out);
+        self.out = out;
+    }
+
+    fn on_rto(&mut self, now: Time, fid: FlowId) {
+        let f = &mut self.flows[fid as usize];
+        if f.timer_at != Some(now) {
+            return; // superseded by an earlier deadline
+        }
+        f.timer_at = None;
+        match f.sender.rto_deadline() {
+            Some(d) if d <= now => {
+                let mut out = std::mem::take(&mut self.out);
+                self.flows[fid as usize].sender.on_timeout(now, &mut out);
+                self.after_sender(now, fid as usize, &mut out);
+                self.out = out;
+            }
+            _ => self.sync_timer(fid as usize),
+        }
+    }
+
+    /// Keeps one heap entry per flow for its retransmission timer: the deadline moves on
+    /// almost every ACK, so the heap is touched only when it moves earlier or the entry fires.
+    fn sync_timer(&mut self, fid: usize) {
+        let f = &mut self.flows[fid];
+        if let Some(d) = f.sender.rto_deadline() {
+            if f.timer_at.is_none_or(|t| d < t) {
+                f.timer_at = Some(d);
+                self.sched.schedule(d, Event::Rto(fid as FlowId));
+            }
+        }
+    }
+
+    /// Puts the sender's segments on the wire and books what the sender reported.
+    fn after_sender(&mut self, now: Time, fid: usize, out: &mut Vec<Segment>) {
+        {
+            let f = &mut self.flows[fid];
+            let mut events = std::mem::take(&mut f.report.send_trace);
+            for e in f.sender.drain_events() {
+                let spurious = f.oracle.some_copy_survives(e.seq);
+                match e.kind {
+                    LossKind::Timeout => {
+                        f.report.timeouts += 1;
+                        f.report.spurious_timeouts += u64::from(spurious);
+                    }
+                    LossKind::FastRetransmit => {
+                        f.report.fast_retransmits += 1;
+                        f.report.spurious_fast_retransmits += u64::from(spurious);
+                    }
+                }
+            }
+            for s in out.iter() {
+                f.oracle.on_send(s.seq);
+                f.report.packets_sent += 1;
+                f.report.retransmissions += u64::from(s.retransmission);
+                if self.trace_sends {
+                    events.push((now.as_secs(), s.seq, s.retransmission));
+                }
+            }
+            f.report.send_trace = events;
+            if self.trace_window {
+                let st = &f.sender.state;
+                let w = (st.cwnd, st.ssthresh, f.sender.rto().as_secs());
+                if w != f.last_window {
+                    f.last_window = w;
+                    f.report.window_trace.push((now.as_secs(), w.0, w.1, w.2));
+                }
+            }
+            if f.finite && f.report.completion_time_s.is_none() && f.sender.done() {
+                f.report.completion_time_s = Some((now - f.start).as_secs());
+            }
+        }
+        let first = self.flows[fid].forward[0];
+        let size = self.flows[fid].packet_size;
+        for s in out.drain(..) {
+            let f = &mut self.flows[fid];
+            f.tx_counter += 1;
+            let p = Packet {
+                flow: fid as FlowId,
+                size_bytes: size,
+                hop: 0,
+                kind: Kind::Data { seq: s.seq, retransmission: s.retransmission, tx_id: f.tx_counter },
+            };
+            self.enqueue(now, first, p);
+        }
+        self.sync_timer(fid);
+    }
+
+    fn finish(mut self) -> RunReport {
+        let end = self.sched.now().min(self.end).max(if self.all_finished() { Time::ZERO } else { self.end });
+        let flows = self
+            .flows
+            .iter_mut()
+            .map(|f| {
+                let mut r = std::mem::take(&mut f.report);
+                r.elapsed_s = match r.completion_time_s {
+                    Some(c) => c,
+                    None => (end - f.start).as_secs(),
+                };
+                r.final_cwnd = f.sender.state.cwnd;
+                r.final_ssthresh = f.sender.state.ssthresh;
+                r.final_rto_s = f.sender.rto().as_secs();
+                r.srtt_s = f.sender.srtt().map(|d| d.as_secs());
+                r
+            })
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .map(|l| LinkReport {
+                transmitted: l.stats.transmitted,
+                channel_drops: l.stats.channel_drops,
+                queue_drops: l.stats.queue_drops,
+            })
+            .collect();
+        RunReport { flows, links, events: self.events, simulated_s: end.as_secs() }
+    }
+}
+
+/// Builds and runs a scenario.
+pub fn run(sc: &Scenario) -> Result<RunReport, String> {
+    Ok(Simulation::new(sc)?.run())
+}

@@ -1,0 +1,86 @@
+//! What duplicate and partial ACKs do: the loss-recovery axis of a variant.
+//!
+//! Hooks and when they fire:
+//! * `on_sack_blocks`: every ACK, before anything else, with its SACK blocks (may be empty).
+//! * `on_dupack`: an ACK that does not advance `snd_una` while data is outstanding;
+//!   `SenderState::dupacks` already counts it.
+//! * `on_new_ack`: an ACK that advanced `snd_una` (already moved); returns what the sender
+//!   should do with the window and the timer.
+//! * `on_timeout`: after the sender's common RTO reaction (ssthresh, cwnd = 1, go-back-N).
+//! * `next_segment`: the next segment to send, or `None` when the window is full.
+
+mod newreno;
+mod reno;
+mod rto_only;
+mod sack;
+mod tahoe;
+
+pub use newreno::NewReno;
+pub use reno::Reno;
+pub use rto_only::RtoOnly;
+pub use sack::Sack;
+pub use tahoe::Tahoe;
+
+use super::cc::Growth;
+use super::state::SenderState;
+
+/// What a new cumulative ACK means for the window and the retransmission timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckVerdict {
+    /// Apply the growth plugin (slow start / congestion avoidance) for this ACK.
+    pub grow: bool,
+    /// Restart the retransmission timer (RFC 6298 §5.3), if data remains outstanding.
+    pub restart_timer: bool,
+}
+
+impl AckVerdict {
+    pub const NORMAL: AckVerdict = AckVerdict { grow: true, restart_timer: true };
+}
+
+#[derive(Clone, Debug)]
+pub enum Recovery {
+    RtoOnly(RtoOnly),
+    Tahoe(Tahoe),
+    Reno(Reno),
+    NewReno(NewReno),
+    Sack(Sack),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $r:ident => $e:expr) => {
+        match $self {
+            Recovery::RtoOnly($r) => $e,
+            Recovery::Tahoe($r) => $e,
+            Recovery::Reno($r) => $e,
+            Recovery::NewReno($r) => $e,
+            Recovery::Sack($r) => $e,
+        }
+    };
+}
+
+impl Recovery {
+    pub fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
+        if let Recovery::Sack(r) = self {
+            r.on_sack_blocks(s, blocks);
+        }
+    }
+    /// Returns true when a loss event started (the sender restarts its timer).
+    pub fn on_dupack(&mut self, s: &mut SenderState, g: &Growth) -> bool {
+        dispatch!(self, r => r.on_dupack(s, g))
+    }
+    pub fn on_new_ack(&mut self, s: &mut SenderState, newly_acked: u64) -> AckVerdict {
+        dispatch!(self, r => r.on_new_ack(s, newly_acked))
+    }
+    pub fn on_timeout(&mut self, s: &mut SenderState) {
+        dispatch!(self, r => r.on_timeout(s))
+    }
+    pub fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
+        match self {
+            Recovery::Sack(r) => r.next_segment(s),
+            _ => s.next_in_window(),
+        }
+    }
+    pub fn wants_sack(&self) -> bool {
+        matches!(self, Recovery::Sack(_))
+    }
+}

@@ -1,0 +1,227 @@
+//! SACK-based loss recovery, RFC 6675, in segments.
+//!
+//! The scoreboard covers `[snd_una, snd_max)`. In recovery, sending is governed by `pipe`
+//! (§4 SetPipe) against cwnd, and what to send by NextSeg (§4); the optional rescue
+//! retransmission (NextSeg rule 4) is not implemented.
+//!
+//! After a timeout the RFC profile keeps the scoreboard and go-back-N skips SACKed segments
+//! (§5.1); the ns-2 profile clears it, as `Agent/TCP/Sack1` does.
+
+use std::collections::VecDeque;
+
+use crate::config::Profile;
+use crate::tcp::cc::Growth;
+use crate::tcp::recovery::AckVerdict;
+use crate::tcp::state::{LossKind, SenderState};
+
+#[derive(Clone, Debug, Default)]
+pub struct Sack {
+    /// `sacked[i]` is segment `base + i`; `base` follows `snd_una`.
+    sacked: VecDeque<bool>,
+    base: u64,
+    /// One past the highest SACKed segment.
+    high_sacked: u64,
+    /// Highest segment retransmitted in this recovery (HighRxt), if any.
+    high_rxt: Option<u64>,
+    recovery_point: u64,
+}
+
+impl Sack {
+    fn align(&mut self, snd_una: u64) {
+        while self.base < snd_una {
+            self.sacked.pop_front();
+            self.base += 1;
+        }
+    }
+
+    fn is_sacked(&self, seq: u64) -> bool {
+        seq >= self.base && self.sacked.get((seq - self.base) as usize).copied().unwrap_or(false)
+    }
+
+    pub fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
+        for &(start, end) in blocks {
+            let start = start.max(s.snd_una);
+            let end = end.min(s.snd_max);
+            if start >= end {
+                continue;
+            }
+            let need = (end - self.base) as usize;
+            if self.sacked.len() < need {
+                self.sacked.resize(need, false);
+            }
+            for q in start..end {
+                self.sacked[(q - self.base) as usize] = true;
+            }
+            self.high_sacked = self.high_sacked.max(end);
+        }
+    }
+
+    /// §4 IsLost: at least DupThresh SACKed segments above `seq`.
+    fn is_lost(&self, seq: u64, dupthresh: u32) -> bool {
+        let mut n = 0u32;
+        for q in (seq + 1)..self.high_sacked {
+            if self.is_sacked(q) {
+                n += 1;
+                if n >= dupthresh {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// §4 SetPipe: segments believed to be in the network.
+    fn pipe(&self, s: &SenderState) -> u64 {
+        // One pass from the top, counting SACKed segments above each one, keeps this O(window).
+        let mut pipe = 0;
+        let mut sacked_above = 0u32;
+        for q in (s.snd_una..s.snd_max).rev() {
+            if self.is_sacked(q) {
+                sacked_above += 1;
+                continue;
+            }
+            if sacked_above < s.dupthresh {
+                pipe += 1; // (a) not lost: original still in flight
+            }
+            if self.high_rxt.is_some_and(|h| q <= h) {
+                pipe += 1; // (b) retransmitted in this recovery
+            }
+        }
+        pipe
+    }
+
+    pub fn on_dupack(&mut self, s: &mut SenderState, g: &Growth) -> bool {
+        self.align(s.snd_una);
+        if s.in_recovery || !s.may_start_recovery() {
+            return false;
+        }
+        // §5 step 4: DupThresh duplicates, or the first unacknowledged segment IsLost.
+        if s.dupacks < s.dupthresh && !self.is_lost(s.snd_una, s.dupthresh) {
+            return false;
+        }
+        s.ssthresh = g.ssthresh_on_loss(s);
+        s.cwnd = s.ssthresh;
+        s.note_loss(LossKind::FastRetransmit);
+        s.in_recovery = true;
+        self.recovery_point = s.snd_max;
+        // (4.3): retransmit the first segment presumed dropped, outside the pipe check.
+        s.retransmit_now.push(s.snd_una);
+        self.high_rxt = Some(s.snd_una);
+        true
+    }
+
+    pub fn on_new_ack(&mut self, s: &mut SenderState, _newly: u64) -> AckVerdict {
+        self.align(s.snd_una);
+        if !s.in_recovery {
+            return AckVerdict::NORMAL;
+        }
+        if s.snd_una >= self.recovery_point {
+            // §5.1 exit: recovery ends once RecoveryPoint is acknowledged.
+            s.in_recovery = false;
+            self.high_rxt = None;
+            return AckVerdict { grow: false, restart_timer: true };
+        }
+        AckVerdict { grow: false, restart_timer: true }
+    }
+
+    pub fn on_timeout(&mut self, s: &mut SenderState) {
+        s.in_recovery = false;
+        self.high_rxt = None;
+        if s.profile == Profile::Ns2 {
+            self.sacked.clear();
+            self.base = s.snd_una;
+            self.high_sacked = 0;
+        }
+    }
+
+    pub fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
+        self.align(s.snd_una);
+        if !s.in_recovery {
+            // Go-back-N after a timeout skips what the receiver already holds (§5.1).
+            while s.snd_nxt < s.snd_max && self.is_sacked(s.snd_nxt) {
+                s.snd_nxt += 1;
+            }
+            return s.next_in_window();
+        }
+        if (s.cwnd.floor() as u64) <= self.pipe(s) {
+            return None;
+        }
+        let lowest = self.high_rxt.map_or(s.snd_una, |h| h + 1).max(s.snd_una);
+        // Rule 1: the lowest unSACKed segment above HighRxt that IsLost.
+        for q in lowest..self.high_sacked {
+            if !self.is_sacked(q) && self.is_lost(q, s.dupthresh) {
+                self.high_rxt = Some(q);
+                return Some(q);
+            }
+        }
+        // Rule 2: new data, within the receiver's window.
+        if s.snd_max < s.limit && s.snd_max < s.snd_una + u64::from(s.max_window) {
+            let q = s.snd_max;
+            s.snd_max += 1;
+            s.snd_nxt = s.snd_max;
+            return Some(q);
+        }
+        // Rule 3: any unSACKed segment above HighRxt below the highest SACKed one.
+        for q in lowest..self.high_sacked {
+            if !self.is_sacked(q) {
+                self.high_rxt = Some(q);
+                return Some(q);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::{Growth, Reno};
+
+    fn state_with_flight(n: u64) -> SenderState {
+        let mut s = SenderState::new(1, 100, 3, Profile::Rfc, u64::MAX);
+        s.snd_max = n;
+        s.snd_nxt = n;
+        s.cwnd = n as f64;
+        s
+    }
+
+    #[test]
+    fn is_lost_needs_dupthresh_sacked_segments_above() {
+        let s = state_with_flight(10);
+        let mut r = Sack::default();
+        r.on_sack_blocks(&s, &[(2, 4)]);
+        assert!(!r.is_lost(0, 3), "two SACKed above: not yet lost");
+        r.on_sack_blocks(&s, &[(5, 6)]);
+        assert!(r.is_lost(0, 3));
+        assert!(r.is_lost(1, 3));
+        assert!(!r.is_lost(4, 3), "only one SACKed segment above 4");
+    }
+
+    #[test]
+    fn pipe_and_nextseg_follow_rfc6675() {
+        // Segments 0..10 outstanding; 0 and 1 lost; 2..10 SACKed by 8 duplicate ACKs... here
+        // only 2, 3, 4 have been SACKed when recovery starts.
+        let mut s = state_with_flight(10);
+        let g = Growth::Reno(Reno);
+        let mut r = Sack::default();
+        r.on_sack_blocks(&s, &[(2, 5)]);
+        s.dupacks = 3;
+        assert!(r.on_dupack(&mut s, &g));
+        assert_eq!(s.ssthresh, 5.0);
+        assert_eq!(s.cwnd, 5.0);
+        assert_eq!(s.retransmit_now, vec![0]);
+        // pipe: 0 lost but retransmitted (1), 1 lost (0), 5..9 in flight (5) = 6 >= cwnd 5.
+        assert_eq!(r.pipe(&s), 6);
+        assert_eq!(r.next_segment(&mut s), None);
+        // Two more SACKs: 5 and 6 arrive.
+        r.on_sack_blocks(&s, &[(2, 7)]);
+        // pipe: 0 rxt (1), 1 lost (0), 7..9 (3) -> 4 < 5: rule 1 sends segment 1.
+        assert_eq!(r.pipe(&s), 4);
+        assert_eq!(r.next_segment(&mut s), Some(1));
+        assert_eq!(r.pipe(&s), 5);
+        assert_eq!(r.next_segment(&mut s), None);
+        r.on_sack_blocks(&s, &[(2, 8)]);
+        // pipe 4 again: no lost segment left above HighRxt = 1, so rule 2 sends new data 10.
+        assert_eq!(r.next_segment(&mut s), Some(10));
+    }
+}

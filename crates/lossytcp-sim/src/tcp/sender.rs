@@ -1,0 +1,210 @@
+//! The TCP sender: shared ACK/timeout mechanics around the growth and recovery plugins.
+
+use crate::config::{Profile, RttSampling, TcpConfig, Variant};
+use crate::tcp::cc::Growth;
+use crate::tcp::recovery::Recovery;
+use crate::tcp::rtt::{RttConfig, RttEstimator};
+use crate::tcp::state::{LossEvent, LossKind, SenderState};
+use crate::tcp::variant;
+use crate::time::{Dur, Time};
+
+/// A data segment the sender wants on the wire now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub retransmission: bool,
+}
+
+/// Send time and retransmission mark of the latest transmission of each segment in the
+/// window (Karn's rule), in a ring indexed by `seq & mask`.
+#[derive(Clone, Debug)]
+struct SendLog {
+    seq: Vec<u64>,
+    at: Vec<Time>,
+    retx: Vec<bool>,
+    mask: u64,
+}
+
+impl SendLog {
+    fn new(window: u32) -> Self {
+        let n = (u64::from(window) + 2).next_power_of_two() as usize;
+        Self { seq: vec![u64::MAX; n], at: vec![Time::ZERO; n], retx: vec![false; n], mask: n as u64 - 1 }
+    }
+    fn record(&mut self, seq: u64, at: Time, retx: bool) {
+        let i = (seq & self.mask) as usize;
+        let retx = retx || self.seq[i] == seq && self.retx[i];
+        self.seq[i] = seq;
+        self.at[i] = at;
+        self.retx[i] = retx;
+    }
+    /// Send time of `seq` if it was transmitted exactly once.
+    fn clean_send_time(&self, seq: u64) -> Option<Time> {
+        let i = (seq & self.mask) as usize;
+        (self.seq[i] == seq && !self.retx[i]).then_some(self.at[i])
+    }
+}
+
+pub struct Sender {
+    pub state: SenderState,
+    growth: Growth,
+    recovery: Recovery,
+    rtt: RttEstimator,
+    sampling: RttSampling,
+    log: SendLog,
+    /// Per-window sampling: the timed segment and when it was sent.
+    timed: Option<(u64, Time)>,
+    rto_deadline: Option<Time>,
+}
+
+impl Sender {
+    pub fn new(variant: Variant, cfg: &TcpConfig, limit: u64) -> Self {
+        let (growth, recovery) = variant::build(variant);
+        let rtt = RttEstimator::new(RttConfig {
+            min_rto: Dur::from_secs(cfg.min_rto_s),
+            max_rto: Dur::from_secs(cfg.max_rto_s),
+            initial_rto: Dur::from_secs(cfg.initial_rto_s),
+            granularity: Dur::from_secs(cfg.granularity_s),
+            fixed_rto: cfg.fixed_rto_s.map(Dur::from_secs),
+            max_backoff: cfg.max_backoff,
+            profile: cfg.profile,
+        });
+        let sampling = match cfg.profile {
+            Profile::Ns2 => RttSampling::PerWindow,
+            Profile::Rfc => cfg.rtt_sampling,
+        };
+        Self {
+            state: SenderState::new(cfg.initial_window, cfg.max_window, cfg.dupack_threshold, cfg.profile, limit),
+            growth,
+            recovery,
+            rtt,
+            sampling,
+            log: SendLog::new(cfg.max_window),
+            timed: None,
+            rto_deadline: None,
+        }
+    }
+
+    pub fn wants_sack(&self) -> bool {
+        self.recovery.wants_sack()
+    }
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.rto_deadline
+    }
+    pub fn srtt(&self) -> Option<Dur> {
+        self.rtt.srtt()
+    }
+    pub fn rto(&self) -> Dur {
+        self.rtt.rto()
+    }
+    /// All the application's data is acknowledged.
+    pub fn done(&self) -> bool {
+        self.state.snd_una >= self.state.limit
+    }
+
+    fn arm_timer(&mut self, now: Time) {
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    fn transmit(&mut self, now: Time, seq: u64, retransmission: bool, out: &mut Vec<Segment>) {
+        self.log.record(seq, now, retransmission);
+        if retransmission {
+            // Karn: a retransmission spoils any timing in flight for that segment.
+            if self.timed.is_some_and(|(t, _)| seq <= t) {
+                self.timed = None;
+            }
+        } else if self.sampling == RttSampling::PerWindow && self.timed.is_none() {
+            self.timed = Some((seq, now));
+        }
+        if self.rto_deadline.is_none() {
+            // RFC 6298 §5.1: start the timer when a segment is sent and none is running.
+            self.arm_timer(now);
+        }
+        out.push(Segment { seq, retransmission });
+    }
+
+    fn send_pending(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let urgent = std::mem::take(&mut self.state.retransmit_now);
+        for seq in urgent {
+            self.transmit(now, seq, true, out);
+        }
+        loop {
+            let high = self.state.snd_max;
+            let Some(seq) = self.recovery.next_segment(&mut self.state) else { break };
+            self.transmit(now, seq, seq < high, out);
+        }
+    }
+
+    /// Sends the initial window.
+    pub fn start(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.send_pending(now, out);
+    }
+
+    /// An ACK arrived: `ack` is the next segment the receiver expects.
+    pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
+        let s = &mut self.state;
+        let ack = ack.min(s.snd_max);
+        self.recovery.on_sack_blocks(s, sack);
+        if ack > s.snd_una {
+            let newly = ack - s.snd_una;
+            match self.sampling {
+                RttSampling::PerAck => {
+                    if let Some(t) = self.log.clean_send_time(ack - 1) {
+                        self.rtt.sample(now - t);
+                    }
+                }
+                RttSampling::PerWindow => {
+                    if let Some((seq, t)) = self.timed {
+                        if ack > seq {
+                            self.rtt.sample(now - t);
+                            self.timed = None;
+                        }
+                    }
+                }
+            }
+            s.snd_una = ack;
+            s.snd_nxt = s.snd_nxt.max(ack);
+            s.dupacks = 0;
+            let verdict = self.recovery.on_new_ack(s, newly);
+            if verdict.grow {
+                self.growth.on_ack(s, newly);
+            }
+            if s.snd_una >= s.snd_max {
+                self.rto_deadline = None; // RFC 6298 §5.2
+            } else if verdict.restart_timer {
+                self.arm_timer(now); // §5.3
+            }
+        } else if ack == s.snd_una && s.snd_una < s.snd_max {
+            s.dupacks += 1;
+            if self.recovery.on_dupack(s, &self.growth) {
+                self.arm_timer(now);
+            }
+        }
+        self.send_pending(now, out);
+    }
+
+    /// The retransmission timer fired at `now` (the caller checks the deadline).
+    pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.rto_deadline = None;
+        let s = &mut self.state;
+        if s.snd_una >= s.snd_max {
+            return;
+        }
+        // RFC 5681 §3.1 eq. (4) and the loss window of one segment; RFC 6298 §5.4-5.6.
+        s.ssthresh = self.growth.ssthresh_on_loss(s);
+        s.cwnd = 1.0;
+        s.note_loss(LossKind::Timeout);
+        s.snd_nxt = s.snd_una;
+        self.recovery.on_timeout(s);
+        self.rtt.back_off();
+        self.timed = None;
+        self.send_pending(now, out);
+        if self.rto_deadline.is_none() && self.state.snd_una < self.state.snd_max {
+            self.arm_timer(now);
+        }
+    }
+
+    /// Loss events since the last call (the simulator classifies them as spurious or not).
+    pub fn drain_events(&mut self) -> std::vec::Drain<'_, LossEvent> {
+        self.state.events.drain(..)
+    }
+}

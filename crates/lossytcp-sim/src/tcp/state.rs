@@ -1,0 +1,101 @@
+//! The variables every variant shares, in segments (RFC 5681 names where they exist).
+
+use crate::config::Profile;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossKind {
+    Timeout,
+    FastRetransmit,
+}
+
+/// A loss-detection event, reported so the simulator (which knows the truth) can tell
+/// whether the segment was really lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LossEvent {
+    pub kind: LossKind,
+    pub seq: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct SenderState {
+    /// Oldest unacknowledged segment (RFC 793 SND.UNA).
+    pub snd_una: u64,
+    /// Next segment to send; pulled back to `snd_una` by go-back-N after a timeout.
+    pub snd_nxt: u64,
+    /// One past the highest segment ever sent (HighData + 1).
+    pub snd_max: u64,
+    /// Congestion window in segments; fractional growth in congestion avoidance.
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    pub dupacks: u32,
+    /// `snd_max` at the last loss event: RFC 6582's `recover` (+1), the bound a cumulative
+    /// ACK must pass before a new fast retransmit.
+    pub recover: Option<u64>,
+    pub in_recovery: bool,
+    pub max_window: u32,
+    pub dupthresh: u32,
+    pub profile: Profile,
+    /// Segments the application has made available (u64::MAX for a bulk sender).
+    pub limit: u64,
+    /// Retransmissions recovery asked for, sent before anything else and outside the window
+    /// (RFC 5681 §3.2 step 2: the fast retransmit does not wait for the window).
+    pub retransmit_now: Vec<u64>,
+    pub events: Vec<LossEvent>,
+}
+
+impl SenderState {
+    pub fn new(initial_window: u32, max_window: u32, dupthresh: u32, profile: Profile, limit: u64) -> Self {
+        Self {
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            cwnd: initial_window as f64,
+            // RFC 5681 §3.1: "arbitrarily high", here the largest window the receiver allows.
+            ssthresh: f64::from(max_window).max(2.0) * 64.0,
+            dupacks: 0,
+            recover: None,
+            in_recovery: false,
+            max_window,
+            dupthresh,
+            profile,
+            limit,
+            retransmit_now: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    /// RFC 5681 eq. (4)'s FlightSize, in segments.
+    pub fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// The window that limits sending: min(cwnd, advertised window), whole segments.
+    pub fn usable_window(&self) -> u64 {
+        (self.cwnd.floor().max(1.0) as u64).min(u64::from(self.max_window))
+    }
+
+    /// RFC 6582 §3.2 step 1 (and ns-2's `bugfix_`): after a loss event, a new one may start
+    /// only once a cumulative ACK covers more than `recover`.
+    pub fn may_start_recovery(&self) -> bool {
+        self.recover.is_none_or(|r| self.snd_una > r)
+    }
+
+    /// The window-limited next segment: what every variant but SACK-in-recovery sends.
+    pub fn next_in_window(&mut self) -> Option<u64> {
+        if self.snd_nxt < self.snd_una + self.usable_window() && self.snd_nxt < self.limit {
+            let s = self.snd_nxt;
+            self.snd_nxt += 1;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+            Some(s)
+        } else {
+            None
+        }
+    }
+
+    /// The part of a loss reaction every variant shares: record it and remember `recover`.
+    pub fn note_loss(&mut self, kind: LossKind) {
+        self.events.push(LossEvent { kind, seq: self.snd_una });
+        self.recover = Some(self.snd_max);
+        self.dupacks = 0;
+    }
+}
