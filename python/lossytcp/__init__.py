@@ -7,6 +7,8 @@ packet-level simulator (:func:`lossytcp.simulate`) over one set of inputs.
 from __future__ import annotations
 
 from .errors import ParameterError
+from .sim import METRICS, SeedSummary, SimReport, build_scenario, simulate, simulate_seeds
 
-__all__ = ["ParameterError"]
+__all__ = ["METRICS", "ParameterError", "SeedSummary", "SimReport", "build_scenario", "simulate",
+           "simulate_seeds"]
 __version__ = "0.1.0"

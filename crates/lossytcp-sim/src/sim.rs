@@ -11,8 +11,9 @@ use crate::time::{Dur, Time};
 
 enum Event {
     TxDone(LinkId),
-    /// The packet reached the end of hop `packet.hop` of its path.
-    Arrive(Packet),
+    /// The packet (an index into the in-flight slab) reached the end of hop `packet.hop` of
+    /// its path. Keeping packets out of the heap keeps heap entries small.
+    Arrive(u32),
     Rto(FlowId),
     DelAck(FlowId, u64),
     Start(FlowId),
@@ -70,7 +71,6 @@ struct Flow {
     start: Time,
     oracle: Oracle,
     report: FlowReport,
-    tx_counter: u64,
     finite: bool,
     last_window: (f64, f64, f64),
 }
@@ -84,6 +84,8 @@ pub struct Simulation {
     trace_window: bool,
     events: u64,
     out: Vec<Segment>,
+    in_flight: Vec<Packet>,
+    free: Vec<u32>,
 }
 
 impl Simulation {
@@ -126,7 +128,6 @@ impl Simulation {
                 start,
                 oracle: Oracle::new(f.tcp.max_window),
                 report: FlowReport { capacity_pps, ..FlowReport::default() },
-                tx_counter: 0,
                 finite: limit != u64::MAX,
                 last_window: (f64::NAN, f64::NAN, f64::NAN),
             });
@@ -140,6 +141,8 @@ impl Simulation {
             trace_window: sc.trace.window,
             events: 0,
             out: Vec::new(),
+            in_flight: Vec::new(),
+            free: Vec::new(),
         })
     }
 
@@ -149,7 +152,11 @@ impl Simulation {
             self.events += 1;
             match ev {
                 Event::TxDone(l) => self.on_tx_done(now, l),
-                Event::Arrive(p) => self.on_arrive(now, p),
+                Event::Arrive(i) => {
+                    let p = self.in_flight[i as usize];
+                    self.free.push(i);
+                    self.on_arrive(now, p)
+                }
                 Event::Rto(f) => self.on_rto(now, f),
                 Event::DelAck(f, g) => self.on_delack(now, f, g),
                 Event::Start(f) => self.on_start(now, f),
@@ -193,7 +200,17 @@ impl Simulation {
         if done.lost {
             self.on_drop(done.packet, true);
         } else {
-            self.sched.schedule(now + done.delay, Event::Arrive(done.packet));
+            let i = match self.free.pop() {
+                Some(i) => {
+                    self.in_flight[i as usize] = done.packet;
+                    i
+                }
+                None => {
+                    self.in_flight.push(done.packet);
+                    (self.in_flight.len() - 1) as u32
+                }
+            };
+            self.sched.schedule(now + done.delay, Event::Arrive(i));
         }
     }
 
@@ -332,12 +349,11 @@ impl Simulation {
         let size = self.flows[fid].packet_size;
         for s in out.drain(..) {
             let f = &mut self.flows[fid];
-            f.tx_counter += 1;
             let p = Packet {
                 flow: fid as FlowId,
                 size_bytes: size,
                 hop: 0,
-                kind: Kind::Data { seq: s.seq, retransmission: s.retransmission, tx_id: f.tx_counter },
+                kind: Kind::Data { seq: s.seq, retransmission: s.retransmission },
             };
             self.enqueue(now, first, p);
         }
@@ -355,6 +371,7 @@ impl Simulation {
                     Some(c) => c,
                     None => (end - f.start).as_secs(),
                 };
+                r.packets_delivered = f.receiver.delivered;
                 r.final_cwnd = f.sender.state.cwnd;
                 r.final_ssthresh = f.sender.state.ssthresh;
                 r.final_rto_s = f.sender.rto().as_secs();

@@ -1,0 +1,318 @@
+"""The simulator's Python API: validate here, simulate in Rust.
+
+:func:`simulate` runs one flow over one path (a link of ``rate_bps`` with a two-way
+propagation delay ``rtt_s``, a channel on the data direction, a lossless ACK direction unless
+``ack_channel`` says otherwise) and returns a :class:`SimReport`. :func:`simulate_seeds` runs
+several seeds in threads (the engine releases the GIL) and summarises them with 95%
+confidence intervals.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from . import _validate as v
+from .errors import ParameterError
+from .spec import parse_channel
+
+VARIANTS = ("oldtahoe", "tahoe", "reno", "newreno", "sack")
+
+#: Metrics reported per run, in display order.
+METRICS = (
+    "goodput_norm", "throughput_norm", "goodput_pps", "throughput_pps", "packets_sent",
+    "retransmissions", "channel_losses", "queue_drops", "timeouts", "fast_retransmits",
+    "loss_events", "timeout_fraction", "spurious_timeouts", "spurious_fast_retransmits",
+    "transmissions_per_delivered", "completion_time_s",
+)
+
+
+@dataclass(frozen=True)
+class SimReport:
+    """One run of one flow. Rates are over ``elapsed_s`` (to the end of the run, or to the
+    completion of a finite transfer); ``*_norm`` divide by the bottleneck capacity."""
+
+    variant: str
+    seed: int
+    packets_sent: int
+    retransmissions: int
+    channel_losses: int
+    queue_drops: int
+    packets_received: int
+    packets_delivered: int
+    acks_sent: int
+    timeouts: int
+    fast_retransmits: int
+    spurious_timeouts: int
+    spurious_fast_retransmits: int
+    elapsed_s: float
+    completion_time_s: float | None
+    capacity_pps: float
+    final_cwnd: float
+    final_ssthresh: float
+    final_rto_s: float
+    srtt_s: float | None
+    events: int
+    send_trace: list[tuple[float, int, bool]] = field(default_factory=list, repr=False)
+    window_trace: list[tuple[float, float, float, float]] = field(default_factory=list, repr=False)
+
+    @property
+    def throughput_pps(self) -> float:
+        """Data packets arriving at the receiver per second, duplicates included."""
+        return self.packets_received / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def goodput_pps(self) -> float:
+        """Segments delivered in order for the first time, per second."""
+        return self.packets_delivered / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def throughput_norm(self) -> float:
+        return self.throughput_pps / self.capacity_pps
+
+    @property
+    def goodput_norm(self) -> float:
+        return self.goodput_pps / self.capacity_pps
+
+    @property
+    def loss_events(self) -> int:
+        return self.timeouts + self.fast_retransmits
+
+    @property
+    def timeout_fraction(self) -> float:
+        """Share of loss detections that were timeouts (NaN when there were none)."""
+        return self.timeouts / self.loss_events if self.loss_events else math.nan
+
+    @property
+    def transmissions_per_delivered(self) -> float:
+        return self.packets_sent / self.packets_delivered if self.packets_delivered else math.nan
+
+    def metric(self, name: str) -> float:
+        x = getattr(self, name)
+        return math.nan if x is None else float(x)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.endswith("trace")}
+        d.update({m: self.metric(m) for m in METRICS})
+        return d
+
+
+@dataclass(frozen=True)
+class SeedSummary:
+    """Runs of the same scenario over several seeds."""
+
+    reports: tuple[SimReport, ...]
+
+    def values(self, metric: str) -> np.ndarray:
+        return np.array([r.metric(metric) for r in self.reports], dtype=float)
+
+    def mean(self, metric: str) -> float:
+        x = self.values(metric)
+        x = x[np.isfinite(x)]
+        return float(x.mean()) if x.size else math.nan
+
+    def ci95(self, metric: str) -> float:
+        """Half-width of the 95% Student-t confidence interval of the mean (0 for one run)."""
+        x = self.values(metric)
+        x = x[np.isfinite(x)]
+        if x.size < 2:
+            return 0.0 if x.size == 1 else math.nan
+        return float(stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+
+    def as_dict(self) -> dict[str, dict[str, float]]:
+        return {m: {"mean": self.mean(m), "ci95": self.ci95(m)} for m in METRICS}
+
+
+def _scenario(
+    variant: str,
+    *,
+    rate_bps: float,
+    rtt_s: float,
+    packet_size_bytes: int,
+    window: int,
+    channel: str | Mapping[str, Any],
+    duration_s: float,
+    seed: int,
+    queue_packets: int,
+    dupack_threshold: int,
+    initial_window: int,
+    min_rto_s: float,
+    max_rto_s: float,
+    granularity_s: float,
+    initial_rto_s: float,
+    fixed_rto_s: float | None,
+    backoff: bool | None,
+    max_backoff: int,
+    rtt_sampling: str,
+    delayed_ack: bool,
+    protect_retransmissions: bool,
+    delay: Mapping[str, Any] | None,
+    slot_model: bool,
+    ack_channel: str | Mapping[str, Any],
+    ack_size_bytes: int,
+    transfer_bytes: int | None,
+    profile: str,
+    trace_sends: bool,
+    trace_window: bool,
+) -> dict[str, Any]:
+    variant = v.choice("variant", variant, VARIANTS)
+    rate_bps = v.positive("rate_bps", rate_bps)
+    rtt_s = v.non_negative("rtt_s", rtt_s)
+    packet_size_bytes = v.integer("packet_size_bytes", packet_size_bytes, 1, 65535)
+    window = v.integer("window", window, 1, 1_000_000)
+    duration_s = v.positive("duration_s", duration_s)
+    seed = v.integer("seed", seed, 0, 2**64 - 1)
+    queue_packets = v.integer("queue_packets", queue_packets, 0, 10_000_000)
+    dupack_threshold = v.integer("dupack_threshold", dupack_threshold, 1, 1_000_000)
+    initial_window = v.integer("initial_window", initial_window, 1, 1_000_000)
+    min_rto_s = v.non_negative("min_rto_s", min_rto_s)
+    max_rto_s = v.positive("max_rto_s", max_rto_s)
+    if max_rto_s < min_rto_s:
+        raise ParameterError("max_rto_s", max_rto_s, f"must be >= min_rto_s = {min_rto_s}")
+    granularity_s = v.non_negative("granularity_s", granularity_s)
+    initial_rto_s = v.positive("initial_rto_s", initial_rto_s)
+    if fixed_rto_s is not None:
+        fixed_rto_s = v.positive("fixed_rto_s", fixed_rto_s)
+    max_backoff = v.integer("max_backoff", max_backoff, 1, 2**20)
+    rtt_sampling = v.choice("rtt_sampling", rtt_sampling, ["per_ack", "per_window"])
+    profile = v.choice("profile", profile, ["rfc", "ns2"])
+    ack_size_bytes = v.integer("ack_size_bytes", ack_size_bytes, 0, 65535)
+    if transfer_bytes is not None:
+        transfer_bytes = v.integer("transfer_bytes", transfer_bytes, 1)
+    data_channel = channel if isinstance(channel, Mapping) else parse_channel(channel, "channel")
+    rev_channel = (ack_channel if isinstance(ack_channel, Mapping)
+                   else parse_channel(ack_channel, "ack_channel"))
+    if slot_model:
+        # Paper 004: one packet per slot, no propagation delay, the ACK at the end of its slot,
+        # a fixed RTO of T0 slots and no backoff unless asked for.
+        if fixed_rto_s is None:
+            raise ParameterError("fixed_rto_s", None, "the slot model needs the fixed timeout T0 "
+                                 "(in seconds: T0 slots x packet time)")
+        rtt_s, ack_size_bytes, granularity_s = 0.0, 0, 0.0
+        if backoff is None:
+            backoff = False
+    if backoff is None:
+        backoff = True
+    if delay is not None:
+        fwd_delay = _semi_markov(delay)
+        rev_delay = {"kind": "fixed", "delay_s": 0.0}
+    else:
+        fwd_delay = rev_delay = {"kind": "fixed", "delay_s": rtt_s / 2}
+    link = {"rate_bps": rate_bps, "queue_packets": queue_packets,
+            "protect_retransmissions": bool(protect_retransmissions)}
+    tcp = {
+        "packet_size_bytes": packet_size_bytes, "ack_size_bytes": ack_size_bytes,
+        "max_window": window, "initial_window": initial_window,
+        "dupack_threshold": dupack_threshold, "min_rto_s": min_rto_s, "max_rto_s": max_rto_s,
+        "initial_rto_s": initial_rto_s, "granularity_s": granularity_s,
+        "fixed_rto_s": fixed_rto_s, "max_backoff": max_backoff if backoff else 1,
+        "rtt_sampling": rtt_sampling, "delayed_ack": bool(delayed_ack), "profile": profile,
+    }
+    app = ({"kind": "bulk"} if transfer_bytes is None
+           else {"kind": "transfer", "bytes": transfer_bytes})
+    variant_key = {"oldtahoe": "old_tahoe", "newreno": "new_reno"}.get(variant, variant)
+    return {
+        "seed": seed,
+        "duration_s": duration_s,
+        "links": [
+            {**link, "delay": fwd_delay, "channel": data_channel},
+            {**link, "delay": rev_delay, "channel": rev_channel, "protect_retransmissions": False},
+        ],
+        "flows": [{"variant": variant_key, "forward": [0], "reverse": [1], "tcp": tcp,
+                   "app": app}],
+        "trace": {"sends": bool(trace_sends), "window": bool(trace_window)},
+    }
+
+
+def _semi_markov(delay: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(delay, Mapping):
+        raise ParameterError("delay", delay, "must be a dict with rtt_s, H and excess_mean_s")
+    unknown = set(delay) - {"rtt_s", "H", "excess_mean_s"}
+    if unknown:
+        k = sorted(unknown)[0]
+        raise ParameterError(f"delay.{k}", delay[k], "unknown key; use rtt_s, H, excess_mean_s")
+    if not {"rtt_s", "H", "excess_mean_s"} <= set(delay):
+        raise ParameterError("delay", dict(delay), "needs rtt_s, H and excess_mean_s")
+    t = v.vector("delay.rtt_s", delay["rtt_s"], positive_entries=True)
+    h = v.stochastic_matrix("delay.H", delay["H"])
+    if h.shape[0] != t.size:
+        raise ParameterError("delay.H", delay["H"], f"must be {t.size}x{t.size} like rtt_s")
+    ex = v.vector("delay.excess_mean_s", delay["excess_mean_s"], t.size, non_negative_entries=True)
+    return {"kind": "semi_markov", "delay_s": t.tolist(), "h": h.tolist(),
+            "excess_mean_s": ex.tolist()}
+
+
+_DEFAULTS: dict[str, Any] = dict(
+    rate_bps=2e6, rtt_s=0.02, packet_size_bytes=500, window=20, channel="none",
+    duration_s=100.0, seed=1, queue_packets=1000, dupack_threshold=3, initial_window=1,
+    min_rto_s=0.2, max_rto_s=60.0, granularity_s=0.0, initial_rto_s=1.0, fixed_rto_s=None,
+    backoff=None, max_backoff=64, rtt_sampling="per_ack", delayed_ack=False,
+    protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
+    ack_size_bytes=40, transfer_bytes=None, profile="rfc", trace_sends=False,
+    trace_window=False,
+)
+
+
+def build_scenario(variant: str = "newreno", **kwargs: Any) -> dict[str, Any]:
+    """The engine scenario (a JSON-ready dict) for :func:`simulate`'s arguments, validated."""
+    unknown = sorted(set(kwargs) - set(_DEFAULTS))
+    if unknown:
+        raise ParameterError(unknown[0], kwargs[unknown[0]],
+                             "is not a parameter of simulate(); see help(lossytcp.simulate)")
+    return _scenario(variant, **{**_DEFAULTS, **kwargs})
+
+
+def _run(scenario: dict[str, Any], variant: str) -> SimReport:
+    from . import _sim
+
+    out = json.loads(_sim.run_json(json.dumps(scenario)))
+    flow = out["flows"][0]
+    names = {f.name for f in fields(SimReport)}
+    kw = {k: flow[k] for k in names if k in flow}
+    return SimReport(variant=variant, seed=scenario["seed"], events=out["events"], **kw)
+
+
+def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
+    """Simulate one TCP flow over a lossy path.
+
+    Parameters (units in the names): ``rate_bps``, ``rtt_s`` (two-way propagation delay,
+    split evenly), ``packet_size_bytes``, ``window`` (maximum window, packets), ``channel``
+    (spec string, see :mod:`lossytcp.spec`), ``duration_s``, ``seed``, ``queue_packets``,
+    ``dupack_threshold``, ``initial_window``, ``min_rto_s``, ``max_rto_s``, ``granularity_s``,
+    ``initial_rto_s``, ``fixed_rto_s``, ``backoff`` (doubling up to ``max_backoff``),
+    ``rtt_sampling`` ('per_ack' or 'per_window'), ``delayed_ack``,
+    ``protect_retransmissions``, ``delay`` (semi-Markov RTT: dict with ``rtt_s``, ``H``,
+    ``excess_mean_s``; applied on the data direction, the ACK direction then has no
+    propagation delay), ``slot_model`` (paper 004), ``ack_channel``, ``transfer_bytes``
+    (a finite transfer instead of a bulk sender), ``profile`` ('rfc' or 'ns2'),
+    ``trace_sends``, ``trace_window``.
+    """
+    scenario = build_scenario(variant, **kwargs)
+    return _run(scenario, v.choice("variant", variant, VARIANTS))
+
+
+def simulate_seeds(seeds: int | Iterable[int] = 5, variant: str = "newreno", *,
+                   threads: int | None = None, **kwargs: Any) -> SeedSummary:
+    """Run :func:`simulate` for several seeds (``5`` means seeds 1..5) in parallel threads."""
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        seed_list: Sequence[int] = list(range(1, v.integer("seeds", seeds, 1) + 1))
+    else:
+        seed_list = [v.integer("seeds", s, 0) for s in seeds]  # type: ignore[union-attr]
+        if not seed_list:
+            raise ParameterError("seeds", seeds, "must name at least one seed")
+    kwargs.pop("seed", None)
+    scenarios = [build_scenario(variant, seed=s, **kwargs) for s in seed_list]
+    name = v.choice("variant", variant, VARIANTS)
+    import os
+
+    n = threads or min(len(scenarios), os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        reports = tuple(pool.map(lambda sc: _run(sc, name), scenarios))
+    return SeedSummary(reports)
