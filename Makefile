@@ -1,0 +1,55 @@
+# lossytcp: `make demo` and `make test` set up everything on a fresh machine.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP_PKGS := 'maturin>=1.5,<2' numpy scipy pandas rich matplotlib hypothesis pytest pytest-xdist ruff
+RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
+
+.PHONY: demo test test-rust test-python build lint bench reference ns2 clean
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q $(PIP_PKGS)
+	touch $@
+
+# The extension, built in release mode into the package (maturin's editable install).
+$(VENV)/.built: $(VENV)/.installed $(RUST_SRC)
+	$(VENV)/bin/maturin develop --release -q
+	touch $@
+
+build: $(VENV)/.built
+
+demo: build
+	$(PY) -m lossytcp.demo
+
+# ns-2 (Debian's ns2) for the tests and benchmarks that compare against it; tests that need
+# it skip when it cannot be installed.
+ns2:
+	@command -v ns >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns2) >/dev/null 2>&1 \
+	      || echo "note: could not install ns2; ns-2 comparisons will be skipped"; \
+	  else echo "note: not root, ns2 not installed; ns-2 comparisons will be skipped"; fi; }
+
+test-rust:
+	cargo test -q -p lossytcp-sim
+
+test-python: build ns2
+	$(PY) -m pytest -q -n 2 -m "not slow" tests
+
+test: test-rust test-python
+
+lint: $(VENV)/.installed
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(VENV)/bin/ruff check python tests bench scripts
+
+bench: build ns2
+	$(PY) bench/run.py
+
+reference: build ns2
+	$(PY) tests/reference/make_reference.py
+
+clean:
+	rm -rf target $(VENV) python/lossytcp/*.so
