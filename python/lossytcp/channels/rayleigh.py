@@ -8,9 +8,8 @@ linear):
     epsilon = P(power < 1/F) = 1 - exp(-1/F)                                   (eq. 2)
 
 Two samples of the complex gain taken a packet time ``T`` apart have correlation coefficient
-``rho = J0(2 pi f_D T)`` (Clarke/Jakes spectrum). The pair of envelopes is bivariate Rayleigh and
-
-    P(both above threshold) = Q1(theta, rho theta) - Q1(rho theta, theta) ... / normalised
+``rho = J0(2 pi f_D T)`` (Clarke/Jakes spectrum); the pair of envelopes is bivariate Rayleigh,
+and the probability of a Bad -> Good step is expressed with
 
 where ``theta = sqrt((2/F) / (1 - rho^2))`` (eq. 4) and ``Q1`` is the first-order Marcum Q
 function (eq. 5). As extracted, eq. (3) reads ``p_GB = 1 - [Q(theta, rho theta) -
@@ -21,8 +20,9 @@ sampled pairs) establish that the fraction is the probability of *leaving* the B
 
 and ``p_GB`` follows from stationarity, ``epsilon = p_GB / (p_GB + p_BG)``, i.e.
 ``p_GB = epsilon p_BG / (1 - epsilon)``; since ``epsilon / (1 - epsilon) = e^{1/F} - 1``,
-``p_GB`` is simply the numerator ``Q1(theta, rho theta) - Q1(rho theta, theta)``. A quick check of the orientation: at ``rho = 0``
-(``theta = sqrt(2/F)``) ``Q1(theta, 0) = 1`` and ``Q1(0, theta) = exp(-1/F)``, so the fraction is
+``p_GB`` is simply the numerator ``Q1(theta, rho theta) - Q1(rho theta, theta)``. A quick
+check of the orientation: at ``rho = 0`` (``theta = sqrt(2/F)``) ``Q1(theta, 0) = 1`` and
+``Q1(0, theta) = exp(-1/F)``, so the fraction is
 ``(1 - e^{-1/F}) / (e^{1/F} - 1) = e^{-1/F} = 1 - epsilon``: leaving Bad with the probability of
 a success, i.e. i.i.d. loss with probability epsilon, as it must.
 
@@ -294,7 +294,8 @@ def write_trace(path: str | os.PathLike, trace, *, line_length: int = 100) -> st
     """
     x = np.asarray(trace)
     if x.ndim != 1 or x.size == 0:
-        raise ParameterError("trace", f"array of shape {x.shape}", "must be a non-empty 1-D sequence")
+        raise ParameterError("trace", f"array of shape {x.shape}",
+                             "must be a non-empty 1-D sequence")
     if x.dtype != bool and not np.all((x == 0) | (x == 1)):
         raise ParameterError("trace", "non-binary values", "entries must be 0/1 or booleans")
     n = v.integer("line_length", line_length, 1)
