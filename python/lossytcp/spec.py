@@ -8,7 +8,8 @@
     twostate:good=1s,bad=50ms[,loss_good=0,loss_bad=1][,dist=exp|fixed]
     burst:p=0.01,hold=100ms
     trace:file=PATH          (one character per transmission: '1' lost, '0' delivered)
-    drops:seq=15+16+17       (the first transmission of each listed segment is lost)
+    drops:seq=15+16+17       (the first transmission of each listed segment is lost; a
+                              segment listed k times loses its first k transmissions)
 
 :func:`parse_channel` returns the engine's structured form; every error names the parameter,
 the value and what is valid.
@@ -111,7 +112,7 @@ def parse_channel(spec: str, param: str = "channel") -> dict[str, Any]:
         return {"kind": "trace", "lost": [c == "1" for c in chars]}
     # drops
     try:
-        seqs = sorted({int(x) for x in o["seq"].split("+") if x.strip()})
+        seqs = sorted(int(x) for x in o["seq"].split("+") if x.strip())
     except ValueError:
         raise ParameterError(f"{param}.seq", o["seq"], "must be segment numbers joined by '+', e.g. 15+16") from None
     if not seqs or seqs[0] < 0:

@@ -117,7 +117,8 @@ pub enum ChannelConfig {
     Trace {
         lost: Vec<bool>,
     },
-    /// Drop the first transmission of each listed data segment (exact-loss scenario tests).
+    /// Drop the first transmission of each listed data segment; a segment listed k times
+    /// loses its first k transmissions (exact-loss scenario tests).
     Drops {
         seqs: Vec<u64>,
     },

@@ -348,7 +348,6 @@ impl Simulation {
         let first = self.flows[fid].forward[0];
         let size = self.flows[fid].packet_size;
         for s in out.drain(..) {
-            let f = &mut self.flows[fid];
             let p = Packet {
                 flow: fid as FlowId,
                 size_bytes: size,

@@ -2,7 +2,7 @@
 //! trace), or exact segment numbers to drop (scenario tests, Fall & Floyd).
 
 use crate::packet::{Kind, Packet};
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 pub struct Trace {
     lost: Vec<bool>,
@@ -22,18 +22,31 @@ impl Trace {
 }
 
 pub struct Drops {
-    pending: BTreeSet<u64>,
+    /// Segment -> how many of its next transmissions to drop.
+    pending: BTreeMap<u64, u32>,
 }
 
 impl Drops {
+    /// A segment listed k times loses its first k transmissions.
     pub fn new(seqs: &[u64]) -> Self {
-        Self { pending: seqs.iter().copied().collect() }
+        let mut pending = BTreeMap::new();
+        for &s in seqs {
+            *pending.entry(s).or_insert(0) += 1;
+        }
+        Self { pending }
     }
-    /// Drops the first transmission of each listed data segment; ACKs always pass.
+    /// ACKs always pass.
     pub fn lost(&mut self, pkt: &Packet) -> bool {
-        match pkt.kind {
-            Kind::Data { seq, .. } => self.pending.remove(&seq),
-            Kind::Ack { .. } => false,
+        let Kind::Data { seq, .. } = pkt.kind else { return false };
+        match self.pending.get_mut(&seq) {
+            Some(n) => {
+                *n -= 1;
+                if *n == 0 {
+                    self.pending.remove(&seq);
+                }
+                true
+            }
+            None => false,
         }
     }
 }
