@@ -23,7 +23,8 @@ Omega = dupack_threshold. pi_G = beta/(alpha+beta), pi_B = alpha/(alpha+beta).
        f(1)     = P(first loss at 1) = pi_B   (= pi_G alpha + pi_B (1-beta), eq. (14))
        f(i)     = P(first loss at i) = pi_G (1-alpha)^(i-2) alpha,   2 <= i <= theta   (eq. (13))
 
-   which is eq. (15)-(17) train by train: (1-alpha)^(#packets) [pi_G + pi_B beta/(1-alpha)]^(#trains).
+   which is eq. (15)-(17) train by train:
+   (1-alpha)^(#packets) [pi_G + pi_B beta/(1-alpha)]^(#trains).
 
 2. Train sizes [Prop. 4]
    A cycle that starts in slow start with threshold omega has trains 1, 2, 4, ... doubling while
@@ -188,10 +189,8 @@ class _Channel:
         self.pb = alpha / (alpha + beta)
         q = 1.0 - alpha
         th = np.arange(wmax + 1, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # q**(th-1) at th = 0 is never used; guard 0**-1 when alpha = 1.
-            self.s = self.pg * q**th + self.pb * beta * np.where(th >= 1, q ** np.maximum(th - 1, 0),
-                                                                 1.0)
+        # the exponent th - 1 is clipped at 0 so that alpha = 1 never evaluates 0**-1
+        self.s = self.pg * q**th + self.pb * beta * q ** np.maximum(th - 1, 0)
         self.s[0] = 1.0
         # first-loss position pmf, i = 1..wmax (index i)
         f = np.zeros(wmax + 1)
@@ -312,14 +311,13 @@ def _model_pieces(params: PacketTrainParams):
     # timeout probability and n2 per loss window (item 4)
     omega_dup = params.dupack_threshold
     L = _loss_count_after_bad(ch, W - 1)
+    n = np.arange(W)[:, None]
+    i = np.arange(W)[None, :]
+    ok = (n - i) >= omega_dup           # at least Omega successes: fast retransmit
     tau = np.ones(W + 1)
     n2 = np.zeros(W + 1)
-    for sp in range(1, W + 1):
-        n = sp - 1
-        i = np.arange(n + 1)
-        ok = (n - i) >= omega_dup
-        tau[sp] = 1.0 - L[n, : n + 1][ok].sum()
-        n2[sp] = float(((1 + i) * L[n, : n + 1])[ok].sum())
+    tau[1:] = 1.0 - np.where(ok, L, 0.0).sum(axis=1)
+    n2[1:] = np.where(ok, (1 + i) * L, 0.0).sum(axis=1)
     tau = np.clip(tau, 0.0, 1.0)
     if params.variant == "oldtahoe":
         tau[:] = 1.0
