@@ -9,9 +9,10 @@ linear):
 
 Two samples of the complex gain taken a packet time ``T`` apart have correlation coefficient
 ``rho = J0(2 pi f_D T)`` (Clarke/Jakes spectrum); the pair of envelopes is bivariate Rayleigh,
-and the probability of a Bad -> Good step is expressed with
+and the probability of a Bad -> Good step is expressed with ``theta =
+sqrt((2/F) / (1 - rho^2))`` (eq. 4) and the first-order Marcum Q function ``Q1`` (eq. 5).
 
-where ``theta = sqrt((2/F) / (1 - rho^2))`` (eq. 4) and ``Q1`` is the first-order Marcum Q
+Here ``theta = sqrt((2/F) / (1 - rho^2))`` (eq. 4) and ``Q1`` is the first-order Marcum Q
 function (eq. 5). As extracted, eq. (3) reads ``p_GB = 1 - [Q(theta, rho theta) -
 Q(rho theta, theta)] / (e^{1/F} - 1)``; the seeds' errata (checked there against two million
 sampled pairs) establish that the fraction is the probability of *leaving* the Bad state:
