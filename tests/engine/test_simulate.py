@@ -1,0 +1,199 @@
+"""The simulator through its Python API: validation, determinism, channels, baselines."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import lossytcp
+from lossytcp import ParameterError, simulate, simulate_seeds
+
+pytest.importorskip("lossytcp._sim")
+
+FIG3 = dict(rate_bps=2e6, rtt_s=0.02, packet_size_bytes=500, window=20)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name", "fragment"),
+    [
+        (dict(rate_bps=-1), "rate_bps", "> 0"),
+        (dict(rate_bps=float("nan")), "rate_bps", "> 0"),
+        (dict(window=0), "window", "[1,"),
+        (dict(channel="bernoulli:p=1.5"), "channel.p", "[0, 1]"),
+        (dict(channel="ge:alpha=0.1"), "channel", "beta"),
+        (dict(channel="ge:alpha=0.1,beta=0.2,advance=sometimes"), "channel.advance", "'slot'"),
+        (dict(channel="wifi:p=0.1"), "channel", "unknown channel kind"),
+        (dict(channel="burst:p=0.1,hold=-5ms"), "channel.hold", "> 0"),
+        (dict(delay={"rtt_s": [0.1, 0.2], "H": [[0.5, 0.6], [1, 0]], "excess_mean_s": [0, 0]}),
+         "delay.H[0]", "sum to 1"),
+        (dict(max_rto_s=0.1, min_rto_s=1.0), "max_rto_s", ">= min_rto_s"),
+        (dict(slot_model=True), "fixed_rto_s", "T0"),
+        (dict(colour="red"), "colour", "not a parameter"),
+        (dict(seed=-3), "seed", "integer"),
+    ],
+)
+def test_bad_input_names_parameter_value_and_range(kwargs, name, fragment):
+    with pytest.raises(ParameterError) as e:
+        simulate("newreno", **kwargs)
+    assert e.value.name == name
+    assert fragment in str(e.value)
+
+
+def test_unknown_variant_is_rejected():
+    with pytest.raises(ParameterError, match="'variant' = 'vegas2'.*oldtahoe"):
+        simulate("vegas2")
+
+
+def test_lossless_link_is_window_limited_then_full():
+    # Window 20 > BDP 10 (+1): the link is the bottleneck and stays busy after slow start.
+    r = simulate("newreno", **FIG3, duration_s=50)
+    assert r.channel_losses == 0 and r.timeouts == 0 and r.retransmissions == 0
+    assert 0.97 < r.goodput_norm <= 1.0
+    # Window 5 < BDP: throughput = W / RTT, with RTT = 20 ms + 2 ms serialisation (+ ACK).
+    r = simulate("newreno", **{**FIG3, "window": 5}, duration_s=50)
+    rtt = 0.02 + 500 * 8 / 2e6 + 40 * 8 / 2e6
+    assert r.goodput_pps == pytest.approx(5 / rtt, rel=0.01)
+
+
+def test_same_seed_is_bit_identical_and_seeds_differ():
+    kw = dict(**FIG3, channel="ge:alpha=0.01,beta=0.2", duration_s=100)
+    a, b, c = simulate("sack", seed=3, **kw), simulate("sack", seed=3, **kw), simulate(
+        "sack", seed=4, **kw)
+    assert a == b
+    assert a.packets_sent != c.packets_sent
+
+
+def test_bernoulli_loss_fraction_matches_p_for_every_variant():
+    kw = dict(**FIG3, channel="bernoulli:p=0.05", duration_s=200, seed=11)
+    rates = [simulate(v, **kw) for v in ("tahoe", "sack")]
+    fr = [r.channel_losses / r.packets_sent for r in rates]
+    assert all(abs(f - 0.05) < 0.004 for f in fr)
+
+
+def test_gilbert_elliott_loss_rate_and_burst_through_the_engine():
+    # With advance=transmission the chain steps once per packet sent, so the lost fraction of
+    # transmissions is pi_B whatever TCP does (burst statistics: the Rust channel tests).
+    alpha, beta = 0.02, 0.25
+    pi_b = alpha / (alpha + beta)
+    fr = []
+    for seed in range(1, 9):
+        r = simulate("sack", **FIG3, channel=f"ge:alpha={alpha},beta={beta},advance=transmission",
+                     duration_s=300, seed=seed)
+        fr.append(r.channel_losses / r.packets_sent)
+    m, s = np.mean(fr), np.std(fr, ddof=1) / math.sqrt(len(fr))
+    assert abs(m - pi_b) < max(4 * s, 0.004), (m, pi_b, s)
+
+
+def test_slot_model_one_packet_per_slot_without_loss():
+    slot = 1024 * 8 / 1.5e6
+    r = simulate("tahoe", rate_bps=1.5e6, packet_size_bytes=1024, window=6, slot_model=True,
+                 fixed_rto_s=100 * slot, duration_s=2000 * slot)
+    # Every slot carries a packet once the window is open (slow start from 1 costs a few).
+    assert r.packets_received >= 2000 - 10
+    assert r.goodput_norm == pytest.approx(1.0, abs=0.006)
+
+
+def test_finite_transfer_reports_completion_time():
+    r = simulate("newreno", **FIG3, transfer_bytes=50_000, duration_s=100)
+    assert r.packets_delivered == 100
+    # Slow start from 1 over an RTT of ~22 ms: about 5 RTTs to open to the BDP, then ~2 ms
+    # per packet.
+    assert 0.15 < r.completion_time_s < 0.5
+    assert r.elapsed_s == r.completion_time_s
+
+
+def test_semi_markov_delay_reorders_and_causes_spurious_events():
+    # Paper 001 Section 6.3's process: delay drops let later packets overtake (dupacks),
+    # delay spikes fire the timer early. Neither loses a packet.
+    delay = {"rtt_s": [0.058056, 0.060383, 0.081911],
+             "H": [[0.1, 0.33, 0.57], [0.30, 0.12, 0.58], [0.165, 0.36, 0.475]],
+             "excess_mean_s": [0.1067, 0.1183, 0.0042]}
+    r = simulate("newreno", rate_bps=1210 * 8000, packet_size_bytes=1000, window=60,
+                 delay=delay, duration_s=200, min_rto_s=0.0, granularity_s=0.0)
+    assert r.channel_losses == 0 and r.queue_drops == 0
+    assert r.fast_retransmits > 0 and r.spurious_fast_retransmits == r.fast_retransmits
+    assert r.spurious_timeouts == r.timeouts
+
+
+def test_protected_retransmissions_are_never_lost():
+    r = simulate("tahoe", **FIG3, channel="bernoulli:p=0.3", protect_retransmissions=True,
+                 duration_s=50, trace_sends=True)
+    # Every loss is a first transmission: lost packets <= new packets sent.
+    assert r.channel_losses <= r.packets_sent - r.retransmissions
+
+
+@pytest.mark.parametrize("p", [0.001, 0.003, 0.01, 0.02])
+def test_newreno_bernoulli_within_mathis_band(p):
+    """Mathis et al. 1997: B = (MSS/RTT) sqrt(3/(2p)) (C = 1.22 for an ACK per packet).
+
+    The formula models congestion avoidance only (no timeouts, no slow start) and is known to
+    hold within a factor of about two where timeouts are rare (p <= 2%); the window (large
+    here) and the link rate must not bind. We accept the simulated goodput within [0.6, 1.4]
+    of the formula: below it the simulator's timeouts and NewReno's slower multi-loss
+    recovery, above it loss events that take several losses at once (one halving).
+    """
+    rtt = 0.1
+    rate = 100e6
+    r = simulate_seeds(3, "newreno", rate_bps=rate, rtt_s=rtt, packet_size_bytes=1000,
+                       window=10_000, channel=f"bernoulli:p={p}", duration_s=300)
+    # RTT as the sender sees it: propagation + serialisation of data and ACK.
+    rtt_eff = rtt + 1000 * 8 / rate + 40 * 8 / rate
+    mathis = math.sqrt(1.5 / p) / rtt_eff
+    ratio = r.mean("goodput_pps") / mathis
+    assert 0.6 < ratio < 1.4, ratio
+
+
+def test_runs_release_the_gil():
+    kw = dict(**FIG3, channel="bernoulli:p=0.01", duration_s=1500)
+    t = time.perf_counter()
+    simulate("sack", **kw)
+    one = time.perf_counter() - t
+    ticks = 0
+    stop = threading.Event()
+
+    def spin():
+        nonlocal ticks
+        while not stop.is_set():
+            ticks += 1
+
+    th = threading.Thread(target=spin)
+    th.start()
+    simulate("sack", **kw)
+    stop.set()
+    th.join()
+    # Had the GIL been held, the spinning thread would have been starved for the whole run.
+    assert ticks > 1000 or one < 0.05
+
+
+def test_cli_json_has_the_documented_keys():
+    out = subprocess.run(
+        [sys.executable, "-m", "lossytcp", "simulate", "--variant", "newreno", "--rate", "2Mbps",
+         "--rtt", "20ms", "--packet-size", "500B", "--window", "20", "--channel",
+         "ge:alpha=0.01,beta=0.2,advance=slot", "--duration", "100s", "--seeds", "3", "--json"],
+        capture_output=True, text=True, check=True,
+    )
+    d = json.loads(out.stdout)
+    for k in ("goodput_norm", "throughput_norm", "timeouts", "fast_retransmits",
+              "timeout_fraction"):
+        assert set(d[k]) == {"mean", "ci95"}
+    assert 0 < d["goodput_norm"]["mean"] < 1
+
+
+def test_cli_bad_input_is_a_clear_error_not_a_traceback():
+    out = subprocess.run([sys.executable, "-m", "lossytcp", "simulate", "--rate", "fast"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "parameter 'rate' = 'fast'" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_version_and_exports():
+    assert lossytcp.__version__
+    assert "goodput_norm" in lossytcp.METRICS
