@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from . import _validate as v
 from .errors import ParameterError
@@ -124,6 +123,8 @@ class SeedSummary:
         x = x[np.isfinite(x)]
         if x.size < 2:
             return 0.0 if x.size == 1 else math.nan
+        from scipy import stats  # deferred: importing scipy costs more than a short run
+
         return float(stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
 
     def as_dict(self) -> dict[str, dict[str, float]]:

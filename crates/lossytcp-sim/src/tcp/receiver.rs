@@ -101,8 +101,8 @@ impl Receiver {
                 self.rcv_next += 1;
                 self.delivered += 1;
             }
-        } else if seq > self.rcv_next {
-            self.out_of_order.insert(seq);
+        } else if seq > self.rcv_next && self.out_of_order.insert(seq) && self.sack {
+            // Kept short by make_ack; only SACK needs to know which blocks are recent.
             self.recent.retain(|&s| s != seq);
             self.recent.insert(0, seq);
         }
