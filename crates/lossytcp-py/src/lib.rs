@@ -9,7 +9,9 @@ use pyo3::prelude::*;
 #[pyfunction]
 fn run_json(py: Python<'_>, scenario: &str) -> PyResult<String> {
     let sc = lossytcp_sim::Scenario::from_json(scenario).map_err(PyValueError::new_err)?;
-    let report = py.allow_threads(|| lossytcp_sim::run(&sc)).map_err(PyValueError::new_err)?;
+    let report = py
+        .allow_threads(|| lossytcp_sim::run(&sc))
+        .map_err(PyValueError::new_err)?;
     serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 

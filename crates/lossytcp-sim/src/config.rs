@@ -251,14 +251,20 @@ impl Scenario {
                         return Err(format!("links[{i}].delay_s = {delay_s} must be >= 0"));
                     }
                 }
-                DelayConfig::SemiMarkov { delay_s, h, excess_mean_s } => {
+                DelayConfig::SemiMarkov {
+                    delay_s,
+                    h,
+                    excess_mean_s,
+                } => {
                     let m = delay_s.len();
                     if m == 0 || h.len() != m || excess_mean_s.len() != m {
                         return Err(format!("links[{i}]: semi-Markov delay needs M states, an MxM H and M excess means"));
                     }
                     for row in h {
                         if row.len() != m || (row.iter().sum::<f64>() - 1.0).abs() > 1e-6 {
-                            return Err(format!("links[{i}]: every row of H must have M entries summing to 1"));
+                            return Err(format!(
+                                "links[{i}]: every row of H must have M entries summing to 1"
+                            ));
                         }
                         for &x in row {
                             prob("H entry", x)?;
@@ -269,7 +275,13 @@ impl Scenario {
             match &l.channel {
                 ChannelConfig::None | ChannelConfig::Drops { .. } => {}
                 ChannelConfig::Bernoulli { p } => prob("p", *p)?,
-                ChannelConfig::GilbertElliott { alpha, beta, loss_good, loss_bad, .. } => {
+                ChannelConfig::GilbertElliott {
+                    alpha,
+                    beta,
+                    loss_good,
+                    loss_bad,
+                    ..
+                } => {
                     prob("alpha", *alpha)?;
                     prob("beta", *beta)?;
                     prob("loss_good", *loss_good)?;
@@ -278,7 +290,13 @@ impl Scenario {
                         return Err("alpha + beta must be > 0".into());
                     }
                 }
-                ChannelConfig::TwoState { good_s, bad_s, loss_good, loss_bad, .. } => {
+                ChannelConfig::TwoState {
+                    good_s,
+                    bad_s,
+                    loss_good,
+                    loss_bad,
+                    ..
+                } => {
                     finite_pos("good_s", *good_s)?;
                     finite_pos("bad_s", *bad_s)?;
                     prob("loss_good", *loss_good)?;
@@ -299,15 +317,27 @@ impl Scenario {
             if f.forward.is_empty() || f.reverse.is_empty() {
                 return Err(format!("flows[{i}] needs a forward and a reverse path"));
             }
-            if let Some(&bad) = f.forward.iter().chain(&f.reverse).find(|&&l| l >= self.links.len()) {
-                return Err(format!("flows[{i}] names link {bad}, but there are {}", self.links.len()));
+            if let Some(&bad) = f
+                .forward
+                .iter()
+                .chain(&f.reverse)
+                .find(|&&l| l >= self.links.len())
+            {
+                return Err(format!(
+                    "flows[{i}] names link {bad}, but there are {}",
+                    self.links.len()
+                ));
             }
             let t = &f.tcp;
             if t.packet_size_bytes == 0 || t.max_window == 0 || t.initial_window == 0 {
-                return Err(format!("flows[{i}]: packet size, window and initial window must be > 0"));
+                return Err(format!(
+                    "flows[{i}]: packet size, window and initial window must be > 0"
+                ));
             }
             if t.dupack_threshold == 0 || t.max_backoff == 0 {
-                return Err(format!("flows[{i}]: dupack threshold and max backoff must be >= 1"));
+                return Err(format!(
+                    "flows[{i}]: dupack threshold and max backoff must be >= 1"
+                ));
             }
             finite_pos("max_rto_s", t.max_rto_s)?;
             finite_pos("initial_rto_s", t.initial_rto_s)?;

@@ -18,9 +18,11 @@ impl Delay {
     pub fn build(cfg: &DelayConfig, rng: Rng) -> Delay {
         match cfg {
             DelayConfig::Fixed { delay_s } => Delay::Fixed(Dur::from_secs(*delay_s)),
-            DelayConfig::SemiMarkov { delay_s, h, excess_mean_s } => {
-                Delay::SemiMarkov(SemiMarkov::new(delay_s, h, excess_mean_s, rng))
-            }
+            DelayConfig::SemiMarkov {
+                delay_s,
+                h,
+                excess_mean_s,
+            } => Delay::SemiMarkov(SemiMarkov::new(delay_s, h, excess_mean_s, rng)),
         }
     }
     #[inline]
@@ -85,7 +87,8 @@ impl SemiMarkov {
 
     fn enter(&mut self, state: usize, at: Time) {
         self.state = state;
-        let hold = self.delay[state] + Dur::from_secs(self.rng.exponential(self.excess_mean_s[state]));
+        let hold =
+            self.delay[state] + Dur::from_secs(self.rng.exponential(self.excess_mean_s[state]));
         let hold = hold.max(Dur(1));
         self.visits[state] += 1;
         self.time_in_state[state] = self.time_in_state[state] + hold;
@@ -126,10 +129,16 @@ mod tests {
             vec![0.30, 0.12, 0.58],
             vec![0.165, 0.36, 0.475],
         ];
-        SemiMarkov::new(&[0.058056, 0.060383, 0.081911], &h, &[0.1067, 0.1183, 0.0042], Rng::derive(9, Stream::Delay, 0))
+        SemiMarkov::new(
+            &[0.058056, 0.060383, 0.081911],
+            &h,
+            &[0.1067, 0.1183, 0.0042],
+            Rng::derive(9, Stream::Delay, 0),
+        )
     }
 
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn state_frequencies_and_holding_times_match_the_process() {
         let mut s = paper_001();
         let end = Time::from_secs(20_000.0);
@@ -139,10 +148,17 @@ mod tests {
         for i in 0..3 {
             let freq = s.visits[i] as f64 / visits as f64;
             // ~190k visits: sd of a frequency < 0.0012.
-            assert!((freq - pi[i]).abs() < 0.006, "state {i}: {freq} vs {}", pi[i]);
+            assert!(
+                (freq - pi[i]).abs() < 0.006,
+                "state {i}: {freq} vs {}",
+                pi[i]
+            );
             let mean_hold = s.time_in_state[i].as_secs() / s.visits[i] as f64;
             let expect = s.delay[i].as_secs() + s.excess_mean_s[i];
-            assert!((mean_hold - expect).abs() / expect < 0.02, "state {i}: hold {mean_hold} vs {expect}");
+            assert!(
+                (mean_hold - expect).abs() / expect < 0.02,
+                "state {i}: hold {mean_hold} vs {expect}"
+            );
         }
     }
 

@@ -49,7 +49,11 @@ impl Link {
             rate_bps: cfg.rate_bps,
             delay: Delay::build(&cfg.delay, Rng::derive(seed, Stream::Delay, index as u64)),
             queue: DropTail::new(cfg.queue_packets),
-            channel: Channel::build(&cfg.channel, Rng::derive(seed, Stream::Channel, index as u64), slot),
+            channel: Channel::build(
+                &cfg.channel,
+                Rng::derive(seed, Stream::Channel, index as u64),
+                slot,
+            ),
             protect_retransmissions: cfg.protect_retransmissions,
             current: None,
             stats: LinkStats::default(),
@@ -72,13 +76,21 @@ impl Link {
     fn begin(&mut self, now: Time, p: Packet) -> Time {
         let mut lost = self.channel.lost(now, &p);
         if lost && self.protect_retransmissions {
-            if let Kind::Data { retransmission: true, .. } = p.kind {
+            if let Kind::Data {
+                retransmission: true,
+                ..
+            } = p.kind
+            {
                 // The channel state still moved; only this packet is spared.
                 lost = false;
             }
         }
         let delay = self.delay.at(now);
-        self.current = Some(InTransmission { packet: p, lost, delay });
+        self.current = Some(InTransmission {
+            packet: p,
+            lost,
+            delay,
+        });
         self.stats.transmitted += 1;
         if lost {
             self.stats.channel_drops += 1;

@@ -9,8 +9,15 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    Data { seq: u64, retransmission: bool },
-    Ack { ack: u64, sack: [(u64, u64); MAX_SACK_BLOCKS], n_sack: u8 },
+    Data {
+        seq: u64,
+        retransmission: bool,
+    },
+    Ack {
+        ack: u64,
+        sack: [(u64, u64); MAX_SACK_BLOCKS],
+        n_sack: u8,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]

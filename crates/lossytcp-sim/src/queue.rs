@@ -11,7 +11,10 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(limit: usize) -> Self {
-        Self { q: VecDeque::with_capacity(limit.min(4096)), limit }
+        Self {
+            q: VecDeque::with_capacity(limit.min(4096)),
+            limit,
+        }
     }
     /// Returns the packet back when the queue is full.
     pub fn push(&mut self, p: Packet) -> Result<(), Packet> {

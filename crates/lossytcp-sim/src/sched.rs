@@ -38,7 +38,11 @@ pub struct Scheduler<E> {
 
 impl<E> Default for Scheduler<E> {
     fn default() -> Self {
-        Self { heap: BinaryHeap::new(), counter: 0, now: Time::ZERO }
+        Self {
+            heap: BinaryHeap::new(),
+            counter: 0,
+            now: Time::ZERO,
+        }
     }
 }
 
@@ -49,7 +53,11 @@ impl<E> Scheduler<E> {
     pub fn schedule(&mut self, at: Time, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         self.counter += 1;
-        self.heap.push(Entry { at, order: self.counter, event });
+        self.heap.push(Entry {
+            at,
+            order: self.counter,
+            event,
+        });
     }
     /// Pops the next event if it is due no later than `until`, advancing the clock to it.
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {

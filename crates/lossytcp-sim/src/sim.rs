@@ -31,7 +31,12 @@ struct Oracle {
 impl Oracle {
     fn new(window: u32) -> Self {
         let n = (u64::from(window) * 2 + 4).next_power_of_two() as usize;
-        Self { seq: vec![u64::MAX; n], sent: vec![0; n], dropped: vec![0; n], mask: n as u64 - 1 }
+        Self {
+            seq: vec![u64::MAX; n],
+            sent: vec![0; n],
+            dropped: vec![0; n],
+            mask: n as u64 - 1,
+        }
     }
     fn slot(&mut self, seq: u64) -> usize {
         let i = (seq & self.mask) as usize;
@@ -95,16 +100,24 @@ impl Simulation {
         let mut slot = vec![Dur(1); sc.links.len()];
         for f in sc.flows.iter().rev() {
             for &l in &f.forward {
-                slot[l] = Dur::transmission(f.tcp.packet_size_bytes, sc.links[l].rate_bps).max(Dur(1));
+                slot[l] =
+                    Dur::transmission(f.tcp.packet_size_bytes, sc.links[l].rate_bps).max(Dur(1));
             }
         }
-        let links = sc.links.iter().enumerate().map(|(i, l)| Link::new(l, sc.seed, i, slot[i])).collect();
+        let links = sc
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| Link::new(l, sc.seed, i, slot[i]))
+            .collect();
         let mut flows = Vec::with_capacity(sc.flows.len());
         let mut sched = Scheduler::default();
         for (i, f) in sc.flows.iter().enumerate() {
             let limit = match f.app {
                 AppConfig::Bulk => u64::MAX,
-                AppConfig::Transfer { bytes } => bytes.div_ceil(u64::from(f.tcp.packet_size_bytes)).max(1),
+                AppConfig::Transfer { bytes } => {
+                    bytes.div_ceil(u64::from(f.tcp.packet_size_bytes)).max(1)
+                }
             };
             let sender = Sender::new(f.variant, &f.tcp, limit);
             let receiver = Receiver::new(sender.wants_sack(), f.tcp.delayed_ack);
@@ -127,7 +140,10 @@ impl Simulation {
                 timer_at: None,
                 start,
                 oracle: Oracle::new(f.tcp.max_window),
-                report: FlowReport { capacity_pps, ..FlowReport::default() },
+                report: FlowReport {
+                    capacity_pps,
+                    ..FlowReport::default()
+                },
                 finite: limit != u64::MAX,
                 last_window: (f64::NAN, f64::NAN, f64::NAN),
             });
@@ -169,7 +185,9 @@ impl Simulation {
     }
 
     fn all_finished(&self) -> bool {
-        self.flows.iter().all(|f| f.finite && f.report.completion_time_s.is_some())
+        self.flows
+            .iter()
+            .all(|f| f.finite && f.report.completion_time_s.is_some())
     }
 
     fn enqueue(&mut self, now: Time, link: LinkId, p: Packet) {
@@ -234,13 +252,16 @@ impl Simulation {
                     RxAction::Delay => {
                         f.delack_gen += 1;
                         let at = now + f.delack_interval;
-                        self.sched.schedule(at, Event::DelAck(fid as FlowId, f.delack_gen));
+                        self.sched
+                            .schedule(at, Event::DelAck(fid as FlowId, f.delack_gen));
                     }
                 }
             }
             Kind::Ack { ack, .. } => {
                 let mut out = std::mem::take(&mut self.out);
-                self.flows[fid].sender.on_ack(now, ack, p.sack_blocks(), &mut out);
+                self.flows[fid]
+                    .sender
+                    .on_ack(now, ack, p.sack_blocks(), &mut out);
                 self.after_sender(now, fid, &mut out);
                 self.out = out;
             }
@@ -254,7 +275,11 @@ impl Simulation {
             flow: fid as FlowId,
             size_bytes: f.ack_size,
             hop: 0,
-            kind: Kind::Ack { ack: a.ack, sack: a.sack, n_sack: a.n_sack },
+            kind: Kind::Ack {
+                ack: a.ack,
+                sack: a.sack,
+                n_sack: a.n_sack,
+            },
         };
         let first = f.reverse[0];
         self.enqueue(now, first, p);
@@ -352,7 +377,10 @@ impl Simulation {
                 flow: fid as FlowId,
                 size_bytes: size,
                 hop: 0,
-                kind: Kind::Data { seq: s.seq, retransmission: s.retransmission },
+                kind: Kind::Data {
+                    seq: s.seq,
+                    retransmission: s.retransmission,
+                },
             };
             self.enqueue(now, first, p);
         }
@@ -360,7 +388,11 @@ impl Simulation {
     }
 
     fn finish(mut self) -> RunReport {
-        let end = self.sched.now().min(self.end).max(if self.all_finished() { Time::ZERO } else { self.end });
+        let end = self.sched.now().min(self.end).max(if self.all_finished() {
+            Time::ZERO
+        } else {
+            self.end
+        });
         let flows = self
             .flows
             .iter_mut()
@@ -387,7 +419,12 @@ impl Simulation {
                 queue_drops: l.stats.queue_drops,
             })
             .collect();
-        RunReport { flows, links, events: self.events, simulated_s: end.as_secs() }
+        RunReport {
+            flows,
+            links,
+            events: self.events,
+            simulated_s: end.as_secs(),
+        }
     }
 }
 

@@ -32,7 +32,7 @@ impl Dur {
     pub const ZERO: Dur = Dur(0);
     /// Rounds to the nearest nanosecond; negative or NaN inputs give zero (validated upstream).
     pub fn from_secs(s: f64) -> Dur {
-        if !(s > 0.0) {
+        if s.is_nan() || s <= 0.0 {
             return Dur(0);
         }
         let ns = (s * 1e9).round();

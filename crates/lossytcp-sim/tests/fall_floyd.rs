@@ -11,7 +11,11 @@ fn drops(k: u64) -> Vec<u64> {
 }
 
 fn first_rtx(r: &lossytcp_sim::metrics::FlowReport, seq: u64) -> f64 {
-    r.send_trace.iter().find(|x| x.1 == seq && x.2).map(|x| x.0).expect("never retransmitted")
+    r.send_trace
+        .iter()
+        .find(|x| x.1 == seq && x.2)
+        .map(|x| x.0)
+        .expect("never retransmitted")
 }
 
 /// Time at which every dropped segment has been retransmitted at least once, in RTTs after
@@ -29,7 +33,11 @@ fn tahoe_slow_starts_once_whatever_the_number_of_drops() {
         assert_eq!((r.fast_retransmits, r.timeouts), (1, 0), "{k} drops");
         assert!(r.completion_time_s.is_some());
         // Go-back-N from one segment: k drops need about log2(k) + 1 rounds.
-        assert!(rtts_to_repair(&r, k) < 3.2, "{k} drops: {}", rtts_to_repair(&r, k));
+        assert!(
+            rtts_to_repair(&r, k) < 3.2,
+            "{k} drops: {}",
+            rtts_to_repair(&r, k)
+        );
     }
 }
 
@@ -53,10 +61,17 @@ fn newreno_repairs_one_drop_per_rtt_without_timeout() {
     for profile in [Profile::Rfc, Profile::Ns2] {
         for k in 1..=4 {
             let r = with_drops(Variant::NewReno, &drops(k), 16, profile, 200);
-            assert_eq!((r.fast_retransmits, r.timeouts), (1, 0), "{k} drops {profile:?}");
+            assert_eq!(
+                (r.fast_retransmits, r.timeouts),
+                (1, 0),
+                "{k} drops {profile:?}"
+            );
             assert_eq!(r.retransmissions, k, "only the lost segments are resent");
             let rtts = rtts_to_repair(&r, k);
-            assert!((rtts - (k - 1) as f64).abs() < 0.2, "{k} drops: {rtts} RTTs");
+            assert!(
+                (rtts - (k - 1) as f64).abs() < 0.2,
+                "{k} drops: {rtts} RTTs"
+            );
         }
     }
 }
@@ -80,4 +95,3 @@ fn oldtahoe_ignores_dupacks_and_waits_for_the_timer() {
     let r = with_drops(Variant::OldTahoe, &drops(1), 16, Profile::Rfc, 200);
     assert_eq!((r.fast_retransmits, r.timeouts), (0, 1));
 }
-

@@ -24,7 +24,9 @@ fn table_ii_tahoe_recovers_in_three_rtts() {
         assert_eq!(r.timeouts, 0);
         // Everything through 19 is retransmitted by the third round: three RTTs.
         let third = &rounds[2];
-        assert!(LOST.iter().all(|s| rounds[..3].iter().flatten().any(|x| x == s) || third.contains(s)));
+        assert!(LOST
+            .iter()
+            .all(|s| rounds[..3].iter().flatten().any(|x| x == s) || third.contains(s)));
         // cwnd 1 -> 2 -> 3 -> 4 -> 4.25 -> 4.49 (Table II's W column, 4.5 rounded).
         let t15 = r.send_trace.iter().find(|x| x.1 == 15 && x.2).unwrap().0;
         assert_eq!(cwnd_at(&r, t15), 1.0);
@@ -41,7 +43,17 @@ fn table_iii_newreno_ns2_takes_five_rtts() {
     let b = bursts_from_retransmission(&r, 15);
     // Table III: one retransmission per RTT, no new data while cwnd = ssthresh = 4 and 7
     // packets are outstanding; then 23-26 once the ACK for 22 arrives.
-    assert_eq!(&b[..6], &[vec![15], vec![16], vec![17], vec![18], vec![19], vec![23, 24, 25, 26]]);
+    assert_eq!(
+        &b[..6],
+        &[
+            vec![15],
+            vec![16],
+            vec![17],
+            vec![18],
+            vec![19],
+            vec![23, 24, 25, 26]
+        ]
+    );
     let t15 = r.send_trace.iter().find(|x| x.1 == 15 && x.2).unwrap().0;
     assert_eq!(cwnd_at(&r, t15), 7.0, "ssthresh 4 + 3 duplicate ACKs");
     let t16 = r.send_trace.iter().find(|x| x.1 == 16 && x.2).unwrap().0;
@@ -60,7 +72,16 @@ fn newreno_rfc6582_partial_acks_deflate_and_send_new_data() {
     // (16-22): only the retransmission. The partial ACK for 16 frees a slot for 23; 23 then
     // draws a duplicate ACK that inflates cwnd to 8 (§3.2 step 4), so 25 follows 24; the
     // advertised window of 8 stops the last round at 26.
-    assert_eq!(&b[..5], &[vec![15], vec![16], vec![17, 23], vec![18, 24, 25], vec![19, 26]]);
+    assert_eq!(
+        &b[..5],
+        &[
+            vec![15],
+            vec![16],
+            vec![17, 23],
+            vec![18, 24, 25],
+            vec![19, 26]
+        ]
+    );
     let t16 = r.send_trace.iter().find(|x| x.1 == 16 && x.2).unwrap().0;
     assert_eq!(cwnd_at(&r, t16), 7.0);
     assert_eq!((r.fast_retransmits, r.timeouts), (1, 0));

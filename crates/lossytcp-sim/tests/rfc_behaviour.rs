@@ -9,7 +9,12 @@ use lossytcp_sim::config::{AppConfig, ChannelConfig, Profile, Variant};
 fn rto_backs_off_by_doubling_and_karn_skips_retransmitted_samples() {
     // The first segment is lost four times: RTOs at 3, 6, 12, 24 s after each send.
     let r = with_drops(Variant::NewReno, &[0, 0, 0, 0], 8, Profile::Rfc, 3);
-    let sends: Vec<f64> = r.send_trace.iter().filter(|x| x.1 == 0).map(|x| x.0).collect();
+    let sends: Vec<f64> = r
+        .send_trace
+        .iter()
+        .filter(|x| x.1 == 0)
+        .map(|x| x.0)
+        .collect();
     let expect = [0.0, 3.0, 9.0, 21.0, 45.0];
     assert_eq!(sends.len(), 5);
     for (a, b) in sends.iter().zip(expect) {
@@ -20,16 +25,33 @@ fn rto_backs_off_by_doubling_and_karn_skips_retransmitted_samples() {
     // 0.1 s + 0.8 ms serialisation + 32 us for the ACK, and 2 waits 0.8 ms behind 1.
     let (s1, s2) = (0.100832, 0.101632);
     let srtt = r.srtt_s.expect("clean samples from segments 1-2");
-    assert!((srtt - (0.875 * s1 + 0.125 * s2)).abs() < 1e-9, "srtt {srtt}");
+    assert!(
+        (srtt - (0.875 * s1 + 0.125 * s2)).abs() < 1e-9,
+        "srtt {srtt}"
+    );
 }
 
 #[test]
 fn backoff_can_be_switched_off() {
     let mut t = tcp(8, Profile::Rfc);
     t.max_backoff = 1;
-    let sc = single_link(Variant::NewReno, ChannelConfig::Drops { seqs: vec![0, 0, 0] }, t, AppConfig::Transfer { bytes: 3000 }, 100.0, 1);
+    let sc = single_link(
+        Variant::NewReno,
+        ChannelConfig::Drops {
+            seqs: vec![0, 0, 0],
+        },
+        t,
+        AppConfig::Transfer { bytes: 3000 },
+        100.0,
+        1,
+    );
     let r = lossytcp_sim::run(&sc).unwrap().flows.remove(0);
-    let sends: Vec<f64> = r.send_trace.iter().filter(|x| x.1 == 0).map(|x| x.0).collect();
+    let sends: Vec<f64> = r
+        .send_trace
+        .iter()
+        .filter(|x| x.1 == 0)
+        .map(|x| x.0)
+        .collect();
     assert_eq!(sends, vec![0.0, 3.0, 6.0, 9.0]);
 }
 
@@ -42,7 +64,10 @@ fn newreno_recover_guard_blocks_fast_retransmit_after_timeout() {
     d.push(40);
     let r = with_drops(Variant::NewReno, &d, 16, Profile::Rfc, 200);
     assert_eq!(r.timeouts, 1, "{r:?}");
-    assert_eq!(r.fast_retransmits, 1, "no fast retransmit after the timeout");
+    assert_eq!(
+        r.fast_retransmits, 1,
+        "no fast retransmit after the timeout"
+    );
     assert!(r.completion_time_s.is_some());
 }
 
@@ -52,7 +77,14 @@ fn spurious_timeout_is_recognised() {
     let mut t = tcp(4, Profile::Rfc);
     t.fixed_rto_s = Some(0.05);
     t.max_backoff = 1;
-    let sc = single_link(Variant::NewReno, ChannelConfig::None, t, AppConfig::Transfer { bytes: 20_000 }, 100.0, 1);
+    let sc = single_link(
+        Variant::NewReno,
+        ChannelConfig::None,
+        t,
+        AppConfig::Transfer { bytes: 20_000 },
+        100.0,
+        1,
+    );
     let r = lossytcp_sim::run(&sc).unwrap().flows.remove(0);
     assert!(r.timeouts > 0);
     assert_eq!(r.spurious_timeouts, r.timeouts);
@@ -65,8 +97,13 @@ fn same_seed_same_run_different_seed_different_run() {
         single_link(
             Variant::Sack,
             ChannelConfig::GilbertElliott {
-                alpha: 0.01, beta: 0.2, loss_good: 0.0, loss_bad: 1.0,
-                advance: lossytcp_sim::config::Advance::Slot, idle_reset_s: None, slot_s: None,
+                alpha: 0.01,
+                beta: 0.2,
+                loss_good: 0.0,
+                loss_bad: 1.0,
+                advance: lossytcp_sim::config::Advance::Slot,
+                idle_reset_s: None,
+                slot_s: None,
             },
             tcp(20, Profile::Rfc),
             AppConfig::Bulk,

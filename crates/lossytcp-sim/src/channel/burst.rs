@@ -14,7 +14,12 @@ pub struct Burst {
 
 impl Burst {
     pub fn new(p: f64, hold: Dur, rng: Rng) -> Self {
-        Self { p, hold, bad_until: None, rng }
+        Self {
+            p,
+            hold,
+            bad_until: None,
+            rng,
+        }
     }
     pub fn lost(&mut self, now: Time) -> bool {
         if let Some(t) = self.bad_until {

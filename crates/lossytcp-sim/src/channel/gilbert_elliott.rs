@@ -96,7 +96,9 @@ impl GilbertElliott {
         let state = match self.bad {
             None => self.rng.bernoulli(self.pi_bad()),
             Some(prev) => {
-                let idle_reset = self.idle_reset.is_some_and(|gap| now.since(self.last_time) > gap);
+                let idle_reset = self
+                    .idle_reset
+                    .is_some_and(|gap| now.since(self.last_time) > gap);
                 if idle_reset {
                     self.rng.bernoulli(self.pi_bad())
                 } else {
@@ -119,7 +121,8 @@ impl GilbertElliott {
         self.bad = Some(state);
         self.last_slot = slot_now;
         self.last_time = now;
-        self.rng.bernoulli(if state { self.loss_bad } else { self.loss_good })
+        self.rng
+            .bernoulli(if state { self.loss_bad } else { self.loss_good })
     }
 }
 
@@ -131,7 +134,14 @@ mod tests {
     fn run(advance: Advance, gap_slots: u64, n: usize, seed: u64) -> (f64, f64) {
         let slot = Dur(1_000_000);
         let mut ch = GilbertElliott::new(
-            0.01, 0.2, 0.0, 1.0, advance, None, slot, Rng::derive(seed, Stream::Channel, 0),
+            0.01,
+            0.2,
+            0.0,
+            1.0,
+            advance,
+            None,
+            slot,
+            Rng::derive(seed, Stream::Channel, 0),
         );
         let mut lost = 0usize;
         let mut bursts = 0usize;
@@ -175,7 +185,14 @@ mod tests {
     #[test]
     fn n_step_closed_form_equals_repeated_steps() {
         let mut ch = GilbertElliott::new(
-            0.3, 0.1, 0.0, 1.0, Advance::Slot, None, Dur(1), Rng::derive(1, Stream::Channel, 0),
+            0.3,
+            0.1,
+            0.0,
+            1.0,
+            Advance::Slot,
+            None,
+            Dur(1),
+            Rng::derive(1, Stream::Channel, 0),
         );
         // P(B after 3 | G) by the matrix product, by hand: a(1-b)^2 + (1-a)a(1-b) + (1-a)^2 a
         // ... computed through the 2x2 chain.

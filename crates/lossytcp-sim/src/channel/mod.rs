@@ -36,7 +36,13 @@ impl Channel {
             ChannelConfig::None => Channel::Perfect,
             ChannelConfig::Bernoulli { p } => Channel::Bernoulli(Bernoulli::new(*p, rng)),
             ChannelConfig::GilbertElliott {
-                alpha, beta, loss_good, loss_bad, advance, idle_reset_s, slot_s,
+                alpha,
+                beta,
+                loss_good,
+                loss_bad,
+                advance,
+                idle_reset_s,
+                slot_s,
             } => Channel::GilbertElliott(GilbertElliott::new(
                 *alpha,
                 *beta,
@@ -47,16 +53,20 @@ impl Channel {
                 slot_s.map(Dur::from_secs).unwrap_or(slot),
                 rng,
             )),
-            ChannelConfig::TwoState { good_s, bad_s, loss_good, loss_bad, dist } => {
-                Channel::TwoStateTime(TwoStateTime::new(
-                    Dur::from_secs(*good_s),
-                    Dur::from_secs(*bad_s),
-                    *loss_good,
-                    *loss_bad,
-                    *dist,
-                    rng,
-                ))
-            }
+            ChannelConfig::TwoState {
+                good_s,
+                bad_s,
+                loss_good,
+                loss_bad,
+                dist,
+            } => Channel::TwoStateTime(TwoStateTime::new(
+                Dur::from_secs(*good_s),
+                Dur::from_secs(*bad_s),
+                *loss_good,
+                *loss_bad,
+                *dist,
+                rng,
+            )),
             ChannelConfig::Burst { p, hold_s } => {
                 Channel::Burst(Burst::new(*p, Dur::from_secs(*hold_s), rng))
             }
@@ -78,5 +88,4 @@ impl Channel {
             Channel::Drops(c) => c.lost(pkt),
         }
     }
-
 }

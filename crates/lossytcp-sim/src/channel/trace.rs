@@ -37,7 +37,9 @@ impl Drops {
     }
     /// ACKs always pass.
     pub fn lost(&mut self, pkt: &Packet) -> bool {
-        let Kind::Data { seq, .. } = pkt.kind else { return false };
+        let Kind::Data { seq, .. } = pkt.kind else {
+            return false;
+        };
         match self.pending.get_mut(&seq) {
             Some(n) => {
                 *n -= 1;

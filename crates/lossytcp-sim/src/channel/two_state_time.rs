@@ -28,7 +28,17 @@ impl TwoStateTime {
         dist: HoldingDist,
         rng: Rng,
     ) -> Self {
-        Self { mean_good, mean_bad, loss_good, loss_bad, dist, bad: false, until: Time::ZERO, started: false, rng }
+        Self {
+            mean_good,
+            mean_bad,
+            loss_good,
+            loss_bad,
+            dist,
+            bad: false,
+            until: Time::ZERO,
+            started: false,
+            rng,
+        }
     }
 
     fn holding(&mut self, bad: bool) -> Dur {
@@ -61,7 +71,8 @@ impl TwoStateTime {
 
     pub fn lost(&mut self, now: Time) -> bool {
         let bad = self.state_at(now);
-        self.rng.bernoulli(if bad { self.loss_bad } else { self.loss_good })
+        self.rng
+            .bernoulli(if bad { self.loss_bad } else { self.loss_good })
     }
 }
 
@@ -73,7 +84,11 @@ mod tests {
     #[test]
     fn fraction_of_time_bad_matches_means() {
         let mut ch = TwoStateTime::new(
-            Dur::from_secs(1.0), Dur::from_secs(0.05), 0.0, 1.0, HoldingDist::Exp,
+            Dur::from_secs(1.0),
+            Dur::from_secs(0.05),
+            0.0,
+            1.0,
+            HoldingDist::Exp,
             Rng::derive(5, Stream::Channel, 0),
         );
         let n = 2_000_000u64;

@@ -66,7 +66,11 @@ impl Receiver {
     }
 
     fn make_ack(&mut self) -> AckOut {
-        let mut out = AckOut { ack: self.rcv_next, sack: [(0, 0); MAX_SACK_BLOCKS], n_sack: 0 };
+        let mut out = AckOut {
+            ack: self.rcv_next,
+            sack: [(0, 0); MAX_SACK_BLOCKS],
+            n_sack: 0,
+        };
         if self.sack {
             let mut kept = Vec::with_capacity(self.recent.len());
             for &s in &self.recent {
@@ -150,7 +154,11 @@ mod tests {
         assert_eq!(ack(r.on_data(3)).ack, 1);
         assert_eq!(ack(r.on_data(1)).ack, 4);
         assert_eq!(r.delivered, 4);
-        assert_eq!(ack(r.on_data(1)).ack, 4, "a duplicate segment is acked again");
+        assert_eq!(
+            ack(r.on_data(1)).ack,
+            4,
+            "a duplicate segment is acked again"
+        );
         assert_eq!(r.received, 5);
     }
 

@@ -31,7 +31,16 @@ pub struct RttEstimator {
 impl RttEstimator {
     pub fn new(cfg: RttConfig) -> Self {
         let ns2_rtxcur = cfg.initial_rto.as_secs();
-        Self { cfg, srtt: 0.0, rttvar: 0.0, has_sample: false, ns2_srtt: 0, ns2_rttvar: 0, ns2_rtxcur, backoff: 1 }
+        Self {
+            cfg,
+            srtt: 0.0,
+            rttvar: 0.0,
+            has_sample: false,
+            ns2_srtt: 0,
+            ns2_rttvar: 0,
+            ns2_rtxcur,
+            backoff: 1,
+        }
     }
 
     pub fn srtt(&self) -> Option<Dur> {

@@ -28,7 +28,12 @@ struct SendLog {
 impl SendLog {
     fn new(window: u32) -> Self {
         let n = (u64::from(window) + 2).next_power_of_two() as usize;
-        Self { seq: vec![u64::MAX; n], at: vec![Time::ZERO; n], retx: vec![false; n], mask: n as u64 - 1 }
+        Self {
+            seq: vec![u64::MAX; n],
+            at: vec![Time::ZERO; n],
+            retx: vec![false; n],
+            mask: n as u64 - 1,
+        }
     }
     fn record(&mut self, seq: u64, at: Time, retx: bool) {
         let i = (seq & self.mask) as usize;
@@ -73,7 +78,13 @@ impl Sender {
             Profile::Rfc => cfg.rtt_sampling,
         };
         Self {
-            state: SenderState::new(cfg.initial_window, cfg.max_window, cfg.dupack_threshold, cfg.profile, limit),
+            state: SenderState::new(
+                cfg.initial_window,
+                cfg.max_window,
+                cfg.dupack_threshold,
+                cfg.profile,
+                limit,
+            ),
             growth,
             recovery,
             rtt,
@@ -119,7 +130,10 @@ impl Sender {
             // RFC 6298 §5.1: start the timer when a segment is sent and none is running.
             self.arm_timer(now);
         }
-        out.push(Segment { seq, retransmission });
+        out.push(Segment {
+            seq,
+            retransmission,
+        });
     }
 
     fn send_pending(&mut self, now: Time, out: &mut Vec<Segment>) {
@@ -129,7 +143,9 @@ impl Sender {
         }
         loop {
             let high = self.state.snd_max;
-            let Some(seq) = self.recovery.next_segment(&mut self.state) else { break };
+            let Some(seq) = self.recovery.next_segment(&mut self.state) else {
+                break;
+            };
             self.transmit(now, seq, seq < high, out);
         }
     }

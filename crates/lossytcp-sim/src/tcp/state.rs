@@ -44,7 +44,13 @@ pub struct SenderState {
 }
 
 impl SenderState {
-    pub fn new(initial_window: u32, max_window: u32, dupthresh: u32, profile: Profile, limit: u64) -> Self {
+    pub fn new(
+        initial_window: u32,
+        max_window: u32,
+        dupthresh: u32,
+        profile: Profile,
+        limit: u64,
+    ) -> Self {
         Self {
             snd_una: 0,
             snd_nxt: 0,
@@ -94,7 +100,10 @@ impl SenderState {
 
     /// The part of a loss reaction every variant shares: record it and remember `recover`.
     pub fn note_loss(&mut self, kind: LossKind) {
-        self.events.push(LossEvent { kind, seq: self.snd_una });
+        self.events.push(LossEvent {
+            kind,
+            seq: self.snd_una,
+        });
         self.recover = Some(self.snd_max);
         self.dupacks = 0;
     }

@@ -38,23 +38,50 @@ pub fn link(channel: ChannelConfig) -> LinkConfig {
     }
 }
 
-pub fn single_link(variant: Variant, channel: ChannelConfig, tcp: TcpConfig, app: AppConfig, duration_s: f64, seed: u64) -> Scenario {
+pub fn single_link(
+    variant: Variant,
+    channel: ChannelConfig,
+    tcp: TcpConfig,
+    app: AppConfig,
+    duration_s: f64,
+    seed: u64,
+) -> Scenario {
     Scenario {
         seed,
         duration_s,
         links: vec![link(channel), link(ChannelConfig::None)],
-        flows: vec![FlowConfig { variant, forward: vec![0], reverse: vec![1], tcp, app, start_s: 0.0 }],
-        trace: TraceConfig { sends: true, window: true },
+        flows: vec![FlowConfig {
+            variant,
+            forward: vec![0],
+            reverse: vec![1],
+            tcp,
+            app,
+            start_s: 0.0,
+        }],
+        trace: TraceConfig {
+            sends: true,
+            window: true,
+        },
     }
 }
 
 /// Runs `variant` with the first transmissions of `drops` lost.
-pub fn with_drops(variant: Variant, drops: &[u64], max_window: u32, profile: Profile, packets: u64) -> FlowReport {
+pub fn with_drops(
+    variant: Variant,
+    drops: &[u64],
+    max_window: u32,
+    profile: Profile,
+    packets: u64,
+) -> FlowReport {
     let sc = single_link(
         variant,
-        ChannelConfig::Drops { seqs: drops.to_vec() },
+        ChannelConfig::Drops {
+            seqs: drops.to_vec(),
+        },
         tcp(max_window, profile),
-        AppConfig::Transfer { bytes: packets * u64::from(SIZE) },
+        AppConfig::Transfer {
+            bytes: packets * u64::from(SIZE),
+        },
         100.0,
         1,
     );
@@ -75,11 +102,25 @@ pub fn bursts(r: &FlowReport) -> Vec<(f64, Vec<u64>)> {
 
 /// The bursts starting at the first transmission of `seq` as a retransmission.
 pub fn bursts_from_retransmission(r: &FlowReport, seq: u64) -> Vec<Vec<u64>> {
-    let t = r.send_trace.iter().find(|&&(_, s, rx)| s == seq && rx).expect("no retransmission").0;
-    bursts(r).into_iter().filter(|(t0, _)| *t0 >= t - 1e-9).map(|(_, v)| v).collect()
+    let t = r
+        .send_trace
+        .iter()
+        .find(|&&(_, s, rx)| s == seq && rx)
+        .expect("no retransmission")
+        .0;
+    bursts(r)
+        .into_iter()
+        .filter(|(t0, _)| *t0 >= t - 1e-9)
+        .map(|(_, v)| v)
+        .collect()
 }
 
 /// cwnd right after the last change at or before `t`.
 pub fn cwnd_at(r: &FlowReport, t: f64) -> f64 {
-    r.window_trace.iter().take_while(|w| w.0 <= t + 1e-12).last().map(|w| w.1).unwrap()
+    r.window_trace
+        .iter()
+        .take_while(|w| w.0 <= t + 1e-12)
+        .last()
+        .map(|w| w.1)
+        .unwrap()
 }

@@ -34,7 +34,10 @@ pub struct AckVerdict {
 }
 
 impl AckVerdict {
-    pub const NORMAL: AckVerdict = AckVerdict { grow: true, restart_timer: true };
+    pub const NORMAL: AckVerdict = AckVerdict {
+        grow: true,
+        restart_timer: true,
+    };
 }
 
 #[derive(Clone, Debug)]

@@ -35,7 +35,10 @@ impl NewReno {
             // §3.2 step 3 (full ACK): exit with cwnd = ssthresh.
             s.in_recovery = false;
             s.cwnd = s.ssthresh;
-            return AckVerdict { grow: false, restart_timer: true };
+            return AckVerdict {
+                grow: false,
+                restart_timer: true,
+            };
         }
         // §3.2 step 5 (partial ACK): retransmit the first unacknowledged segment.
         s.retransmit_now.push(s.snd_una);
@@ -44,11 +47,17 @@ impl NewReno {
             Profile::Rfc => {
                 s.cwnd = (s.cwnd - newly as f64 + 1.0).max(1.0);
                 // "For the first partial ACK ... also reset the retransmit timer" (Impatient).
-                AckVerdict { grow: false, restart_timer: self.partial_acks == 1 }
+                AckVerdict {
+                    grow: false,
+                    restart_timer: self.partial_acks == 1,
+                }
             }
             Profile::Ns2 => {
                 s.cwnd = s.ssthresh;
-                AckVerdict { grow: false, restart_timer: true }
+                AckVerdict {
+                    grow: false,
+                    restart_timer: true,
+                }
             }
         }
     }

@@ -37,7 +37,10 @@ impl Reno {
             // Step 6: deflate the window on the first new ACK.
             s.in_recovery = false;
             s.cwnd = s.ssthresh;
-            return AckVerdict { grow: false, restart_timer: true };
+            return AckVerdict {
+                grow: false,
+                restart_timer: true,
+            };
         }
         AckVerdict::NORMAL
     }

@@ -35,7 +35,12 @@ impl Sack {
     }
 
     fn is_sacked(&self, seq: u64) -> bool {
-        seq >= self.base && self.sacked.get((seq - self.base) as usize).copied().unwrap_or(false)
+        seq >= self.base
+            && self
+                .sacked
+                .get((seq - self.base) as usize)
+                .copied()
+                .unwrap_or(false)
     }
 
     pub fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
@@ -119,9 +124,15 @@ impl Sack {
             // §5.1 exit: recovery ends once RecoveryPoint is acknowledged.
             s.in_recovery = false;
             self.high_rxt = None;
-            return AckVerdict { grow: false, restart_timer: true };
+            return AckVerdict {
+                grow: false,
+                restart_timer: true,
+            };
         }
-        AckVerdict { grow: false, restart_timer: true }
+        AckVerdict {
+            grow: false,
+            restart_timer: true,
+        }
     }
 
     pub fn on_timeout(&mut self, s: &mut SenderState) {
