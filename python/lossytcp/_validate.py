@@ -26,7 +26,9 @@ def _as_float(name: str, value: object, valid: str) -> float:
     return x
 
 
-def probability(name: str, value: object, *, open_low: bool = False, open_high: bool = False) -> float:
+def probability(
+    name: str, value: object, *, open_low: bool = False, open_high: bool = False
+) -> float:
     lo = "(0" if open_low else "[0"
     hi = "1)" if open_high else "1]"
     valid = f"must be a finite probability in {lo}, {hi}"
@@ -101,13 +103,20 @@ def stochastic_matrix(name: str, value: object, *, tol: float = 1e-9) -> np.ndar
     if bad.size:
         i = int(bad[0])
         raise ParameterError(
-            f"{name}[{i}]", m[i].tolist(), f"each row must sum to 1 (row {i} sums to {sums[i]:.12g})"
+            f"{name}[{i}]", m[i].tolist(),
+            f"each row must sum to 1 (row {i} sums to {sums[i]:.12g})",
         )
     return m
 
 
-def vector(name: str, value: object, n: int | None = None, *, positive_entries: bool = False,
-           non_negative_entries: bool = False) -> np.ndarray:
+def vector(
+    name: str,
+    value: object,
+    n: int | None = None,
+    *,
+    positive_entries: bool = False,
+    non_negative_entries: bool = False,
+) -> np.ndarray:
     try:
         v = np.asarray(value, dtype=float)
     except (TypeError, ValueError):

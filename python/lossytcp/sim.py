@@ -162,6 +162,7 @@ def _scenario(
     profile: str,
     trace_sends: bool,
     trace_window: bool,
+    hops: Sequence[Mapping[str, Any]] | None,
 ) -> dict[str, Any]:
     variant = v.choice("variant", variant, VARIANTS)
     rate_bps = v.positive("rate_bps", rate_bps)
@@ -206,8 +207,30 @@ def _scenario(
         rev_delay = {"kind": "fixed", "delay_s": 0.0}
     else:
         fwd_delay = rev_delay = {"kind": "fixed", "delay_s": rtt_s / 2}
-    link = {"rate_bps": rate_bps, "queue_packets": queue_packets,
-            "protect_retransmissions": bool(protect_retransmissions)}
+    protect = bool(protect_retransmissions)
+    if hops is None:
+        hops = [{"rate_bps": rate_bps, "delay_s": rtt_s / 2, "queue_packets": queue_packets,
+                 "channel": data_channel}]
+    else:
+        hops = _hops(hops, queue_packets)
+    if delay is not None:
+        fwd_delays = [fwd_delay] + [{"kind": "fixed", "delay_s": 0.0}] * (len(hops) - 1)
+        rev_delays = [rev_delay] * len(hops)
+    else:
+        fwd_delays = rev_delays = [{"kind": "fixed", "delay_s": h["delay_s"]} for h in hops]
+    n = len(hops)
+    forward = [
+        {"rate_bps": h["rate_bps"], "queue_packets": h["queue_packets"], "delay": d,
+         "channel": h["channel"], "protect_retransmissions": protect}
+        for h, d in zip(hops, fwd_delays, strict=True)
+    ]
+    # ACKs cross the same hops backwards; the ACK channel sits on the first of them.
+    reverse = [
+        {"rate_bps": h["rate_bps"], "queue_packets": h["queue_packets"], "delay": d,
+         "channel": rev_channel if i == 0 else {"kind": "none"},
+         "protect_retransmissions": False}
+        for i, (h, d) in enumerate(zip(reversed(hops), reversed(rev_delays), strict=True))
+    ]
     tcp = {
         "packet_size_bytes": packet_size_bytes, "ack_size_bytes": ack_size_bytes,
         "max_window": window, "initial_window": initial_window,
@@ -222,14 +245,40 @@ def _scenario(
     return {
         "seed": seed,
         "duration_s": duration_s,
-        "links": [
-            {**link, "delay": fwd_delay, "channel": data_channel},
-            {**link, "delay": rev_delay, "channel": rev_channel, "protect_retransmissions": False},
-        ],
-        "flows": [{"variant": variant_key, "forward": [0], "reverse": [1], "tcp": tcp,
-                   "app": app}],
+        "links": forward + reverse,
+        "flows": [{"variant": variant_key, "forward": list(range(n)),
+                   "reverse": list(range(n, 2 * n)), "tcp": tcp, "app": app}],
         "trace": {"sends": bool(trace_sends), "window": bool(trace_window)},
     }
+
+
+def _hops(hops: object, queue_packets: int) -> list[dict[str, Any]]:
+    """A chain of links: each hop a mapping with ``rate_bps``, ``delay_s`` (one way) and
+    optionally ``queue_packets`` and ``channel`` (spec string)."""
+    if not isinstance(hops, Sequence) or isinstance(hops, str) or not hops:
+        raise ParameterError("hops", hops, "must be a non-empty list of hop dicts")
+    out = []
+    for i, h in enumerate(hops):
+        name = f"hops[{i}]"
+        if not isinstance(h, Mapping):
+            raise ParameterError(name, h, "must be a dict with rate_bps and delay_s")
+        unknown = set(h) - {"rate_bps", "delay_s", "queue_packets", "channel"}
+        if unknown:
+            k = sorted(unknown)[0]
+            raise ParameterError(f"{name}.{k}", h[k],
+                                 "unknown key; use rate_bps, delay_s, queue_packets, channel")
+        for k in ("rate_bps", "delay_s"):
+            if k not in h:
+                raise ParameterError(name, dict(h), f"needs {k}")
+        ch = h.get("channel", "none")
+        out.append({
+            "rate_bps": v.positive(f"{name}.rate_bps", h["rate_bps"]),
+            "delay_s": v.non_negative(f"{name}.delay_s", h["delay_s"]),
+            "queue_packets": v.integer(f"{name}.queue_packets",
+                                       h.get("queue_packets", queue_packets), 0, 10_000_000),
+            "channel": ch if isinstance(ch, Mapping) else parse_channel(ch, f"{name}.channel"),
+        })
+    return out
 
 
 def _semi_markov(delay: Mapping[str, Any]) -> dict[str, Any]:
@@ -257,7 +306,7 @@ _DEFAULTS: dict[str, Any] = dict(
     backoff=None, max_backoff=64, rtt_sampling="per_ack", delayed_ack=False,
     protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", trace_sends=False,
-    trace_window=False,
+    trace_window=False, hops=None,
 )
 
 
@@ -267,6 +316,11 @@ def build_scenario(variant: str = "newreno", **kwargs: Any) -> dict[str, Any]:
     if unknown:
         raise ParameterError(unknown[0], kwargs[unknown[0]],
                              "is not a parameter of simulate(); see help(lossytcp.simulate)")
+    if kwargs.get("hops") is not None:
+        clash = sorted({"rate_bps", "rtt_s", "channel"} & set(kwargs))
+        if clash:
+            raise ParameterError("hops", kwargs["hops"],
+                                 f"give either hops or {', '.join(clash)}: hops describe each link")
     return _scenario(variant, **{**_DEFAULTS, **kwargs})
 
 
@@ -293,7 +347,9 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     ``excess_mean_s``; applied on the data direction, the ACK direction then has no
     propagation delay), ``slot_model`` (paper 004), ``ack_channel``, ``transfer_bytes``
     (a finite transfer instead of a bulk sender), ``profile`` ('rfc' or 'ns2'),
-    ``trace_sends``, ``trace_window``.
+    ``trace_sends``, ``trace_window``, ``hops`` (a chain of links instead of one: a list of
+    dicts with ``rate_bps``, ``delay_s`` one way, optional ``queue_packets`` and ``channel``;
+    ACKs return over the same hops).
     """
     scenario = build_scenario(variant, **kwargs)
     return _run(scenario, v.choice("variant", variant, VARIANTS))

@@ -57,7 +57,8 @@ def _split(param: str, spec: str) -> tuple[str, dict[str, str]]:
         opts[key] = val.strip()
     missing = [k for k, req in _KEYS[kind].items() if req and k not in opts]
     if missing:
-        raise ParameterError(param, spec, f"'{kind}' needs {', '.join(m + '=...' for m in missing)}")
+        needs = ", ".join(m + "=..." for m in missing)
+        raise ParameterError(param, spec, f"'{kind}' needs {needs}")
     return kind, opts
 
 
@@ -103,7 +104,8 @@ def parse_channel(spec: str, param: str = "channel") -> dict[str, Any]:
         try:
             text = path.read_text()
         except OSError as e:
-            raise ParameterError(f"{param}.file", o["file"], f"must be a readable file ({e.strerror})") from None
+            raise ParameterError(f"{param}.file", o["file"],
+                                 f"must be a readable file ({e.strerror})") from None
         chars = [c for c in text if not c.isspace()]
         bad = next((c for c in chars if c not in "01"), None)
         if bad is not None or not chars:
@@ -114,7 +116,8 @@ def parse_channel(spec: str, param: str = "channel") -> dict[str, Any]:
     try:
         seqs = sorted(int(x) for x in o["seq"].split("+") if x.strip())
     except ValueError:
-        raise ParameterError(f"{param}.seq", o["seq"], "must be segment numbers joined by '+', e.g. 15+16") from None
+        raise ParameterError(f"{param}.seq", o["seq"],
+                             "must be segment numbers joined by '+', e.g. 15+16") from None
     if not seqs or seqs[0] < 0:
         raise ParameterError(f"{param}.seq", o["seq"], "must list segment numbers >= 0")
     return {"kind": "drops", "seqs": seqs}

@@ -197,3 +197,25 @@ def test_cli_bad_input_is_a_clear_error_not_a_traceback():
 def test_version_and_exports():
     assert lossytcp.__version__
     assert "goodput_norm" in lossytcp.METRICS
+
+
+def test_chain_of_links_bottleneck_and_rtt():
+    # 10 Mb/s then 1 Mb/s, 10 + 20 ms one way: the 1 Mb/s hop bounds the capacity, and a
+    # window of 2 is window-limited: 2 packets per RTT with RTT = 60 ms + serialisation.
+    hops = [{"rate_bps": 10e6, "delay_s": 0.01}, {"rate_bps": 1e6, "delay_s": 0.02}]
+    r = simulate("newreno", hops=hops, packet_size_bytes=500, window=2, duration_s=30)
+    assert r.capacity_pps == pytest.approx(250.0)
+    rtt = 0.06 + 500 * 8 / 10e6 + 500 * 8 / 1e6 + 40 * 8 / 1e6 + 40 * 8 / 10e6
+    assert r.goodput_pps == pytest.approx(2 / rtt, rel=0.01)
+    # A lossy last hop loses packets; the loss shows in the flow's counters.
+    lossy = [hops[0], {**hops[1], "channel": "bernoulli:p=0.05"}]
+    r = simulate("sack", hops=lossy, packet_size_bytes=500, window=20, duration_s=60)
+    assert abs(r.channel_losses / r.packets_sent - 0.05) < 0.015
+
+
+def test_hops_exclude_the_single_link_parameters():
+    with pytest.raises(ParameterError, match="either hops or rate_bps"):
+        simulate("newreno", hops=[{"rate_bps": 1e6, "delay_s": 0.01}], rate_bps=2e6)
+    with pytest.raises(ParameterError) as e:
+        simulate("newreno", hops=[{"rate_bps": 1e6}])
+    assert e.value.name == "hops[0]"

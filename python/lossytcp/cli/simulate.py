@@ -67,7 +67,8 @@ def scenario_from_args(a: argparse.Namespace) -> dict[str, Any]:
         rtt_sampling=a.rtt_sampling,
         delayed_ack=a.delayed_ack,
         protect_retransmissions=a.protect_retransmissions,
-        transfer_bytes=None if a.transfer is None else int(units.size_bytes(a.transfer, "transfer")),
+        transfer_bytes=(None if a.transfer is None
+                        else int(units.size_bytes(a.transfer, "transfer"))),
         profile=a.profile,
     )
 
