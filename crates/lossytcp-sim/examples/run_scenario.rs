@@ -1,0 +1,19 @@
+//! Runs a scenario from a JSON file and prints the report's counters and the wall time:
+//! `cargo run --release --example run_scenario -- scenario.json` (used by the benchmarks to
+//! time the engine without Python in the loop).
+
+use std::time::Instant;
+
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: run_scenario SCENARIO.json");
+    let text = std::fs::read_to_string(&path).expect("cannot read the scenario");
+    let sc = lossytcp_sim::Scenario::from_json(&text).unwrap_or_else(|e| panic!("{e}"));
+    let t = Instant::now();
+    let r = lossytcp_sim::run(&sc).expect("run failed");
+    let wall = t.elapsed().as_secs_f64();
+    let f = &r.flows[0];
+    println!(
+        "{{\"wall_s\": {wall}, \"events\": {}, \"packets_received\": {}, \"packets_delivered\": {}, \"timeouts\": {}}}",
+        r.events, f.packets_received, f.packets_delivered, f.timeouts
+    );
+}
