@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 import pytest
+from scipy.stats import norm
+
 from lossytcp.errors import ParameterError
 from lossytcp.models.aqm_renewal import _capped_window_law, aqm_renewal, timeout_duration_s
-from scipy.stats import norm
 
 BASE = dict(rtt_s=0.24, timeout_s=0.72)
 
@@ -165,3 +166,9 @@ def test_bad_input(kwargs, name):
     base = dict(variant="tahoe", queue="red", p=0.01, **BASE)
     with pytest.raises(ParameterError, match=name):
         aqm_renewal(**{**base, **kwargs})
+
+
+def test_no_backoff_timeout_is_geometric_sum_of_t0():
+    # k consecutive time-outs w.p. (1-p0) p0^(k-1), each lasting T0: mean T0/(1-p0).
+    series = sum((1 - 0.3) * 0.3 ** (k - 1) * k * 0.72 for k in range(1, 300))
+    assert timeout_duration_s(0.3, 0.72, "no_backoff") == pytest.approx(series)

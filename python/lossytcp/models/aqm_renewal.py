@@ -39,7 +39,9 @@ T-put / RTT. The Section 4 summary, with a = 1/2 for NewReno and a = 0 for Tahoe
 * E[Z_TO] [Section 2.4], with p_0 = p and back-off doubling up to 2^6 T0:
   ``timeout_formula="exact"``: sum_k (1-p0) p0^(k-1) l_k = T0 (1 - p0 - 2^6 p0^7) /
   ((1-p0)(1-2p0)), which equals PFTK's T0 f(p0)/(1-p0) and is 8 T0 at p0 = 1/2;
-  ``timeout_formula="approximate"`` (the paper's Section 4 choice, for p0 <= 0.3): T0/(1-2p0).
+  ``timeout_formula="approximate"`` (the paper's Section 4 choice, for p0 <= 0.3): T0/(1-2p0);
+  ``timeout_formula="no_backoff"`` (ours, for a sender that never doubles its RTO): a geometric
+  number of T0 intervals, T0/(1-p0).
 
 Maximum window (ours, not in the paper). ns-2's runs cap the window at 20 packets. With
 ``max_window`` set, the window follows eq. (3) with the cap: a cycle starts at a W_prev J
@@ -71,7 +73,7 @@ from .mathis import _link
 
 VARIANTS = ("tahoe", "newreno")
 QUEUES = ("red", "droptail")
-TIMEOUT_FORMULAS = ("approximate", "exact")
+TIMEOUT_FORMULAS = ("approximate", "exact", "no_backoff")
 _GRID = 100
 
 
@@ -131,6 +133,8 @@ def timeout_duration_s(p0: float, timeout_s: float, formula: str = "exact") -> f
     """E[Z_TO] of Section 2.4 in seconds."""
     if formula == "approximate":
         return timeout_s / (1 - 2 * p0)
+    if formula == "no_backoff":
+        return timeout_s / (1 - p0)
     if abs(p0 - 0.5) < 1e-12:
         return 8.0 * timeout_s
     return timeout_s * (1 - p0 - 2**6 * p0**7) / ((1 - p0) * (1 - 2 * p0))
