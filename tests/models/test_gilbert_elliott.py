@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from lossytcp.channels import Bernoulli, GilbertElliott
 from lossytcp.errors import ParameterError
 

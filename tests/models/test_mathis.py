@@ -3,6 +3,7 @@
 import math
 
 import pytest
+
 from lossytcp.errors import ParameterError
 from lossytcp.models import evaluate
 from lossytcp.models.mathis import mathis

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from lossytcp.cli import main
 from lossytcp.cli.model import _model_parser, flag_for_field
 from lossytcp.models import available, evaluate, get

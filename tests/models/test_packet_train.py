@@ -8,6 +8,7 @@ from math import comb
 
 import numpy as np
 import pytest
+
 from lossytcp.errors import ParameterError
 from lossytcp.models import sweep
 from lossytcp.models.packet_train import (

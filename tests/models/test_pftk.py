@@ -3,6 +3,7 @@
 import math
 
 import pytest
+
 from lossytcp.errors import ParameterError
 from lossytcp.models.pftk import backoff_factor, pftk, q_hat
 

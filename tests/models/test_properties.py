@@ -30,6 +30,7 @@ import sys
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+
 from lossytcp.errors import ParameterError
 from lossytcp.models import available, get
 
