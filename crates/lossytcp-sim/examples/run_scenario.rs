@@ -5,7 +5,9 @@
 use std::time::Instant;
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: run_scenario SCENARIO.json");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: run_scenario SCENARIO.json");
     let text = std::fs::read_to_string(&path).expect("cannot read the scenario");
     let sc = lossytcp_sim::Scenario::from_json(&text).unwrap_or_else(|e| panic!("{e}"));
     let t = Instant::now();

@@ -11,7 +11,6 @@ pub mod delay;
 pub mod link;
 pub mod metrics;
 pub mod packet;
-pub mod queue;
 pub mod rng;
 pub mod sched;
 pub mod sim;

@@ -1,7 +1,7 @@
 //! The simulation: links and flows wired by a scenario, driven by the event heap.
 
 use crate::config::{AppConfig, Scenario};
-use crate::link::{Enqueued, Link};
+use crate::link::{Fate, Link};
 use crate::metrics::{FlowReport, LinkReport, RunReport};
 use crate::packet::{FlowId, Kind, LinkId, Packet};
 use crate::sched::Scheduler;
@@ -10,7 +10,6 @@ use crate::tcp::{LossKind, Receiver, Segment, Sender};
 use crate::time::{Dur, Time};
 
 enum Event {
-    TxDone(LinkId),
     /// The packet (an index into the in-flight slab) reached the end of hop `packet.hop` of
     /// its path. Keeping packets out of the heap keeps heap entries small.
     Arrive(u32),
@@ -167,7 +166,6 @@ impl Simulation {
         while let Some((now, ev)) = self.sched.pop_until(self.end) {
             self.events += 1;
             match ev {
-                Event::TxDone(l) => self.on_tx_done(now, l),
                 Event::Arrive(i) => {
                     let p = self.in_flight[i as usize];
                     self.free.push(i);
@@ -191,10 +189,22 @@ impl Simulation {
     }
 
     fn enqueue(&mut self, now: Time, link: LinkId, p: Packet) {
-        match self.links[link].enqueue(now, p) {
-            Enqueued::Started(done) => self.sched.schedule(done, Event::TxDone(link)),
-            Enqueued::Queued => {}
-            Enqueued::Dropped(p) => self.on_drop(p, false),
+        match self.links[link].send(now, &p) {
+            Fate::Arrives(at) => {
+                let i = match self.free.pop() {
+                    Some(i) => {
+                        self.in_flight[i as usize] = p;
+                        i
+                    }
+                    None => {
+                        self.in_flight.push(p);
+                        (self.in_flight.len() - 1) as u32
+                    }
+                };
+                self.sched.schedule(at, Event::Arrive(i));
+            }
+            Fate::Lost => self.on_drop(p, true),
+            Fate::QueueDrop => self.on_drop(p, false),
         }
     }
 
@@ -207,28 +217,6 @@ impl Simulation {
             } else {
                 f.report.queue_drops += 1;
             }
-        }
-    }
-
-    fn on_tx_done(&mut self, now: Time, l: LinkId) {
-        let (done, next) = self.links[l].finish(now);
-        if let Some(t) = next {
-            self.sched.schedule(t, Event::TxDone(l));
-        }
-        if done.lost {
-            self.on_drop(done.packet, true);
-        } else {
-            let i = match self.free.pop() {
-                Some(i) => {
-                    self.in_flight[i as usize] = done.packet;
-                    i
-                }
-                None => {
-                    self.in_flight.push(done.packet);
-                    (self.in_flight.len() - 1) as u32
-                }
-            };
-            self.sched.schedule(now + done.delay, Event::Arrive(i));
         }
     }
 

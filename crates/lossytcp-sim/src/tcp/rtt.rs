@@ -26,12 +26,15 @@ pub struct RttEstimator {
     ns2_rttvar: i64,
     ns2_rtxcur: f64,
     backoff: u32,
+    /// `compute_rto()` cached: the timer is re-armed on nearly every ACK, the inputs change
+    /// only on a sample or a backoff.
+    rto: Dur,
 }
 
 impl RttEstimator {
     pub fn new(cfg: RttConfig) -> Self {
         let ns2_rtxcur = cfg.initial_rto.as_secs();
-        Self {
+        let mut e = Self {
             cfg,
             srtt: 0.0,
             rttvar: 0.0,
@@ -40,7 +43,10 @@ impl RttEstimator {
             ns2_rttvar: 0,
             ns2_rtxcur,
             backoff: 1,
-        }
+            rto: Dur::ZERO,
+        };
+        e.rto = e.compute_rto();
+        e
     }
 
     pub fn srtt(&self) -> Option<Dur> {
@@ -70,6 +76,7 @@ impl RttEstimator {
             Profile::Ns2 => self.ns2_update(rtt),
         }
         self.has_sample = true;
+        self.rto = self.compute_rto();
     }
 
     /// ns-2 2.35 tcp.cc rtt_update without timestamps: the sample is counted in whole ticks
@@ -102,6 +109,10 @@ impl RttEstimator {
 
     /// The timeout to arm now, backoff included.
     pub fn rto(&self) -> Dur {
+        self.rto
+    }
+
+    fn compute_rto(&self) -> Dur {
         let c = &self.cfg;
         let b = self.backoff as f64;
         let secs = if let Some(t) = c.fixed_rto {
@@ -138,6 +149,7 @@ impl RttEstimator {
             self.ns2_rttvar += self.ns2_srtt >> 3;
             self.ns2_srtt = 0;
         }
+        self.rto = self.compute_rto();
     }
 }
 
