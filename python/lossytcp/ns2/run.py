@@ -1,0 +1,301 @@
+"""Run ns-2 on generated scripts and read its results back under the engine's metric names.
+
+How each metric is obtained from ns-2 (no packet trace needed):
+
+* ``packets_sent`` = the sender's ``ndatapack_``; ``retransmissions`` = ``nrexmitpack_``.
+* ``timeouts`` = ``nrexmit_`` (tcp.cc counts one per retransmission-timer expiry that cuts
+  the window, backed-off expiries included, as the engine does).
+* ``fast_retransmits`` = ``ncwndcuts_ - nrexmit_``: ``slowdown()`` counts every window cut,
+  and a bulk sender is never idle, so the cuts are the timeouts plus the fast retransmits.
+* ``channel_losses`` and ``packets_received``: counted by the channel model itself (every
+  packet reaching the end of the link is decided by it), see :mod:`lossytcp.ns2._tcl`.
+* ``packets_delivered`` = the sink's ``bytes_`` (bytes delivered in order) / packet size.
+* ``queue_drops`` = the data queue monitor's ``pdrops_``.
+* spurious timeouts and fast retransmits: not observable from ns-2's counters (NaN).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError
+from .script import RESULT_TAG, Ns2Script, build_script
+
+__all__ = [
+    "NS2_INSTALL", "Ns2Error", "Ns2NotInstalled", "Ns2Report", "Ns2Summary", "find_ns",
+    "parse_result", "run_drops", "run_script", "run_seeds", "simulate_ns2",
+]
+
+NS2_INSTALL = "sudo apt-get install ns2   (Debian/Ubuntu package of ns-2 2.35)"
+
+#: Metrics ns-2 cannot give: reported as NaN and never judged.
+NOT_OBSERVABLE = ("spurious_timeouts", "spurious_fast_retransmits", "completion_time_s")
+
+
+class Ns2NotInstalled(RuntimeError):
+    def __init__(self, exe: str = "ns") -> None:
+        super().__init__(f"ns-2 executable '{exe}' not found on PATH; install it with: "
+                         f"{NS2_INSTALL}")
+
+
+class Ns2Error(RuntimeError):
+    """ns-2 ran but failed or printed no result."""
+
+
+def find_ns(exe: str | None = None) -> str:
+    """Path of the ns-2 binary (``$LOSSYTCP_NS`` or ``ns`` on PATH), or Ns2NotInstalled."""
+    name = exe or os.environ.get("LOSSYTCP_NS", "ns")
+    path = shutil.which(name)
+    if path is None:
+        raise Ns2NotInstalled(name)
+    return path
+
+
+@dataclass(frozen=True)
+class Ns2Report:
+    """One ns-2 run, with the engine's metric names."""
+
+    variant: str
+    seed: int
+    packets_sent: int
+    retransmissions: int
+    channel_losses: int
+    ack_channel_losses: int
+    queue_drops: int
+    packets_received: int
+    packets_delivered: int
+    timeouts: int
+    fast_retransmits: int
+    elapsed_s: float
+    capacity_pps: float
+    final_cwnd: float
+    final_ssthresh: float
+    wall_s: float = math.nan
+    peak_rss_bytes: int = 0
+    raw: dict[str, float] = field(default_factory=dict, repr=False)
+
+    @property
+    def throughput_pps(self) -> float:
+        return self.packets_received / self.elapsed_s
+
+    @property
+    def goodput_pps(self) -> float:
+        return self.packets_delivered / self.elapsed_s
+
+    @property
+    def throughput_norm(self) -> float:
+        return self.throughput_pps / self.capacity_pps
+
+    @property
+    def goodput_norm(self) -> float:
+        return self.goodput_pps / self.capacity_pps
+
+    @property
+    def loss_events(self) -> int:
+        return self.timeouts + self.fast_retransmits
+
+    @property
+    def timeout_fraction(self) -> float:
+        return self.timeouts / self.loss_events if self.loss_events else math.nan
+
+    @property
+    def transmissions_per_delivered(self) -> float:
+        return self.packets_sent / self.packets_delivered if self.packets_delivered else math.nan
+
+    def metric(self, name: str) -> float:
+        if name in NOT_OBSERVABLE:
+            return math.nan
+        x = getattr(self, name)
+        return math.nan if x is None else float(x)
+
+
+def parse_result(stdout: str, script: Ns2Script) -> Ns2Report:
+    """Read the script's result line."""
+    line = next((ln for ln in stdout.splitlines() if ln.startswith(RESULT_TAG)), None)
+    if line is None:
+        raise Ns2Error(f"ns-2 printed no '{RESULT_TAG}' line; its output was:\n{stdout[-2000:]}")
+    tok = line.split()[1:]
+    raw = {k: float(v) for k, v in zip(tok[::2], tok[1::2], strict=True)}
+    size = script.packet_size_bytes
+    return Ns2Report(
+        variant=script.variant, seed=script.seed,
+        packets_sent=int(raw["ndatapack"]), retransmissions=int(raw["nrexmitpack"]),
+        channel_losses=int(raw["lost"]), ack_channel_losses=int(raw["ack_lost"]),
+        queue_drops=int(raw["qdrops"]), packets_received=int(raw["passed"]),
+        packets_delivered=int(raw["sink_bytes"]) // size,
+        timeouts=int(raw["nrexmit"]), fast_retransmits=int(raw["ncwndcuts"] - raw["nrexmit"]),
+        elapsed_s=script.duration_s, capacity_pps=script.capacity_pps,
+        final_cwnd=raw["cwnd"], final_ssthresh=raw["ssthresh"], raw=raw,
+    )
+
+
+def run_script(script: Ns2Script, *, ns: str | None = None, workdir: str | Path | None = None,
+               keep_script: str | Path | None = None, timeout_s: float | None = None,
+               ) -> tuple[Ns2Report, str]:
+    """Run one generated script; returns the report and ns-2's stdout.
+
+    Wall time and peak resident memory of the ns-2 process are measured with ``wait4``
+    (the child's own rusage, not this process's).
+    """
+    exe = find_ns(ns)
+    tmp = tempfile.TemporaryDirectory(prefix="lossytcp-ns2-") if workdir is None else None
+    wd = Path(tmp.name if tmp else workdir)  # type: ignore[arg-type]
+    try:
+        path = Path(keep_script) if keep_script else wd / f"{script.variant}-{script.seed}.tcl"
+        path.write_text(script.text)
+        out_path = wd / f"{path.stem}.out"
+        t0 = time.perf_counter()
+        with open(out_path, "w") as out:
+            proc = subprocess.Popen([exe, str(path)], stdout=out, stderr=subprocess.STDOUT,
+                                    cwd=wd)
+            deadline = None if timeout_s is None else t0 + timeout_s
+            while True:
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                if deadline is not None and time.perf_counter() > deadline:
+                    proc.kill()
+                    os.wait4(proc.pid, 0)
+                    raise Ns2Error(f"ns-2 did not finish within {timeout_s} s ({path})")
+                time.sleep(0.005)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        stdout = out_path.read_text(errors="replace")
+        if proc.returncode != 0:
+            raise Ns2Error(f"ns-2 exited with {proc.returncode} on {path}:\n{stdout[-2000:]}")
+        rep = parse_result(stdout, script)
+        # ru_maxrss is in kilobytes on Linux
+        rep = _with(rep, wall_s=wall, peak_rss_bytes=int(usage.ru_maxrss) * 1024)
+        return rep, stdout
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def _with(rep: Ns2Report, **kw: Any) -> Ns2Report:
+    from dataclasses import replace
+
+    return replace(rep, **kw)
+
+
+def simulate_ns2(variant: str = "newreno", *, ns: str | None = None,
+                 keep_script: str | Path | None = None, **kwargs: Any) -> Ns2Report:
+    """The ns-2 twin of :func:`lossytcp.simulate` for one seed."""
+    ch = kwargs.get("channel", "none")
+    if isinstance(ch, str) and ch.strip().lower().startswith("drops"):
+        return run_drops(variant, ns=ns, **kwargs)[0]
+    return run_script(build_script(variant, **kwargs), ns=ns, keep_script=keep_script)[0]
+
+
+@dataclass(frozen=True)
+class Ns2Summary:
+    """ns-2 runs of one scenario over several seeds (same interface as the engine's)."""
+
+    reports: tuple[Ns2Report, ...]
+
+    def values(self, metric: str) -> np.ndarray:
+        return np.array([r.metric(metric) for r in self.reports], dtype=float)
+
+    def mean(self, metric: str) -> float:
+        x = self.values(metric)
+        x = x[np.isfinite(x)]
+        return float(x.mean()) if x.size else math.nan
+
+    def ci95(self, metric: str) -> float:
+        x = self.values(metric)
+        x = x[np.isfinite(x)]
+        if x.size < 2:
+            return 0.0 if x.size == 1 else math.nan
+        from scipy import stats
+
+        return float(stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+
+
+def run_seeds(seeds: int | Iterable[int] = 5, variant: str = "newreno", *,
+              ns: str | None = None, keep_script: str | Path | None = None,
+              **kwargs: Any) -> Ns2Summary:
+    """ns-2 for each seed, one process after the other (the machine's cores are shared)."""
+    if isinstance(seeds, int):
+        if seeds < 1:
+            raise ParameterError("seeds", seeds, "must be >= 1")
+        seed_list: Sequence[int] = range(1, seeds + 1)
+    else:
+        seed_list = list(seeds)
+    kwargs.pop("seed", None)
+    reports = []
+    for i, s in enumerate(seed_list):
+        keep = None
+        if keep_script is not None:
+            k = Path(keep_script)
+            keep = k if i == 0 else k.with_name(f"{k.stem}-seed{s}{k.suffix}")
+        reports.append(simulate_ns2(variant, ns=ns, keep_script=keep, seed=s, **kwargs))
+    return Ns2Summary(tuple(reports))
+
+
+def parse_send_trace(text: str) -> list[tuple[float, int, bool]]:
+    """Sender's transmissions from a ``trace-queue`` file of the data link: the ``+``
+    (enqueue) events of tcp packets, with a retransmission flag (seq seen before)."""
+    out: list[tuple[float, int, bool]] = []
+    highest = -1
+    for ln in text.splitlines():
+        f = ln.split()
+        if len(f) < 12 or f[0] != "+" or f[4] != "tcp":
+            continue
+        seq = int(f[10])
+        out.append((float(f[1]), seq, seq <= highest))
+        highest = max(highest, seq)
+    return out
+
+
+def run_drops(variant: str = "newreno", *, ns: str | None = None, **kwargs: Any,
+              ) -> tuple[Ns2Report, list[tuple[float, int, bool]]]:
+    """A run with ``channel='drops:seq=...'`` and its send trace.
+
+    The engine drops the first k transmissions of a listed segment; ns-2's error model sees
+    only a stream of packets. The positions are found one at a time: with the drops found so
+    far in place, run ns-2, find the next listed transmission's position in the send trace,
+    add it. Drops later in the stream cannot change what came before, so each position is
+    final once found (one ns-2 run per listed drop, plus the last).
+    """
+    from ..spec import parse_channel
+
+    ch = parse_channel(kwargs.pop("channel"), "channel")
+    if ch["kind"] != "drops":
+        raise ParameterError("channel", ch["kind"], "run_drops needs a 'drops:seq=...' channel")
+    wanted = list(ch["seqs"])  # sorted; repeats mean later transmissions of the same segment
+    counts: list[int] = []
+    with tempfile.TemporaryDirectory(prefix="lossytcp-ns2-") as wd:
+        trace_path = Path(wd) / "link.tr"
+        for step in range(len(wanted) + 1):
+            sc = build_script(variant, channel="drops:seq=0", drop_counts=counts,
+                              trace_file=str(trace_path), **kwargs)
+            rep, _ = run_script(sc, ns=ns, workdir=wd)
+            trace = parse_send_trace(trace_path.read_text())
+            if step == len(wanted):
+                return rep, trace
+            seq = wanted[step]
+            nth = wanted[:step].count(seq)  # this is the (nth+1)-th transmission of seq
+            seen = 0
+            pos = None
+            for i, (_, s, _) in enumerate(trace):
+                if s == seq:
+                    if seen == nth:
+                        pos = i
+                        break
+                    seen += 1
+            if pos is None:
+                raise ParameterError("channel.seq", seq, "segment is not sent that often "
+                                     "within duration_s")
+            counts.append(pos)
+    raise AssertionError("unreachable")

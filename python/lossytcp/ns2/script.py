@@ -1,0 +1,363 @@
+"""Write the ns-2 2.35 Tcl script equivalent to one :func:`lossytcp.simulate` scenario.
+
+Topology, as the engine builds it: sender node -> duplex link (``rate_bps``, one-way delay
+``rtt_s / 2``, DropTail queue of ``queue_packets`` each way) -> receiver node; data packets of
+``packet_size_bytes`` on the wire (``useHeaders_ false``), 40-byte ACKs, a bulk FTP source
+from time 0. The channel is an error model on the data direction (and on the ACK direction
+when ``ack_channel`` is set), placed at the end of the link: see :mod:`lossytcp.ns2._tcl` for
+why that reproduces the engine's "fate drawn at the start of transmission".
+
+Variant mapping (ns-2 one-way agents, segments numbered from 0 as in the engine):
+
+=========  ==========================================  ==========================
+variant    sender                                      receiver
+=========  ==========================================  ==========================
+oldtahoe   ``Agent/TCP`` with ``noFastRetrans_ true``  ``Agent/TCPSink``
+tahoe      ``Agent/TCP``                               ``Agent/TCPSink``
+reno       ``Agent/TCP/Reno``                          ``Agent/TCPSink``
+newreno    ``Agent/TCP/Newreno``                       ``Agent/TCPSink``
+sack       ``Agent/TCP/Sack1``                         ``Agent/TCPSink/Sack1``
+=========  ==========================================  ==========================
+
+(``/DelAck`` receivers with ``interval_ 0.1`` when ``delayed_ack``.) Timer settings:
+``tcpTick_ = granularity_s`` (ns-2 needs a positive tick: its estimator counts in ticks),
+``rtxcur_init_ = initial_rto_s``, ``minrto_``, ``maxrto_``; ns-2 always backs off by doubling up
+to 64. A fixed RTO without backoff is ``minrto_ = maxrto_ = fixed_rto_s``.
+
+What ns-2 cannot express here, and so raises :class:`Ns2Unsupported` (a
+:class:`~lossytcp.errors.ParameterError` naming the parameter): a fixed RTO *with* backoff,
+no backoff with the adaptive estimator, a backoff cap other than 64, ``protect_retransmissions``
+(the error model cannot tell a retransmission from new data), the slot model of paper 004,
+finite transfers, per-ACK RTT sampling (ns-2's agents time one segment per window: the
+engine's ``profile='ns2'`` does the same), and the semi-Markov delay combined with a
+time-driven channel (the model's start-time correction assumes a constant delay).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ParameterError
+from ..sim import build_scenario
+from . import _tcl
+
+__all__ = ["AGENTS", "Ns2Script", "Ns2Unsupported", "build_script", "ns2_seed"]
+
+#: variant -> (sender class, receiver class, extra sender settings)
+AGENTS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "oldtahoe": ("Agent/TCP", "Agent/TCPSink", {"noFastRetrans_": "true"}),
+    "tahoe": ("Agent/TCP", "Agent/TCPSink", {}),
+    "reno": ("Agent/TCP/Reno", "Agent/TCPSink", {}),
+    "newreno": ("Agent/TCP/Newreno", "Agent/TCPSink", {}),
+    "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1", {}),
+}
+
+#: ns-2's delayed-ACK timer (Agent/TCPSink/DelAck interval_), also the engine's default.
+DELACK_INTERVAL_S = 0.1
+#: ns-2's backoff_ doubles while below 64 (tcp.cc rtt_backoff).
+NS2_MAX_BACKOFF = 64
+#: The result line the script prints at the end of the run.
+RESULT_TAG = "LOSSYTCP-RESULT"
+
+
+class Ns2Unsupported(ParameterError):
+    """The scenario uses a feature the generated ns-2 script cannot reproduce."""
+
+
+@dataclass(frozen=True)
+class Ns2Script:
+    """A generated script and what it needs to be read back."""
+
+    text: str
+    variant: str
+    seed: int
+    duration_s: float
+    packet_size_bytes: int
+    capacity_pps: float
+    channel_kind: str
+    notes: tuple[str, ...] = field(default=())
+
+
+def ns2_seed(seed: int) -> int:
+    """ns-2's RNG takes seeds in [1, 2^31 - 2]; 0 would mean "from the clock"."""
+    return seed % (2**31 - 2) + 1
+
+
+def _num(x: float) -> str:
+    return repr(float(x))
+
+
+def _runs_from_losses(lost: list[bool]) -> list[tuple[int, int]]:
+    """[(pass, lost), ...] covering the sequence exactly, for LossyTcp/Runs."""
+    runs: list[tuple[int, int]] = []
+    i, n = 0, len(lost)
+    while i < n:
+        g = 0
+        while i < n and not lost[i]:
+            g, i = g + 1, i + 1
+        b = 0
+        while i < n and lost[i]:
+            b, i = b + 1, i + 1
+        runs.append((g, b))
+    return runs
+
+
+def runs_from_drop_counts(counts: list[int]) -> list[tuple[int, int]]:
+    """Runs dropping the packets at these 0-based positions of the link's data stream."""
+    runs: list[tuple[int, int]] = []
+    nxt = 0
+    for c in sorted(counts):
+        if c < nxt:
+            raise ParameterError("channel.seq", counts, "positions must be distinct")
+        runs.append((c - nxt, 1))
+        nxt = c + 1
+    return runs
+
+
+def _channel_tcl(ch: dict[str, Any], var: str, rng: str, offset_s: float, slot_s: float,
+                 param: str, drop_counts: list[int] | None) -> tuple[str, str]:
+    """Tcl creating the error model ``$var`` for one structured channel; returns (tcl, kind)."""
+    kind = ch["kind"]
+    off = _num(offset_s)
+    if kind == "none":
+        return f"set {var} [new LossyTcp/None {rng} {off}]", kind
+    if kind == "bernoulli":
+        return f"set {var} [new LossyTcp/Bernoulli {rng} {off} {_num(ch['p'])}]", kind
+    if kind == "gilbert_elliott":
+        a, b = ch["alpha"], ch["beta"]
+        lg, lb = ch["loss_good"], ch["loss_bad"]
+        idle = ch.get("idle_reset_s") or 0.0
+        if ch["advance"] == "transmission" and lg == 0.0 and lb == 1.0 and not idle:
+            return f"set {var} [new LossyTcp/GERuns {rng} {off} {_num(a)} {_num(b)}]", "ge-runs"
+        per_slot = 1 if ch["advance"] == "slot" else 0
+        return (f"set {var} [new LossyTcp/GE {rng} {off} {_num(a)} {_num(b)} {_num(lg)} "
+                f"{_num(lb)} {per_slot} {_num(slot_s)} {_num(idle)}]"), "ge"
+    if kind == "burst":
+        return (f"set {var} [new LossyTcp/Burst {rng} {off} {_num(ch['p'])} "
+                f"{_num(ch['hold_s'])}]"), kind
+    if kind == "two_state":
+        fixed = 1 if ch["dist"] == "fixed" else 0
+        return (f"set {var} [new LossyTcp/TwoState {rng} {off} {_num(ch['good_s'])} "
+                f"{_num(ch['bad_s'])} {_num(ch['loss_good'])} {_num(ch['loss_bad'])} "
+                f"{fixed}]"), kind
+    if kind == "trace":
+        runs = _runs_from_losses(ch["lost"])
+        body = " ".join(f"{{{g} {b}}}" for g, b in runs)
+        return f"set {var} [new LossyTcp/Runs {rng} {off} {{{body}}} 1]", kind
+    if kind == "drops":
+        if drop_counts is None:
+            raise Ns2Unsupported(param, ch, "a drop list by segment number needs the positions "
+                                 "of those transmissions: use lossytcp.ns2.run_drops()")
+        body = " ".join(f"{{{g} {b}}}" for g, b in runs_from_drop_counts(drop_counts))
+        return f"set {var} [new LossyTcp/Runs {rng} {off} {{{body}}} 0]", kind
+    raise Ns2Unsupported(param, kind, "no ns-2 equivalent for this channel kind")
+
+
+def _semi_markov_tcl(d: dict[str, Any], rng: str) -> str:
+    """Tcl scheduling the forward delay of the semi-Markov RTT process (paper 001).
+
+    State i lasts T_i + Exp(V_i) and sets the data direction's propagation delay to T_i
+    (the ACK direction has none, as in the engine). The first state is drawn as the engine
+    draws it, in time-stationarity: P(i) proportional to pi_i (T_i + V_i), pi the embedded
+    chain's stationary law. ns-2's LinkDelay reads ``delay_`` when a packet finishes
+    transmission, the engine when it starts: a packet straddling a change may see the other
+    state's delay, a difference of at most one packet time.
+    """
+    import numpy as np
+
+    from ..models._markov import stationary_distribution
+
+    pi = np.asarray(stationary_distribution(np.asarray(d["h"], dtype=float)))
+    w = pi * (np.asarray(d["delay_s"]) + np.asarray(d["excess_mean_s"]))
+    p0 = w / w.sum()
+    t = " ".join(_num(x) for x in d["delay_s"])
+    ex = " ".join(_num(x) for x in d["excess_mean_s"])
+    h = " ".join("{" + " ".join(_num(x) for x in row) + "}" for row in d["h"])
+    p0s = " ".join(_num(x) for x in p0)
+    return f"""
+set smd_T {{{t}}}
+set smd_V {{{ex}}}
+set smd_H {{{h}}}
+proc smd_pick {{probs}} {{
+    set u [{rng} uniform 0 1]
+    set j 0
+    set acc 0.0
+    foreach p $probs {{
+        set acc [expr {{$acc + $p}}]
+        if {{$u < $acc}} {{ return $j }}
+        incr j
+    }}
+    return [expr {{$j - 1}}]
+}}
+proc smd_enter {{i}} {{
+    global ns smd_T smd_V smd_H fwd_link
+    $fwd_link set delay_ [lindex $smd_T $i]
+    set v [lindex $smd_V $i]
+    set hold [lindex $smd_T $i]
+    if {{$v > 0}} {{ set hold [expr {{$hold - $v * log([lossytcp_u {rng}])}}] }}
+    $ns at [expr {{[$ns now] + $hold}}] "smd_enter [smd_pick [lindex $smd_H $i]]"
+}}
+smd_enter [smd_pick {{{p0s}}}]
+"""
+
+
+def build_script(variant: str = "newreno", *, trace_file: str | None = None,
+                 drop_counts: list[int] | None = None,
+                 channel_log: str | None = None, **kwargs: Any) -> Ns2Script:
+    """The ns-2 script for :func:`lossytcp.simulate`'s arguments (validated the same way).
+
+    ``trace_file``: write ns-2's trace of the data link there (``$ns trace-queue``: the
+    sender's send times are its ``+`` events). ``drop_counts``: positions in the data link's
+    packet stream to drop, for ``channel='drops:...'`` (see :func:`lossytcp.ns2.run_drops`).
+    ``channel_log``: a file where the data channel logs each decision (start time, packets
+    passed, packets lost) for checking its statistics.
+    """
+    kw = {"seed": 1, **kwargs}
+    if kw.get("slot_model"):
+        raise Ns2Unsupported("slot_model", True, "ns-2 has no one-packet-per-slot link; "
+                             "cross-check paper 004's slot model against the model instead")
+    sc = build_scenario(variant, **kw)
+    flow = sc["flows"][0]
+    tcp = flow["tcp"]
+    fwd, rev = sc["links"]
+    notes: list[str] = []
+    if fwd["protect_retransmissions"]:
+        raise Ns2Unsupported("protect_retransmissions", True,
+                             "an ns-2 error model cannot tell retransmissions from new data")
+    if flow["app"]["kind"] != "bulk":
+        raise Ns2Unsupported("transfer_bytes", flow["app"].get("bytes"),
+                             "only a bulk (FTP) sender is cross-checked")
+    if tcp["granularity_s"] <= 0:
+        raise ParameterError("granularity_s", tcp["granularity_s"],
+                             "ns-2 needs a positive timer tick (tcpTick_, 0.01 s by default)")
+    fixed = tcp["fixed_rto_s"]
+    backoff = tcp["max_backoff"] > 1
+    if fixed is not None and backoff:
+        raise Ns2Unsupported("fixed_rto_s", fixed, "ns-2 can fix the RTO only by minrto_ = "
+                             "maxrto_, which also stops the backoff: add backoff=False")
+    if fixed is None and not backoff:
+        raise Ns2Unsupported("backoff", False, "ns-2 always doubles the RTO up to 64 times "
+                             "unless it is fixed (fixed_rto_s)")
+    if fixed is None and tcp["max_backoff"] != NS2_MAX_BACKOFF:
+        raise Ns2Unsupported("max_backoff", tcp["max_backoff"],
+                             f"ns-2's backoff cap is {NS2_MAX_BACKOFF}")
+    if tcp["profile"] != "ns2" and tcp["rtt_sampling"] == "per_ack":
+        notes.append("engine profile 'rfc' samples the RTT on every ACK with RFC 6298's "
+                     "estimator; ns-2 times one segment per window in ticks: timers differ "
+                     "by design (use profile='ns2' to compare like with like)")
+    rate = fwd["rate_bps"]
+    size = tcp["packet_size_bytes"]
+    ack = tcp["ack_size_bytes"]
+    delay = fwd["delay"]
+    semi_markov = delay["kind"] == "semi_markov"
+    one_way = 0.0 if semi_markov else delay["delay_s"]
+    time_driven = {"burst", "two_state"}
+    if semi_markov and (fwd["channel"]["kind"] in time_driven or (
+            fwd["channel"]["kind"] == "gilbert_elliott"
+            and (fwd["channel"]["advance"] == "slot" or fwd["channel"].get("idle_reset_s")))):
+        raise Ns2Unsupported("delay", "semi-Markov", "cannot be combined with a time-driven "
+                             "channel in ns-2 (the model sees packets after a varying delay)")
+    sender, receiver, extra = AGENTS[variant]
+    if tcp["delayed_ack"]:
+        receiver += "/DelAck"
+    seed = ns2_seed(sc["seed"])
+    slot_s = size * 8.0 / rate
+    ack_slot_s = ack * 8.0 / rate
+    fwd_tcl, kind = _channel_tcl(fwd["channel"], "em_fwd", "$rng_fwd", slot_s + one_way, slot_s,
+                                 "channel", drop_counts)
+    rev_tcl, _ = _channel_tcl(rev["channel"], "em_rev", "$rng_rev",
+                              ack_slot_s + (0.0 if semi_markov else one_way), ack_slot_s,
+                              "ack_channel", None)
+    if fixed is not None:
+        min_rto = max_rto = fixed
+    else:
+        min_rto, max_rto = tcp["min_rto_s"], tcp["max_rto_s"]
+    tcp_settings = {
+        "useHeaders_": "false", "syn_": "false", "packetSize_": size,
+        "window_": tcp["max_window"], "windowInit_": tcp["initial_window"],
+        "maxcwnd_": 0, "numdupacks_": tcp["dupack_threshold"],
+        "tcpTick_": _num(tcp["granularity_s"]), "rtxcur_init_": _num(tcp["initial_rto_s"]),
+        "minrto_": _num(min_rto), "maxrto_": _num(max_rto),
+        # no timestamps option, no random send overhead, no burst limit: ns-2's defaults,
+        # stated so that a changed ns-default.tcl cannot change the scenario silently
+        "timestamps_": "false", "overhead_": 0, "maxburst_": 0, **extra,
+    }
+    sets = "\n".join(f"$tcp set {k} {v}" for k, v in tcp_settings.items())
+    sink_sets = f"$sink set packetSize_ {ack}"
+    if tcp["delayed_ack"]:
+        sink_sets += f"\n$sink set interval_ {DELACK_INTERVAL_S}"
+    trace = ""
+    if trace_file:
+        trace = f"set tf [open {{{trace_file}}} w]\n$ns trace-queue $n0 $n1 $tf"
+    log = ""
+    if channel_log:
+        log = f"set clog [open {{{channel_log}}} w]\n$em_fwd log-to $clog"
+    smd = _semi_markov_tcl(delay, "$rng_delay") if semi_markov else ""
+    duration = sc["duration_s"]
+    text = f"""# Generated by lossytcp.ns2 for ns-2 2.35: {variant}, seed {sc['seed']}.
+# Scenario: {rate:g} b/s, one-way delay {one_way:g} s, {size} B packets, window
+# {tcp['max_window']}, data channel {fwd['channel']['kind']}, {duration:g} s.
+{_tcl.CHANNEL_CLASSES}
+set ns [new Simulator]
+set rng_fwd [new RNG]
+$rng_fwd seed {seed}
+set rng_rev [new RNG]
+$rng_rev seed {ns2_seed(sc['seed'] + 7919)}
+set rng_delay [new RNG]
+$rng_delay seed {ns2_seed(sc['seed'] + 104729)}
+set n0 [$ns node]
+set n1 [$ns node]
+$ns duplex-link $n0 $n1 {_num(rate)} {_num(one_way)} DropTail
+$ns queue-limit $n0 $n1 {fwd['queue_packets']}
+$ns queue-limit $n1 $n0 {rev['queue_packets']}
+{trace}
+set fwd_link [[$ns link $n0 $n1] link]
+set rev_link [[$ns link $n1 $n0] link]
+{"$rev_link set delay_ 0.0" if semi_markov else ""}
+set tcp [new {sender}]
+{sets}
+set sink [new {receiver}]
+{sink_sets}
+$ns attach-agent $n0 $tcp
+$ns attach-agent $n1 $sink
+$ns connect $tcp $sink
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+
+{fwd_tcl}
+$ns link-lossmodel $em_fwd $n0 $n1
+{rev_tcl}
+$ns link-lossmodel $em_rev $n1 $n0
+# channel drops go to a null sink so that the queue monitor counts only queue drops
+set nulldrop [new Agent/Null]
+$ns attach-agent $n1 $nulldrop
+$em_fwd drop-target $nulldrop
+set nulldrop_rev [new Agent/Null]
+$ns attach-agent $n0 $nulldrop_rev
+$em_rev drop-target $nulldrop_rev
+set qmon [new QueueMonitor]
+[$ns link $n0 $n1] attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] \\
+    [new SnoopQueue/Drop] $qmon
+{log}
+{smd}
+proc finish {{}} {{
+    global ns tcp sink em_fwd em_rev qmon tf clog
+    set c [$em_fwd counts]
+    puts "{RESULT_TAG} ndatapack [$tcp set ndatapack_] nrexmitpack [$tcp set nrexmitpack_]\\
+ nrexmit [$tcp set nrexmit_] ncwndcuts [$tcp set ncwndcuts_] ack [$tcp set ack_]\\
+ maxseq [$tcp set maxseq_] cwnd [$tcp set cwnd_] ssthresh [$tcp set ssthresh_]\\
+ srtt [$tcp set srtt_] rttvar [$tcp set rttvar_] backoff [$tcp set backoff_] tick [$tcp set tcpTick_]\\
+ nackpack [$tcp set nackpack_] sink_bytes [$sink set bytes_]\\
+ passed [lindex $c 0] lost [lindex $c 1] ack_lost [lindex [$em_rev counts] 1]\\
+ qdrops [$qmon set pdrops_] departures [$qmon set pdepartures_]"
+    foreach ch {{tf clog}} {{ if {{[info exists $ch]}} {{ flush [set $ch]; close [set $ch] }} }}
+    $ns halt
+}}
+$ns at 0.0 "$ftp start"
+$ns at {_num(duration)} "finish"
+$ns run
+"""
+    return Ns2Script(text=text, variant=variant, seed=sc["seed"], duration_s=duration,
+                     packet_size_bytes=size, capacity_pps=rate / (8.0 * size),
+                     channel_kind=kind, notes=tuple(notes))
