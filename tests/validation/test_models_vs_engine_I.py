@@ -40,6 +40,8 @@ def test_at_least_six_points_per_model_and_variant():
 def test_model_agrees_with_engine(case):
     row = vm.run_case(case)
     assert abs(row["rel_error"]) <= case.tolerance, row
+    if case.q_tolerance is not None:   # the time-out probability Q of paper 002, Figs. 9-10
+        assert abs(row["model_timeout_prob"] - row["sim_timeout_fraction"]) <= case.q_tolerance, row
 
 
 @pytest.mark.parametrize("variant", ["tahoe", "newreno"])
