@@ -119,7 +119,8 @@ def test_train_count_matches_propositions_3_and_4(sigma):
 
 # --- Monte Carlo of the model's assumptions (independent code) --------------------------------
 
-def _monte_carlo(variant, alpha, beta, mu, T, tau_t, Omega, hold, cycles, seed):
+def _monte_carlo(variant, alpha, beta, mu, T, tau_t, Omega, hold, cycles, seed,
+                 overflow_stationary=False):
     rnd = random.Random(seed)
     pg, pb = _pi(alpha, beta)
     W = int(math.floor(mu * T + 1e-9)) + 1
@@ -143,11 +144,13 @@ def _monte_carlo(variant, alpha, beta, mu, T, tau_t, Omega, hold, cycles, seed):
                     if rnd.random() < alpha:
                         pos = i
                         break
+            overflow = False
             if pos is not None:
                 sig_new = min(theta + pos - 1, om) if in_ss else theta
                 break
             if theta == W and not hold:
                 sig_new = W
+                overflow = True
                 break
             if in_ss:
                 theta = min(2 * theta, om)
@@ -156,6 +159,8 @@ def _monte_carlo(variant, alpha, beta, mu, T, tau_t, Omega, hold, cycles, seed):
                 theta = min(theta + 1, W)
         # packets after the first loss, channel starting Bad
         bad, lost = True, 0
+        if overflow and overflow_stationary:
+            bad = rnd.random() < pb
         for _ in range(sig_new - 1):
             bad = (rnd.random() >= beta) if bad else (rnd.random() < alpha)
             lost += bad
@@ -185,6 +190,22 @@ def test_matches_monte_carlo_of_its_assumptions(variant, hold):
     # 30k cycles: the ratio estimator's standard error is below 1%; 3% is > 3 sigma.
     assert r.throughput_norm == pytest.approx(thr, rel=0.03)
     assert r.timeout_probability == pytest.approx(pto, abs=0.015)
+
+
+@pytest.mark.parametrize("variant", ["newreno", "sack"])
+def test_overflow_loss_refinement_matches_monte_carlo(variant):
+    kw = dict(alpha=0.002, beta=0.3, rate_bps=1e6, rtt_s=0.01, packet_size_bytes=125,
+              timeout_s=0.1, dupack_threshold=3)
+    r = packet_train(variant=variant, overflow_loss="stationary", **kw)
+    paper = packet_train(variant=variant, **kw)
+    thr, pto = _monte_carlo(variant, 0.002, 0.3, 1000.0, 0.01, 0.1, 3, False, 30_000, seed=5,
+                            overflow_stationary=True)
+    assert r.throughput_norm == pytest.approx(thr, rel=0.03)
+    assert r.timeout_probability == pytest.approx(pto, abs=0.015)
+    assert r.throughput_norm > paper.throughput_norm      # overflows no longer look like bursts
+    hold = dict(kw, at_max_window="hold")
+    assert packet_train(variant=variant, overflow_loss="stationary", **hold).throughput_pps == (
+        packet_train(variant=variant, **hold).throughput_pps)   # no overflow without drop
 
 
 # --- structural checks -------------------------------------------------------------------------

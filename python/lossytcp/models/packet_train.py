@@ -62,8 +62,13 @@ Omega = dupack_threshold. pi_G = beta/(alpha+beta), pi_B = alpha/(alpha+beta).
        tau(sigma') = P(successes among sigma'-1 packets < Omega | previous packet Bad).
    We evaluate it by a forward recursion over (state, number of losses), which equals the
    paper's combinatorial sum eq. (19) (the test suite evaluates eq. (19) independently).
-   As in the paper all packets of the loss window are treated as one train, and the same
-   tau is used when the loss at W_m is the overflow. OldTahoe: tau = 1.
+   As in the paper all packets of the loss window are treated as one train, and by default
+   (``overflow_loss="as_channel"``) the same tau is used when the loss at W_m is the overflow.
+   That makes an overflow look like the start of a Bad burst: NewReno then spends 1/beta
+   rounds in fast recovery after every overflow. ``overflow_loss="stationary"`` (ours) splits
+   the W_m loss into a channel loss (probability 1 - s(W_m), continuing from Bad) and an
+   overflow (probability s(W_m)), after which the sigma'-1 packets meet the channel in its
+   stationary law. OldTahoe: tau = 1.
    NewReno needs the number of losses in the window: n_2 = 1 + i, where i is the number of
    losses among those sigma'-1 packets; given no timeout, i <= sigma'-1-Omega. SACK: n_2 = 1.
    As in the paper, retransmissions during fast recovery are not lost.
@@ -117,6 +122,7 @@ from .base import Model, ModelResult, register
 
 VARIANTS = ("oldtahoe", "tahoe", "newreno", "sack")
 MAX_WINDOW_MODES = ("drop", "hold")
+OVERFLOW_LOSS = ("as_channel", "stationary")
 _MAX_BDP = 4096.0  # cost grows as W_m^2; beyond this a point takes seconds
 
 
@@ -131,6 +137,7 @@ class PacketTrainParams:
     timeout_s: float = 0.5
     dupack_threshold: int = 3
     at_max_window: str = "drop"
+    overflow_loss: str = "as_channel"
 
     def __post_init__(self) -> None:
         s = object.__setattr__
@@ -143,6 +150,7 @@ class PacketTrainParams:
         s(self, "timeout_s", v.positive("timeout_s", self.timeout_s))
         s(self, "dupack_threshold", v.integer("dupack_threshold", self.dupack_threshold, 1, 64))
         s(self, "at_max_window", v.choice("at_max_window", self.at_max_window, MAX_WINDOW_MODES))
+        s(self, "overflow_loss", v.choice("overflow_loss", self.overflow_loss, OVERFLOW_LOSS))
         bdp = self.bdp_packets
         if not 1.0 <= bdp <= _MAX_BDP:
             raise ParameterError(
@@ -200,14 +208,15 @@ class _Channel:
         self.f = f
 
 
-def _loss_count_after_bad(ch: _Channel, n_max: int) -> np.ndarray:
-    """L[n, i] = P(i losses among n packets | the packet before them was in Bad), n <= n_max."""
+def _loss_count_after_bad(ch: _Channel, n_max: int, p_bad_before: float = 1.0) -> np.ndarray:
+    """L[n, i] = P(i losses among n packets | the state before them is Bad w.p. p_bad_before)."""
     a, b = ch.alpha, ch.beta
     out = np.zeros((n_max + 1, n_max + 1))
     out[0, 0] = 1.0
     g = np.zeros(n_max + 2)   # P(last state Good, i losses)
     bad = np.zeros(n_max + 2)  # P(last state Bad, i losses)
-    bad[0] = 1.0
+    bad[0] = p_bad_before
+    g[0] = 1.0 - p_bad_before
     for n in range(1, n_max + 1):
         new_g = g * (1 - a) + bad * b
         new_b = np.zeros_like(bad)
@@ -310,15 +319,24 @@ def _model_pieces(params: PacketTrainParams):
     ss = _StartStats(ss_u.p_sigma[inv], ss_u.n1[inv], ss_u.q[inv], ss_u.dur[inv])
     # timeout probability and n2 per loss window (item 4)
     omega_dup = params.dupack_threshold
-    L = _loss_count_after_bad(ch, W - 1)
     n = np.arange(W)[:, None]
     i = np.arange(W)[None, :]
     ok = (n - i) >= omega_dup           # at least Omega successes: fast retransmit
+
+    def tau_n2(L):
+        return (np.clip(1.0 - np.where(ok, L, 0.0).sum(axis=1), 0.0, 1.0),
+                np.where(ok, (1 + i) * L, 0.0).sum(axis=1))
+
     tau = np.ones(W + 1)
     n2 = np.zeros(W + 1)
-    tau[1:] = 1.0 - np.where(ok, L, 0.0).sum(axis=1)
-    n2[1:] = np.where(ok, (1 + i) * L, 0.0).sum(axis=1)
-    tau = np.clip(tau, 0.0, 1.0)
+    tau[1:], n2[1:] = tau_n2(_loss_count_after_bad(ch, W - 1))
+    if not hold and params.overflow_loss == "stationary":
+        # The W_m train loses to the channel w.p. 1 - s(W_m) and to the overflow otherwise;
+        # after an overflow the next packets meet the channel in its stationary law.
+        t_st, n_st = tau_n2(_loss_count_after_bad(ch, W - 1, ch.pb))
+        c = ch.s[W]
+        tau[W] = (1 - c) * tau[W] + c * t_st[W - 1]
+        n2[W] = (1 - c) * n2[W] + c * n_st[W - 1]
     if params.variant == "oldtahoe":
         tau[:] = 1.0
         n2[:] = 0.0
@@ -442,5 +460,6 @@ def __getattr__(name: str):
             "timeout_s": st.sampled_from([0.05, 0.5]),
             "dupack_threshold": st.integers(1, 4),
             "at_max_window": st.sampled_from(list(MAX_WINDOW_MODES)),
+            "overflow_loss": st.sampled_from(list(OVERFLOW_LOSS)),
         }
     raise AttributeError(name)
