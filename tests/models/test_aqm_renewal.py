@@ -172,3 +172,13 @@ def test_no_backoff_timeout_is_geometric_sum_of_t0():
     # k consecutive time-outs w.p. (1-p0) p0^(k-1), each lasting T0: mean T0/(1-p0).
     series = sum((1 - 0.3) * 0.3 ** (k - 1) * k * 0.72 for k in range(1, 300))
     assert timeout_duration_s(0.3, 0.72, "no_backoff") == pytest.approx(series)
+
+
+@pytest.mark.parametrize("bp,wmax", [(0.01, 20.0), (0.001, 20.0), (0.1, 5.0), (0.01, None)])
+def test_capped_densities_are_probability_laws(bp, wmax):
+    from scipy.integrate import quad
+
+    from lossytcp.models.aqm_renewal import _TahoeWindow
+    tw = _TahoeWindow(bp, wmax)
+    assert quad(tw.f_c, 0, tw.upper, limit=200)[0] == pytest.approx(1.0, abs=1e-8)
+    assert quad(tw.f_w, 0, tw.upper, limit=200)[0] + tw.atom == pytest.approx(1.0, abs=1e-8)
