@@ -14,6 +14,7 @@ from .run import (
     Ns2Report,
     Ns2Summary,
     find_ns,
+    parse_link_fates,
     parse_result,
     parse_send_trace,
     run_drops,
@@ -26,5 +27,6 @@ from .script import AGENTS, Ns2Script, Ns2Unsupported, build_script, ns2_seed
 __all__ = [
     "AGENTS", "NOT_OBSERVABLE", "NS2_INSTALL", "Ns2Error", "Ns2NotInstalled", "Ns2Report",
     "Ns2Script", "Ns2Summary", "Ns2Unsupported", "build_script", "find_ns", "ns2_seed",
-    "parse_result", "parse_send_trace", "run_drops", "run_script", "run_seeds", "simulate_ns2",
+    "parse_link_fates", "parse_result", "parse_send_trace", "run_drops", "run_script",
+    "run_seeds", "simulate_ns2",
 ]

@@ -1,29 +1,39 @@
-"""Tcl text for ns-2 2.35: the channel models and the script around them.
+"""Tcl text for ns-2 2.35: the channel models and the pieces of script around them.
 
-The channel models are OTcl subclasses of ns-2's ``ErrorModel/Trace``. That C++ class keeps
-two counters, ``good_`` (packets still to pass) and ``loss_`` (packets still to drop after
-them), and calls the OTcl method ``read`` on the first packet that finds both exhausted. Each
-model overrides ``read`` to decide the fate of *that* packet and, where its law allows, of a
-whole run after it: ``assign G B`` lets the current packet and the next ``G - 1`` pass and
-drops the ``B`` after them (``assign 0 B`` drops the current packet first). Models whose runs
-have a closed-form length (Bernoulli, Gilbert-Elliott stepped per transmission with losses
-0/1, the burst dropper, an explicit drop list, a loss trace) therefore cost one Tcl call per
-run, not per packet, and stay close to ns-2's native speed; the others decide packet by
-packet. Every model counts what it passed and dropped, so the script reports exact channel
-losses and receptions without a packet trace.
+Three kinds of channel model, chosen for exactness first and ns-2's speed second:
+
+* Run-length models, OTcl subclasses of ns-2's ``ErrorModel/Trace``. That C++ class keeps
+  two counters, ``good_`` (packets still to pass) and ``loss_`` (packets to drop after them),
+  and calls the OTcl method ``read`` on the first packet that finds both exhausted. ``read``
+  decides the fate of that packet and, where the law allows, of a whole run after it:
+  ``assign G B`` lets the current packet and the next ``G - 1`` pass and drops the ``B``
+  after them (``assign 0 B`` drops the current packet first). Bernoulli (Geom0 passes, then
+  one loss), Gilbert-Elliott stepped per transmission with losses 0/1 (Geom(alpha) Good,
+  Geom(beta) Bad transmissions), the burst dropper, loss traces and drop lists: one Tcl call
+  per run.
+* Switched models, for channels whose state depends on time alone (Gilbert-Elliott stepped
+  per slot, the two-state channel in continuous time): ns-2's native ``ErrorModel`` drops
+  each packet with probability ``rate_``, and scheduled events set ``rate_`` to the loss
+  probability of the state entered, one event per state change.
+* Packet by packet, only for Gilbert-Elliott stepped per transmission with a lossy Good
+  state or an ``idle_reset``: about 15-20 us of Tcl per packet, more than ns-2 itself spends.
+
+Queue monitors on each model's two exits (its drop target, its target) count channel losses
+and receptions exactly, without a packet trace.
 
 Where the model sits: ``$ns link-lossmodel`` puts it *after* the link's delay element, so it
 sees a packet when its last bit arrives at the receiver, ``D = size*8/rate + one-way delay``
 after its transmission started. The engine draws a packet's fate when transmission starts.
 The two agree exactly: packets leave a FIFO link in transmission order, so per-transmission
-models see the same sequence, and time-driven models (slot-stepped Gilbert-Elliott, burst
-holds, two-state periods) subtract the constant ``D`` from ``$ns now`` to get the start time.
-A lost packet still occupies the link for its whole transmission time, as in the engine.
-(``$ns lossmodel`` would put the model before the queue instead, where a packet's fate would
-be drawn at enqueue time and a dropped packet would free the link at once.)
+models see the same sequence, and time-driven models subtract (or, when switched, add) the
+constant ``D``. A lost packet still occupies the link for its whole transmission time, as in
+the engine. (``$ns lossmodel`` would put the model before the queue, where a packet's fate
+would be drawn at enqueue time and a dropped packet would free the link at once.)
 
-Random numbers come from one ns-2 ``RNG`` object per direction, seeded from the run's seed;
-ns-2's RNG needs a seed >= 1 (0 means "seed from the clock"), hence ``seed + 1``.
+Random numbers come from Tcl's own ``rand()`` (Park and Miller's minimal standard
+generator, period 2^31 - 2, seeded by ``srand(seed + 1)``), not from an ns-2 ``RNG``
+object: calling an OTcl object costs about 10 us, ``rand()`` about 0.1 us. One stream serves
+every model of a run; a run is fully determined by its seed.
 """
 
 from __future__ import annotations
@@ -31,7 +41,7 @@ from __future__ import annotations
 # One OTcl prelude, emitted into every script. Geometric draws use inversion on 1 - U, which
 # lies in (0, 1]: log() never sees 0. Counters use Tcl's wide integers.
 CHANNEL_CLASSES = r"""
-proc lossytcp_u {rng} { return [expr {1.0 - [$rng uniform 0 1]}] }
+proc lossytcp_u {rng} { return [expr {1.0 - rand()}] }
 # trials up to and including the first success (>= 1); q is the success probability
 proc lossytcp_geom1 {rng q} {
     if {$q >= 1.0} { return 1 }
@@ -110,7 +120,7 @@ LossyTcp/GERuns instproc read {} {
     $self instvar rng_ alpha_ beta_ started_
     if {!$started_} {
         set started_ 1
-        if {[$rng_ uniform 0 1] < $alpha_ / ($alpha_ + $beta_)} {
+        if {rand() < $alpha_ / ($alpha_ + $beta_)} {
             $self assign 0 [lossytcp_geom1 $rng_ $beta_]
             return
         }
@@ -139,23 +149,34 @@ LossyTcp/GE instproc init {rng offset alpha beta loss_good loss_bad per_slot slo
     set pib_ [expr {$alpha / ($alpha + $beta)}]
 }
 LossyTcp/GE instproc read {} {
-    $self instvar rng_ alpha_ beta_ lg_ lb_ per_slot_ slot_ idle_ bad_ last_slot_ last_t_ pib_
-    set t [$self start-time]
+    # one instvar and no method calls: this runs for every packet
+    $self instvar ns_ offset_ alpha_ beta_ lg_ lb_ per_slot_ slot_ idle_ bad_ last_slot_ \
+        last_t_ pib_ good_ loss_ npass_ nlost_ log_
+    set t [expr {[$ns_ now] - $offset_}]
     # starts one slot apart are exactly k and k+1 slots; the 1e-6 absorbs float sums
     set k [expr {wide(floor($t / $slot_ + 1e-6))}]
     if {$bad_ < 0 || ($idle_ > 0 && $t - $last_t_ > $idle_)} {
-        set bad_ [expr {[$rng_ uniform 0 1] < $pib_}]
+        set bad_ [expr {rand() < $pib_}]
     } else {
         set n [expr {$per_slot_ ? $k - $last_slot_ : 1}]
         if {$n > 0} {
             set p [expr {$pib_ + ($bad_ - $pib_) * pow(1.0 - $alpha_ - $beta_, $n)}]
-            set bad_ [expr {[$rng_ uniform 0 1] < $p}]
+            set bad_ [expr {rand() < $p}]
         }
     }
     set last_slot_ $k
     set last_t_ $t
-    set pl [expr {$bad_ ? $lb_ : $lg_}]
-    if {[$rng_ uniform 0 1] < $pl} { $self assign 0 1 } else { $self assign 1 0 }
+    if {rand() < ($bad_ ? $lb_ : $lg_)} {
+        set good_ 0
+        set loss_ 1
+        incr nlost_
+        if {$log_ != ""} { puts $log_ "$t 0 1" }
+    } else {
+        set good_ 1
+        set loss_ 0
+        incr npass_
+        if {$log_ != ""} { puts $log_ "$t 1 0" }
+    }
 }
 
 # Paper 002's DropTail stand-in: outside a hold each packet starts one with probability p
@@ -191,39 +212,63 @@ LossyTcp/Burst instproc read {} {
     }
 }
 
-# Good and Bad periods in continuous time (exponential or fixed), state at the start drawn
-# by time fraction; each packet is lost with its state's probability.
-Class LossyTcp/TwoState -superclass LossyTcp/Channel
-LossyTcp/TwoState instproc init {rng offset good_s bad_s loss_good loss_bad fixed} {
-    $self next $rng $offset
-    $self instvar mg_ mb_ lg_ lb_ fixed_ bad_ until_
-    set mg_ $good_s
-    set mb_ $bad_s
-    set lg_ $loss_good
-    set lb_ $loss_bad
-    set fixed_ $fixed
-    set bad_ -1
-    set until_ 0.0
+# Channels whose state is a function of time alone (Gilbert-Elliott stepped per slot, the
+# two-state channel in continuous time) need no per-packet Tcl: ns-2's native ErrorModel
+# drops each packet with probability rate_, and scheduled events set rate_ to the loss
+# probability of the state the channel enters. The per-slot chain is sampled at its
+# changes only: from a state held at slot k, the next change is Geom(leaving probability)
+# slots later. A change at slot k is applied a millionth of a slot before k's boundary
+# (shifted by the model's offset), so a packet starting exactly on the boundary sees it.
+proc lossytcp_ge_switch {em lg lb bad k slot off alpha beta} {
+    global ns
+    $em set rate_ [expr {$bad ? $lb : $lg}]
+    set L [lossytcp_geom1 "" [expr {$bad ? $beta : $alpha}]]
+    if {$L >= 1000000000} { return }
+    set k2 [expr {$k + $L}]
+    $ns at [expr {($k2 - 1e-6) * $slot + $off}] \
+        "lossytcp_ge_switch $em $lg $lb [expr {!$bad}] $k2 $slot $off $alpha $beta"
 }
-LossyTcp/TwoState instproc hold {} {
-    $self instvar rng_ mg_ mb_ fixed_ bad_
-    set m [expr {$bad_ ? $mb_ : $mg_}]
-    if {$fixed_} { return $m }
-    return [expr {-$m * log([lossytcp_u $rng_])}]
+proc lossytcp_ge_slot {em off alpha beta lg lb slot} {
+    lossytcp_ge_switch $em $lg $lb [expr {rand() < $alpha / ($alpha + $beta)}] 0 $slot $off \
+        $alpha $beta
 }
-LossyTcp/TwoState instproc read {} {
-    $self instvar rng_ mg_ mb_ lg_ lb_ bad_ until_
-    set t [$self start-time]
-    if {$bad_ < 0} {
-        set bad_ [expr {[$rng_ uniform 0 1] < $mb_ / ($mg_ + $mb_)}]
-        set until_ [$self hold]
-    }
-    while {$t >= $until_} {
-        set bad_ [expr {!$bad_}]
-        set until_ [expr {$until_ + [$self hold]}]
-    }
-    set pl [expr {$bad_ ? $lb_ : $lg_}]
-    if {[$rng_ uniform 0 1] < $pl} { $self assign 0 1 } else { $self assign 1 0 }
+# Good and Bad periods in continuous time, exponential or fixed, the first state drawn by
+# time fraction and the first period a full one, as in the engine.
+proc lossytcp_ts_switch {em lg lb bad t mg mb fixed off} {
+    global ns
+    $em set rate_ [expr {$bad ? $lb : $lg}]
+    set m [expr {$bad ? $mb : $mg}]
+    set h [expr {$fixed ? $m : -$m * log([lossytcp_u ""])}]
+    set t2 [expr {$t + $h}]
+    $ns at [expr {$t2 + $off}] \
+        "lossytcp_ts_switch $em $lg $lb [expr {!$bad}] $t2 $mg $mb $fixed $off"
+}
+proc lossytcp_two_state {em off mg mb lg lb fixed} {
+    lossytcp_ts_switch $em $lg $lb [expr {rand() < $mb / ($mg + $mb)}] 0.0 $mg $mb $fixed $off
+}
+# Count each channel model's two exits (drops to a null agent, so that the link's queue
+# monitor sees only queue drops; passes on to the receiver).
+proc lossytcp_count {em node} {
+    global ns
+    set null [new Agent/Null]
+    $ns attach-agent $node $null
+    set lost [new QueueMonitor]
+    set d [new SnoopQueue/Drop]
+    $d set-monitor $lost
+    $d target $null
+    $em drop-target $d
+    set passed [new QueueMonitor]
+    set i [new SnoopQueue/In]
+    $i set-monitor $passed
+    $i target [$em target]
+    $em target $i
+    return [list $passed $lost]
+}
+proc lossytcp_native {} {
+    set em [new ErrorModel]
+    $em unit pkt
+    $em set rate_ 0.0
+    return $em
 }
 
 # A fixed list of runs {pass lost} consumed in order (cyclically when `cycle` is 1,

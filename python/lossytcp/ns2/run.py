@@ -9,7 +9,8 @@ How each metric is obtained from ns-2 (no packet trace needed):
   and a bulk sender is never idle, so the cuts are the timeouts plus the fast retransmits.
 * ``channel_losses`` and ``packets_received``: counted by the channel model itself (every
   packet reaching the end of the link is decided by it), see :mod:`lossytcp.ns2._tcl`.
-* ``packets_delivered`` = the sink's ``bytes_`` (bytes delivered in order) / packet size.
+* ``packets_delivered`` = the sink's ``bytes_`` (bytes delivered in order) / packet size,
+  unwrapped past 2^31 bytes.
 * ``queue_drops`` = the data queue monitor's ``pdrops_``.
 * spurious timeouts and fast retransmits: not observable from ns-2's counters (NaN).
 """
@@ -34,7 +35,7 @@ from .script import RESULT_TAG, Ns2Script, build_script
 
 __all__ = [
     "NS2_INSTALL", "Ns2Error", "Ns2NotInstalled", "Ns2Report", "Ns2Summary", "find_ns",
-    "parse_result", "run_drops", "run_script", "run_seeds", "simulate_ns2",
+    "parse_link_fates", "parse_result", "run_drops", "run_script", "run_seeds", "simulate_ns2",
 ]
 
 NS2_INSTALL = "sudo apt-get install ns2   (Debian/Ubuntu package of ns-2 2.35)"
@@ -120,6 +121,16 @@ class Ns2Report:
         return math.nan if x is None else float(x)
 
 
+def _delivered(raw: dict[str, float], size: int) -> int:
+    """Packets delivered in order, from the sink's ``bytes_``: a C int that wraps past 2 GiB
+    (a long fast run), unwrapped with the sender's cumulative ACK, which trails the true
+    count by less than a window (far less than the 4 GiB between wraps)."""
+    wrapped = int(raw["sink_bytes"]) % 2**32
+    approx = (int(raw["ack"]) + 1) * size
+    k = round((approx - wrapped) / 2**32)
+    return (wrapped + k * 2**32) // size
+
+
 def parse_result(stdout: str, script: Ns2Script) -> Ns2Report:
     """Read the script's result line."""
     line = next((ln for ln in stdout.splitlines() if ln.startswith(RESULT_TAG)), None)
@@ -133,7 +144,7 @@ def parse_result(stdout: str, script: Ns2Script) -> Ns2Report:
         packets_sent=int(raw["ndatapack"]), retransmissions=int(raw["nrexmitpack"]),
         channel_losses=int(raw["lost"]), ack_channel_losses=int(raw["ack_lost"]),
         queue_drops=int(raw["qdrops"]), packets_received=int(raw["passed"]),
-        packets_delivered=int(raw["sink_bytes"]) // size,
+        packets_delivered=_delivered(raw, size),
         timeouts=int(raw["nrexmit"]), fast_retransmits=int(raw["ncwndcuts"] - raw["nrexmit"]),
         elapsed_s=script.duration_s, capacity_pps=script.capacity_pps,
         final_cwnd=raw["cwnd"], final_ssthresh=raw["ssthresh"], raw=raw,
@@ -256,6 +267,24 @@ def parse_send_trace(text: str) -> list[tuple[float, int, bool]]:
         out.append((float(f[1]), seq, seq <= highest))
         highest = max(highest, seq)
     return out
+
+
+def parse_link_fates(text: str) -> list[tuple[float, int, bool]]:
+    """Every data packet that started transmission on the traced link (its ``-`` event),
+    with its start time, segment number and whether the channel lost it (no ``r`` event:
+    the channel model sits before the receive trace, see :mod:`lossytcp.ns2._tcl`)."""
+    starts: dict[int, tuple[float, int]] = {}
+    received: set[int] = set()
+    for ln in text.splitlines():
+        f = ln.split()
+        if len(f) < 12 or f[4] != "tcp":
+            continue
+        if f[0] == "-":
+            starts[int(f[11])] = (float(f[1]), int(f[10]))
+        elif f[0] == "r":
+            received.add(int(f[11]))
+    return [(t, seq, uid not in received) for uid, (t, seq) in sorted(starts.items(),
+                                                                      key=lambda kv: kv[1][0])]
 
 
 def run_drops(variant: str = "newreno", *, ns: str | None = None, **kwargs: Any,
