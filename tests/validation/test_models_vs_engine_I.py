@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 lossytcp = pytest.importorskip("lossytcp")
-if not hasattr(lossytcp, "simulate"):
-    pytest.skip("the engine (lossytcp.simulate) is not built", allow_module_level=True)
+if not hasattr(lossytcp, "simulate") or importlib.util.find_spec("lossytcp._sim") is None:
+    pytest.skip("the engine (lossytcp._sim) is not built", allow_module_level=True)
 
 _SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "validate_models_I.py"
 _spec = importlib.util.spec_from_file_location("validate_models_I", _SCRIPT)
