@@ -281,7 +281,13 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
         "minrto_": _num(min_rto), "maxrto_": _num(max_rto),
         # no timestamps option, no random send overhead, no burst limit: ns-2's defaults,
         # stated so that a changed ns-default.tcl cannot change the scenario silently
-        "timestamps_": "false", "overhead_": 0, "maxburst_": 0, **extra,
+        "timestamps_": "false", "overhead_": 0, "maxburst_": 0,
+        # the engine starts with ssthresh = 64 x the maximum window (no limit in effect);
+        # ns-2's default of 20 would end slow start early on large windows
+        "ssthresh_": 64 * max(tcp["max_window"], 2),
+        # ns-2 2.35's default, stated: the first ACK does not open cwnd (tcp.cc newack)
+        "delay_growth_": "true",
+        **extra,
     }
     sets = "\n".join(f"$tcp set {k} {v}" for k, v in tcp_settings.items())
     sink_sets = f"$sink set packetSize_ {ack}"
