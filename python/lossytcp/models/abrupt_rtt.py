@@ -1,0 +1,642 @@
+"""TCP throughput under abrupt round-trip-time changes (spurious timeouts and dupacks).
+
+A. A. Abouzeid and S. Roy, "Stochastic modeling of TCP in networks with abrupt delay
+variations", Wireless Networks 9 (2003) 509-524 (paper 001 of the project), Sections 3-5 and
+Appendices A-C.
+
+RTT process (Sec. 3.1): a semi-Markov process with M states; in state i the RTT is ``T_i`` and
+the holding time is ``X_i = T_i + Exp(mean V_i)`` (so ``X_i > T_i``); on leaving i it enters j
+with probability ``H[i, j]`` (diagonal entries allowed: a renewal without a change). The link
+sends ``mu`` packets per second. The RTO just before leaving i is ``Y_i = max(T_i, G,
+RTO_min)`` (eq. 2); binary exponential backoff doubles the timer for the first six timeouts and
+keeps it constant after (timer expiries at ``Y, 3Y, 7Y, ..., 127Y``, then every ``64 Y``).
+
+Embedded Markov chain (Sec. 5.1-5.2): ``Z_n = (W_n, H_n)``, the window just before the n-th RTT
+transition and the state being left; ``w_m M`` states. The depth of a transition within its
+window round is taken uniform, so a transition out of ``(w1, i)`` falls in the idle part of the
+round with probability ``p(w1, i) = 1 - w1 / (mu T_i)`` (eq. 14, clipped to [0, 1]).
+
+One step ``(w1, i) -> j``. The three cases of Appendices A-C are one rule written per path:
+
+* idle path (probability p): the first round after the change sends ``w1 + 1`` packets at
+  rate mu; a timeout happens when the first new ACK is later than the RTO,
+  ``x_I = T_j - (w1 + 1)/mu > Y_i`` (eq. 5); the number of consecutive timeouts ``K_I`` is the
+  number of backoff expiries before ``x_I`` (eq. 10);
+* busy path (1 - p): a timeout when ``x_B = T_j - T_i > Y_i`` (eq. 11), ``K_B`` likewise (eq. 13,
+  whose last inequality lost its ``Y_i`` factor in the extraction; it mirrors eq. 10);
+* spurious duplicate ACKs (Reno/NewReno only; an RTT decrease, so no timeout): with
+  probability ``P_DA`` = (number of depths c giving a DA) / ``(mu T_i)`` (eq. 4). Condition (ii)
+  of Sec. 4.1 reads "the ACK for packet c + d arrives before that of packet 1", i.e.
+  ``T_j + (c + d - 1)/mu < T_i``; the typeset eq. (3) drops the ``c``. The c-dependent form is
+  the right one: once packet 1 of the first burst arrives, first- and second-burst packets
+  reach the receiver interleaved at the same rate, every first-burst arrival is a new ACK that
+  resets the duplicate count, so d *consecutive* duplicates need d second-burst packets ahead
+  of packet 1 (checked by brute force in the tests). ``dupack_rule="consecutive"`` (default)
+  uses it; ``"typeset"`` reproduces eq. (3) as printed. With (i) ``c <= w1 - d`` and (iii)
+  ``(w1 - c)/mu < T_j``, the count is an interval of c. The window is halved.
+
+With ``T_j < Y_i + (w1+1)/mu`` no path times out (Appendix A); with ``Y_i + (w1+1)/mu < T_j <
+Y_i + T_i`` only the idle path does, once (``x_I < 2 Y_i`` as ``T_i <= Y_i``: Appendix C); with
+``T_j > Y_i + T_i`` both do (Appendix B). Windows after the events: DA ``w1/2``; single idle
+timeout ``max(1, (w1+1)/2)`` (eq. 6), several ``(-1 + sqrt(1 + 8 w1))/2`` (eq. 8); busy
+``max(1, (w1/2 + 1)/2)`` or ``(-1 + sqrt(1 + 4 w1))/2`` (eq. 12). The fast phases take no time
+(Sec. 5.3). Non-integer windows are split between the two neighbouring integers with weights
+that keep the mean (the paper leaves the rounding open).
+
+Window growth and packets until the next transition (Appendices A-C). In state j the window
+grows by one per round (congestion avoidance, Sec. 3.2.3); a round of window w lasts
+``tau_j(w) = max(T_j, w/mu)`` (the paper has ``T_j``; the ``w/mu`` term only matters above
+the bandwidth-delay product, which the paper's designs avoid) and sends its w packets at
+``g/mu``, g = 1..w, after its start. The paper conditions on the depth gamma of the transition
+within its round and then sets gamma = 0 for simplicity ((A.1), (A.3)). That simplification
+restarts a full round at every transition and overstates the packets sent: with no event at
+all its throughput exceeds the ideal TCP's. By default (``depth_average=True``) the depth is
+averaged out instead, as (A.1) writes it: the round in progress (window s) started
+``gamma' ~ U[0, T_i]`` before the transition; its remaining packets (those with ``g/mu >
+gamma'``) are sent; the next round (window s + 1) starts at ``gamma = T_i - gamma'`` (its ACKs
+come from packets sent in state i) and later rounds ``tau_j`` apart. Writing ``A(x) =
+E_gamma P(X_j > gamma + x)`` (closed form for ``X_j = T_j + Exp(V_j)``), the window at the next
+transition is s with probability ``1 - A(0)``, ``s + 1`` with ``A(0) - A(tau)``, and so on;
+``E[N] = sum over packet times of A(t)``, summed in closed form (geometric series).
+``depth_average=False`` gives the paper's gamma = 0 formulas as printed ((A.2), (A.4), whose
+first inner sum runs g = 0..w).
+
+Solving the chain fast. The transition law from a start window has a geometric tail (the
+exponential holding time is memoryless: past ``T_j``, each further round is survived with
+probability ``exp(-tau_j(w)/V_j)``). So the ``w_m M``-state EMC is embedded in a chain with
+``w_m M`` extra "growth" states (the holding in j has passed a round boundary at window w),
+whose transition matrix has O(w_m M^2) entries instead of O(w_m^2 M^2). The EMC's stationary
+law is this chain's, restricted to the EMC states and renormalised (a censored chain); the
+tests check it against the dense EMC.
+
+Throughput (eq. 15-19): ``E[R | w1, i] = sum_j H_ij E[N | w1, i, j] / E[X_j]``, weighted by the
+time share ``delta(w1, i) proportional to s(w1, i) E[U(w1, i)]``, ``E[U(w1, i)] = sum_j H_ij
+E[X_j]``. The plain renewal-reward ratio ``sum s sum_j H_ij E[N] / sum s E[U]`` is reported as
+``throughput_renewal_pps`` for comparison. The ideal TCP (eq. 20-21) keeps ``w_m`` forever:
+``E[R_I] = sum_i theta_i min(w_m / T_i, mu)``, ``theta_i`` the time share of state i (the cap
+at mu is ours, for windows above the bandwidth-delay product).
+
+``rtt_s`` is the round-trip time the sender sees: on a link of rate mu it includes the
+packet's own transmission time (``1/mu``) besides the propagation delay.
+
+OldTahoe never detects dupacks (``P_DA = 0``). NewReno equals Reno here (footnote 7: it reacts
+to one DA per window round and the model allows one RTT change per round).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse
+
+from .. import _validate as v
+from ..errors import ParameterError
+from ._markov import stationary_distribution
+from .base import Model, ModelResult, register
+
+VARIANTS = ("oldtahoe", "reno", "newreno")
+_BACKOFF_DOUBLINGS = 6
+
+__all__ = ["AbruptRttParams", "AbruptRttResult", "abrupt_rtt", "ideal_throughput_pps",
+           "VARIANTS", "MODEL"]
+
+
+@dataclass(frozen=True)
+class AbruptRttParams:
+    rate_pps: float
+    rtt_s: tuple
+    H: tuple
+    excess_mean_s: tuple
+    max_window: int
+    variant: str = "reno"
+    dupack_threshold: int = 3
+    granularity_s: float = 0.0
+    min_rto_s: float = 0.0
+    depth_average: bool = True
+    dupack_rule: str = "consecutive"
+
+    def __post_init__(self) -> None:
+        s = object.__setattr__
+        s(self, "rate_pps", v.positive("rate_pps", self.rate_pps))
+        t = v.vector("rtt_s", self.rtt_s, positive_entries=True)
+        m = t.size
+        if m > 64:
+            raise ParameterError("rtt_s", self.rtt_s, "must have at most 64 states")
+        h = v.stochastic_matrix("H", self.H)
+        if h.shape[0] != m:
+            raise ParameterError("H", self.H, f"must be {m}x{m}, like rtt_s")
+        ex = v.vector("excess_mean_s", self.excess_mean_s, m, non_negative_entries=True)
+        s(self, "rtt_s", tuple(float(x) for x in t))
+        s(self, "H", tuple(tuple(float(x) for x in row) for row in h))
+        s(self, "excess_mean_s", tuple(float(x) for x in ex))
+        s(self, "max_window", v.integer("max_window", self.max_window, 1, 5000))
+        s(self, "variant", v.choice("variant", self.variant, VARIANTS))
+        s(self, "dupack_threshold", v.integer("dupack_threshold", self.dupack_threshold, 1))
+        s(self, "granularity_s", v.non_negative("granularity_s", self.granularity_s))
+        s(self, "min_rto_s", v.non_negative("min_rto_s", self.min_rto_s))
+        if not isinstance(self.depth_average, (bool, np.bool_)):
+            raise ParameterError("depth_average", self.depth_average, "must be True or False")
+        s(self, "depth_average", bool(self.depth_average))
+        s(self, "dupack_rule", v.choice("dupack_rule", self.dupack_rule,
+                                        ["consecutive", "typeset"]))
+        _check_single_recurrent_class(h)
+
+
+def _check_single_recurrent_class(h: np.ndarray) -> None:
+    """Sec. 5.7: a unique stationary law needs H with one recurrent class."""
+    import scipy.sparse.csgraph as cg
+
+    m = h.shape[0]
+    n, labels = cg.connected_components(h > 0, directed=True, connection="strong")
+    if n == 1:
+        return
+    # A strongly connected component is recurrent iff no edge leaves it.
+    closed = [c for c in range(n)
+              if not np.any((h > 0)[np.ix_(labels == c, labels != c)])]
+    if len(closed) > 1:
+        raise ParameterError("H", h.tolist(), f"must have a single recurrent class (it has "
+                             f"{len(closed)} closed classes among {m} states)")
+
+
+@dataclass(frozen=True, repr=False)
+class AbruptRttResult(ModelResult):
+    variant: str
+    ideal_pps: float
+    ideal_norm: float
+    throughput_renewal_pps: float
+    p_spurious_timeout: float        # per RTT transition
+    p_spurious_dupack: float         # per RTT transition
+    mean_timeouts_per_event: float   # consecutive timeouts per timeout event
+    spurious_timeouts_per_s: float
+    spurious_dupacks_per_s: float
+    mean_window: float               # time-weighted
+    window_pmf: np.ndarray = field(default=None, repr=False)       # time share per window 1..w_m
+    emc_distribution: np.ndarray = field(default=None, repr=False)  # s(w, i), shape (w_m, M)
+    time_share: np.ndarray = field(default=None, repr=False)        # delta(w, i)
+
+
+_EXPIRIES = np.array([(2 ** k - 1) for k in range(1, _BACKOFF_DOUBLINGS + 2)], dtype=float)
+
+
+def _timeouts(x: np.ndarray, Y: float) -> np.ndarray:
+    """Consecutive timeouts before the first ACK arrives ``x`` seconds after the timer starts.
+
+    The timer expires at Y, 3Y, 7Y, ..., 127Y (six doublings), then every 64Y.
+    """
+    x = np.asarray(x, dtype=float)
+    k = np.searchsorted(_EXPIRIES * Y, x, side="left").astype(float)   # expiries before x
+    last = _EXPIRIES[-1] * Y
+    return k + np.where(x > last, np.ceil((x - last) / (64 * Y)) - 1, 0.0)
+
+
+def _surv_factory(L: float, T: float, V: float):
+    """A(x) = E_gamma P(X > gamma + x) for X = T + Exp(V), gamma ~ U[0, L] (L = 0: gamma = 0)."""
+    def surv(x):
+        x = np.asarray(x, dtype=float)
+        if L <= 0.0:
+            if V > 0:
+                return np.where(x < T, 1.0, np.exp(-np.maximum(x - T, 0.0) / V))
+            # X = T exactly: a round of length T is completed (the boundary counts as reached).
+            return np.where(x <= T * (1.0 + 1e-12), 1.0, 0.0)
+        u0 = np.clip(T - x, 0.0, L)
+        if V > 0:
+            return u0 / L + (V / L) * np.exp(-(x + u0 - T) / V) * -np.expm1(-(L - u0) / V)
+        return u0 / L
+    return surv
+
+
+_LAGS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _lags(wm: int):
+    """(lag matrix w - s clipped at 0, upper-triangle mask), cached per window size."""
+    if wm not in _LAGS:
+        k = np.arange(wm)
+        lag = k[None, :] - k[:, None]
+        _LAGS[wm] = (np.maximum(lag, 0), lag >= 0)
+    return _LAGS[wm]
+
+
+def _tables(L: float, T: float, V: float, mu: float, wm: int, extra: int = 0,
+            need_g: bool = True):
+    """Next-window law ``G[s-1, w-1]`` and expected packets ``E[s-1]`` from start window s in a
+    state with RTT ``T`` and excess mean ``V``, the first round starting ``gamma ~ U[0, L]``
+    after the transition (``L = 0``: the paper's gamma = 0 simplification)."""
+    surv = _surv_factory(L, T, V)
+    w = np.arange(1, wm + 1, dtype=float)
+    lag, upper = _lags(wm)
+    if not need_g:
+        G = None
+        k = np.arange(wm)
+        rel_last = np.concatenate(([0.0], np.cumsum(np.maximum(T, w / mu))))
+        rel_last = rel_last[wm - 1] - rel_last[k]
+        tau_m = max(T, wm / mu)
+        if wm > mu * T:
+            tau = np.maximum(T, w / mu)
+            cum = np.concatenate(([0.0], np.cumsum(tau)))
+            rel = cum[None, :wm] - cum[:wm, None]
+            relu = np.where(upper, rel, 0.0)
+    elif wm <= mu * T:
+        # Every round lasts T: the tables depend on w - s only (Toeplitz), so one survival
+        # vector over the lags fills them, and the discounted sums become a recursion.
+        sv = surv(np.arange(wm + 1) * T)
+        sv[0] = 1.0                       # ending before the first boundary leaves w2 = s
+        gk = sv[:-1] - sv[1:]
+        G = np.where(upper, gk[lag], 0.0)
+        last = sv[(wm - 1) - np.arange(wm)]
+        last[-1] = 1.0
+        G[:, -1] = last
+        rel_last = ((wm - 1) - np.arange(wm)) * T
+        tau_m = T
+    else:
+        tau = np.maximum(T, w / mu)                   # round length at window w
+        cum = np.concatenate(([0.0], np.cumsum(tau)))
+        rel = cum[None, :wm] - cum[:wm, None]         # start of round w relative to round s
+        relu = np.where(upper, rel, 0.0)
+        sf = np.where(upper, surv(relu), 0.0)
+        sf[np.diag_indices(wm)] = 1.0
+        G = np.zeros((wm, wm))
+        G[:, :-1] = sf[:, :-1] - sf[:, 1:]
+        G[:, -1] = sf[:, -1]
+        G = np.where(upper, G, 0.0)
+        rel_last = rel[:, -1]
+        tau_m = tau[-1]
+    if G is not None:
+        G = np.clip(G, 0.0, 1.0)
+    first = np.cumsum(surv(w / mu))                   # the first round: packets g = 1..s
+    if extra:
+        first = first + np.where(w < wm, surv(np.zeros(wm)), 0.0)   # the g = 0 packet
+    if V <= 0:
+        return G, first
+    # From the second round on every packet time x >= T, where A(x) = c exp(-(x - T)/V).
+    c = 1.0 if L <= 0 else (V / L) * -np.expm1(-L / V)
+    q = math.exp(-1.0 / (mu * V))
+    geo = q * (1 - q ** w) / (1 - q)                  # sum_{g=1}^{w} q^g
+    geo_r = geo + (1.0 if extra else 0.0)             # rounds below w_m, literal (A.4)
+    if wm <= mu * T:
+        # mid[s] = sum_{m=0}^{n-1} r^m geo_r[s+1+m], n = wm - 2 - s, r = exp(-T/V), with
+        # geo_r[w] = a - b q^(w+1) (0-based w): two geometric series in closed form.
+        n = np.maximum(wm - 2 - np.arange(wm), 0).astype(float)
+        a = q / (1 - q) + (1.0 if extra else 0.0)
+        b = q / (1 - q)
+        lr = -T / V
+        s0 = np.arange(wm, dtype=float)
+        lq = lr + math.log(q)
+        mid = (a * -np.expm1(n * lr) / -math.expm1(lr)
+               - b * q ** (s0 + 2) * -np.expm1(n * lq) / -math.expm1(lq))
+    else:
+        later = np.where(upper & (lag > 0), np.exp(-(relu - T) / V) * geo_r[None, :], 0.0)
+        mid = later[:, :-1].sum(axis=1)
+    ratio = 1.0 / -np.expm1(-tau_m / V)
+    tail = np.exp(-(rel_last - T) / V) * geo[-1] * ratio
+    tail[-1] = math.exp(-(tau_m - T) / V) * geo[-1] * ratio
+    return G, first + c * (mid + tail)
+
+
+def _transition_tables(Ti: float, Tj: float, Vj: float, mu: float, wm: int, depth: bool,
+                       need_g: bool = True):
+    """Tables indexed by the window s of the round in progress at the transition (i -> j).
+
+    ``depth=False``: the paper's gamma = 0 simplification of (A.1)-(A.4) as printed (a round
+    starts at the transition; rounds below w_m count g = 0..w). ``depth=True``: the round in
+    progress started ``gamma' ~ U[0, T_i]`` before the transition (the paper's uniform depth);
+    its packets after the transition are counted, the next round (window s + 1) starts at
+    ``gamma = T_i - gamma'`` (its ACK clock still runs on T_i) and later ones tau_j apart.
+    """
+    if not depth:
+        return _tables(0.0, Tj, Vj, mu, wm, extra=1, need_g=need_g)
+    G0, E0 = _tables(Ti, Tj, Vj, mu, wm, need_g=need_g)
+    g = np.arange(1, wm + 1, dtype=float)
+    # Packets of the round in progress still to go: sum_g P(gamma' < g / mu).
+    rem = np.cumsum(np.minimum(1.0, g / (mu * Ti)))
+    E = rem.copy()
+    E[:-1] += E0[1:]
+    E[-1] += E0[-1]
+    if not need_g:
+        return None, E
+    a0 = float(_surv_factory(Ti, Tj, Vj)(0.0))
+    G = np.zeros((wm, wm))
+    G[:-1, 1:] = G0[1:, 1:]
+    idx = np.arange(wm - 1)
+    G[idx, idx] = 1.0 - a0
+    G[idx, idx + 1] -= 1.0 - a0
+    G[-1, -1] = 1.0
+    return np.clip(G, 0.0, 1.0), E
+
+
+def _reward_tables(Ti: np.ndarray, Tj: float, Vj: float, mu: float, wm: int,
+                   depth: bool) -> np.ndarray:
+    """``E[N]`` from each start window for transitions from every state i into j at once.
+
+    Same quantity as ``_transition_tables(...)[1]`` (checked in the tests), vectorised over
+    the previous state's RTT ``Ti`` (shape (M,)); returns shape (M, wm).
+    """
+    M = Ti.size
+    w = np.arange(1, wm + 1, dtype=float)
+    tau = np.maximum(Tj, w / mu)
+    cum = np.concatenate(([0.0], np.cumsum(tau)))
+    if not depth:
+        return np.broadcast_to(_tables(0.0, Tj, Vj, mu, wm, extra=1, need_g=False)[1],
+                               (M, wm)).copy()
+    L = Ti[:, None]
+    # The table from start window s + 1 (rounds s+1, s+2, ... from gamma) ...
+    x = w[None, :] / mu
+    u0 = np.clip(Tj - x, 0.0, L)
+    if Vj > 0:
+        first = np.cumsum(u0 / L + (Vj / L) * np.exp(-(x + u0 - Tj) / Vj)
+                          * -np.expm1(-(L - u0) / Vj), axis=1)
+        c = (Vj / L) * -np.expm1(-L / Vj)
+        q = math.exp(-1.0 / (mu * Vj))
+        geo = q * (1 - q ** w) / (1 - q)
+        rel_last = cum[wm - 1] - cum[:wm]
+        if wm <= mu * Tj:
+            n = np.maximum(wm - 2 - np.arange(wm), 0).astype(float)
+            a = b = q / (1 - q)
+            lr = -Tj / Vj
+            lq = lr + math.log(q)
+            mid = (a * -np.expm1(n * lr) / -math.expm1(lr)
+                   - b * q ** (np.arange(wm) + 2.0) * -np.expm1(n * lq) / -math.expm1(lq))
+        else:
+            rel = cum[None, :wm] - cum[:wm, None]
+            lag, upper = _lags(wm)
+            later = np.where(upper & (lag > 0), np.exp(-(np.where(upper, rel, 0.0) - Tj) / Vj)
+                             * geo[None, :], 0.0)
+            mid = later[:, :-1].sum(axis=1)
+        tau_m = tau[-1]
+        ratio = 1.0 / -math.expm1(-tau_m / Vj)
+        tail = np.exp(-(rel_last - Tj) / Vj) * geo[-1] * ratio
+        tail[-1] = math.exp(-(tau_m - Tj) / Vj) * geo[-1] * ratio
+        E0 = first + c * (mid + tail)[None, :]
+    else:
+        E0 = np.cumsum(u0 / L, axis=1)
+    # ... shifted by one window, plus what is left of the round in progress.
+    E = np.cumsum(np.minimum(1.0, w[None, :] / (mu * L)), axis=1)
+    E[:, :-1] += E0[:, 1:]
+    E[:, -1] += E0[:, -1]
+    return E
+
+
+def _split(start: np.ndarray, wm: int):
+    """Integer neighbours (0-based) and weights of fractional start windows, mean-preserving."""
+    s = np.clip(start, 1.0, float(wm))
+    lo = np.floor(s)
+    frac = s - lo
+    lo_i = lo.astype(int) - 1
+    hi_i = np.minimum(lo_i + 1, wm - 1)
+    return lo_i, hi_i, 1.0 - frac, frac
+
+
+def _event_paths(params: AbruptRttParams, i: int, j: int, w1: np.ndarray, Y: np.ndarray):
+    """The three ways a transition i -> j out of window w1 can go (see the module docstring).
+
+    Returns ``[(probability, start window)]`` per w1, and the per-w1 probability of a spurious
+    DA, of a timeout, and the expected number of consecutive timeouts.
+    """
+    mu, d, wm = params.rate_pps, params.dupack_threshold, params.max_window
+    T = params.rtt_s
+    p_idle = np.clip(1.0 - w1 / (mu * T[i]), 0.0, 1.0)            # eq. (14)
+    if params.variant != "oldtahoe" and T[j] < T[i] - d / mu:      # eq. (3)-(4)
+        c_lo = np.maximum(1.0, np.floor(w1 - mu * T[j]) + 1.0)
+        c_hi = w1 - d
+        if params.dupack_rule == "consecutive":
+            # ACK of packet c + d before that of packet 1: c + d - 1 < mu (T_i - T_j).
+            c_hi = np.minimum(c_hi, np.ceil(mu * (T[i] - T[j]) - d + 1.0) - 1.0)
+        pda = np.minimum(np.maximum(0.0, c_hi - c_lo + 1.0) / (mu * T[i]), 1.0)
+    else:
+        pda = np.zeros(w1.size)
+    kI = _timeouts(T[j] - (w1 + 1.0) / mu, Y[i])                   # eq. (5), (10)
+    kB = _timeouts(np.full(w1.size, T[j] - T[i]), Y[i])            # eq. (11), (13)
+    wI = np.where(kI == 1, np.maximum(1.0, (w1 + 1.0) / 2.0),        # eq. (9)
+                  (-1.0 + np.sqrt(1.0 + 8.0 * w1)) / 2.0)
+    wB = np.where(kB == 1, np.maximum(1.0, (w1 / 2.0 + 1.0) / 2.0),  # eq. (12)
+                  (-1.0 + np.sqrt(1.0 + 4.0 * w1)) / 2.0)
+    startI = np.where(kI > 0, np.minimum(wI, wm), w1)
+    startB = np.where(kB > 0, np.minimum(wB, wm), w1)
+    # pda > 0 only on an RTT decrease, where neither path can time out.
+    paths = [(pda, np.maximum(w1 / 2.0, 1.0)),
+             ((1.0 - pda) * p_idle, startI),
+             ((1.0 - pda) * (1.0 - p_idle), startB)]
+    p_to = p_idle * (kI > 0) + (1 - p_idle) * (kB > 0)
+    k_to = p_idle * kI + (1 - p_idle) * kB
+    return paths, pda, p_to, k_to
+
+
+def _mixture(paths, wm: int):
+    """Sparse (w1 -> integer start window) weights of the event paths."""
+    rows, cols, vals = [], [], []
+    for prob, start in paths:
+        lo, hi, a, b = _split(start, wm)
+        for idx, wgt in ((lo, prob * a), (hi, prob * b)):
+            nz = wgt > 0
+            if nz.any():
+                rows.append(np.flatnonzero(nz))
+                cols.append(idx[nz])
+                vals.append(wgt[nz])
+    return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+
+
+def _compute(params: AbruptRttParams) -> AbruptRttResult:
+    """The EMC solved through an equivalent sparse chain (see ``_growth_chain``)."""
+    mu = params.rate_pps
+    T = np.array(params.rtt_s)
+    V = np.array(params.excess_mean_s)
+    H = np.array(params.H)
+    wm = params.max_window
+    M = T.size
+    Y = np.maximum(T, max(params.granularity_s, params.min_rto_s))
+    EX = T + V
+    w1 = np.arange(1, wm + 1, dtype=float)
+    n_emc = wm * M
+    # State numbering: EMC (i, w) -> i*wm + w - 1; growth (j, w) -> n_emc + j*wm + w - 1.
+    R, C, D = [], [], []
+    EN = np.zeros((wm, M))
+    ER = np.zeros((wm, M))
+    p_to = np.zeros((wm, M))
+    p_da = np.zeros((wm, M))
+    k_to = np.zeros((wm, M))
+    tau = np.maximum(T[:, None], w1[None, :] / mu)                     # (M, wm)
+    with np.errstate(divide="ignore"):
+        r_cont = np.where(V[:, None] > 0, np.exp(-tau / np.where(V > 0, V, 1.0)[:, None]), 0.0)
+    k = np.arange(wm)
+    E_into = [_reward_tables(T, T[j], V[j], mu, wm, params.depth_average) for j in range(M)]
+    for j in range(M):
+        # Growth states: the holding in j has passed a round boundary with the window at w; it
+        # survives the round (window w + 1) with the memoryless exp(-tau_w / V_j).
+        g = n_emc + j * wm + k
+        last = k == wm - 1
+        R += [g[~last], g[~last], g[last]]
+        C += [g[~last] + 1, j * wm + k[~last], j * wm + k[last]]
+        D += [r_cont[j, :-1], 1.0 - r_cont[j, :-1], np.ones(1)]
+    for i in range(M):
+        for j in range(M):
+            if H[i, j] == 0.0:
+                continue
+            paths, pda, pto, kto = _event_paths(params, i, j, w1, Y)
+            p_to[:, i] += H[i, j] * pto
+            k_to[:, i] += H[i, j] * kto
+            p_da[:, i] += H[i, j] * pda
+            rows, cols, vals = _mixture(paths, wm)
+            E = E_into[j][i]
+            en = np.bincount(rows, vals * E[cols], minlength=wm)
+            EN[:, i] += H[i, j] * en
+            ER[:, i] += H[i, j] * en / EX[j]
+            # From start window s (0-based): stay at s, step to s + 1, or enter growth.
+            surv = _surv_factory(T[i] if params.depth_average else 0.0, T[j], V[j])
+            if params.depth_average:
+                a0 = float(surv(0.0))                 # the next round starts before X ends
+                nxt = np.append(surv(tau[j, 1:]), 0.0)  # and the one after it too
+                p_stay, p_next, p_grow, g_off = 1.0 - a0, a0 - nxt, nxt, 2
+                p_next = np.where(k == wm - 2, a0, p_next)
+                p_grow = np.where(k >= wm - 2, 0.0, p_grow)
+            else:
+                a0 = surv(tau[j])                     # round s (at 0) completes
+                p_stay, p_next, p_grow, g_off = 1.0 - a0, np.zeros(wm), a0, 1
+                p_grow = np.where(k == wm - 1, 0.0, p_grow)
+            p_stay = np.where(k == wm - 1, 1.0, p_stay) + np.zeros(wm)
+            p_next = np.where(k == wm - 1, 0.0, p_next)
+            src = i * wm + rows
+            base = H[i, j] * vals
+            for to, pr in ((j * wm + cols, p_stay[cols]),
+                           (j * wm + np.minimum(cols + 1, wm - 1), p_next[cols]),
+                           (n_emc + j * wm + np.minimum(cols + g_off, wm - 1), p_grow[cols])):
+                keep = pr > 0
+                R.append(src[keep])
+                C.append(to[keep])
+                D.append(base[keep] * pr[keep])
+    P = scipy.sparse.csr_matrix((np.concatenate(D), (np.concatenate(R), np.concatenate(C))),
+                                shape=(2 * n_emc, 2 * n_emc))
+    P = scipy.sparse.diags(1.0 / np.asarray(P.sum(axis=1)).ravel()) @ P
+    try:
+        full = stationary_distribution(P)
+    except RuntimeError:  # pragma: no cover - SuperLU reports a singular system this way
+        raise ParameterError("H", params.H, "gives an embedded chain without a unique "
+                             "stationary law (Sec. 5.7)") from None
+    s = full[:n_emc]
+    s = (s / s.sum()).reshape(M, wm).T                                # s[w-1, i]
+    return _finish(params, s, EN, ER, p_to, p_da, k_to)
+
+
+def _finish(params, s, EN, ER, p_to, p_da, k_to) -> AbruptRttResult:
+    mu = params.rate_pps
+    T = np.array(params.rtt_s)
+    H = np.array(params.H)
+    EX = T + np.array(params.excess_mean_s)
+    wm = params.max_window
+    EU = H @ EX                                          # E[U(w1, i)] depends on i only
+    delta = s * EU[None, :]
+    delta /= delta.sum()
+    thr = float((delta * ER).sum())                      # eq. (15)-(19)
+    mean_u = float((s * EU[None, :]).sum())
+    thr_rr = float((s * EN).sum()) / mean_u
+    pi_h = stationary_distribution(H)                    # eq. (20)-(21)
+    theta = pi_h * EX / (pi_h * EX).sum()
+    ideal = float((theta * np.minimum(wm / T, mu)).sum())
+    pto = float((s * p_to).sum())
+    pda = float((s * p_da).sum())
+    kmean = float((s * k_to).sum()) / pto if pto > 0 else 0.0
+    wpmf = delta.sum(axis=1)
+    return AbruptRttResult(
+        throughput_pps=thr, throughput_norm=thr / mu, variant=params.variant,
+        ideal_pps=ideal, ideal_norm=ideal / mu, throughput_renewal_pps=thr_rr,
+        p_spurious_timeout=pto, p_spurious_dupack=pda, mean_timeouts_per_event=kmean,
+        spurious_timeouts_per_s=pto / mean_u, spurious_dupacks_per_s=pda / mean_u,
+        mean_window=float((wpmf * np.arange(1, wm + 1)).sum()), window_pmf=wpmf,
+        emc_distribution=s, time_share=delta,
+    )
+
+
+def _compute_dense(params: AbruptRttParams) -> AbruptRttResult:
+    """Reference: the EMC assembled directly with dense next-window tables (slow; tests)."""
+    mu = params.rate_pps
+    T = np.array(params.rtt_s)
+    V = np.array(params.excess_mean_s)
+    H = np.array(params.H)
+    wm = params.max_window
+    M = T.size
+    Y = np.maximum(T, max(params.granularity_s, params.min_rto_s))
+    EX = T + V
+    w1 = np.arange(1, wm + 1, dtype=float)
+    P = np.zeros((wm * M, wm * M))
+    EN, ER = np.zeros((wm, M)), np.zeros((wm, M))
+    p_to, p_da, k_to = np.zeros((wm, M)), np.zeros((wm, M)), np.zeros((wm, M))
+    for i in range(M):
+        for j in range(M):
+            if H[i, j] == 0.0:
+                continue
+            paths, pda, pto, kto = _event_paths(params, i, j, w1, Y)
+            p_to[:, i] += H[i, j] * pto
+            k_to[:, i] += H[i, j] * kto
+            p_da[:, i] += H[i, j] * pda
+            rows, cols, vals = _mixture(paths, wm)
+            mix = scipy.sparse.csr_matrix((vals, (rows, cols)), shape=(wm, wm))
+            G, E = _transition_tables(T[i], T[j], V[j], mu, wm, params.depth_average)
+            en = mix @ E
+            EN[:, i] += H[i, j] * en
+            ER[:, i] += H[i, j] * en / EX[j]
+            P[i * wm:(i + 1) * wm, j * wm:(j + 1) * wm] += H[i, j] * (mix @ G)
+    P /= P.sum(axis=1, keepdims=True)
+    s = stationary_distribution(scipy.sparse.csr_matrix(P)).reshape(M, wm).T
+    return _finish(params, s, EN, ER, p_to, p_da, k_to)
+
+
+def abrupt_rtt(**kwargs) -> AbruptRttResult:
+    """Abouzeid-Roy throughput under a semi-Markov RTT; see the module docstring."""
+    return _compute(AbruptRttParams(**kwargs))
+
+
+def ideal_throughput_pps(**kwargs) -> float:
+    """Throughput of the ideal TCP of Sec. 5.6 (never fooled by RTT changes)."""
+    return abrupt_rtt(**kwargs).ideal_pps
+
+
+MODEL = register(Model(
+    name="abrupt-rtt", params_type=AbruptRttParams, compute=_compute,
+    summary="Abouzeid-Roy embedded Markov chain of TCP (OldTahoe, Reno/NewReno) under a "
+            "semi-Markov RTT: throughput, ideal throughput, spurious timeouts and dupacks",
+    citation="A. A. Abouzeid, S. Roy. Stochastic modeling of TCP in networks with abrupt delay "
+             "variations. Wireless Networks 9, 2003.",
+    aliases=("abrupt_rtt", "abouzeid-roy"),
+))
+
+#: No parameter is a loss probability in this model: losses are all spurious, caused by RTT
+#: changes, and no single parameter orders them monotonically.
+LOSS_PARAMETER = None
+
+# The Section 6.3 parameter set.
+SECTION_6_3 = dict(
+    rate_pps=1210.0,
+    rtt_s=(0.058056, 0.060383, 0.081911),
+    H=((0.1, 0.33, 0.57), (0.30, 0.12, 0.58), (0.165, 0.36, 0.475)),
+    excess_mean_s=(0.1067, 0.1183, 0.0042),
+)
+
+
+def _property_space():
+    from hypothesis import strategies as st
+
+    def h3(draw_rows):
+        rows = []
+        for r in draw_rows:
+            tot = sum(r)
+            rows.append(tuple(x / tot for x in r))
+        return tuple(rows)
+
+    row = st.tuples(*[st.floats(0.05, 1.0)] * 3)
+    return {
+        "rate_pps": st.floats(125.0, 1250.0),
+        "rtt_s": st.tuples(*[st.floats(0.05, 0.1)] * 3),
+        "H": st.tuples(row, row, row).map(h3),
+        "excess_mean_s": st.tuples(*[st.floats(0.0, 0.9)] * 3),
+        "max_window": st.integers(2, 60),
+        "variant": st.sampled_from(VARIANTS),
+        "dupack_threshold": st.integers(1, 10),
+    }
+
+
+def __getattr__(name: str):
+    # Built lazily so importing the model never needs hypothesis.
+    if name == "PROPERTY_SPACE":
+        return _property_space()
+    raise AttributeError(name)
