@@ -69,10 +69,17 @@ whose transition matrix has O(w_m M^2) entries instead of O(w_m^2 M^2). The EMC'
 law is this chain's, restricted to the EMC states and renormalised (a censored chain); the
 tests check it against the dense EMC.
 
-Throughput (eq. 15-19): ``E[R | w1, i] = sum_j H_ij E[N | w1, i, j] / E[X_j]``, weighted by the
-time share ``delta(w1, i) proportional to s(w1, i) E[U(w1, i)]``, ``E[U(w1, i)] = sum_j H_ij
-E[X_j]``. The plain renewal-reward ratio ``sum s sum_j H_ij E[N] / sum s E[U]`` is reported as
-``throughput_renewal_pps`` for comparison. The ideal TCP (eq. 20-21) keeps ``w_m`` forever:
+Throughput. The renewal-reward theorem the paper invokes (Sec. 5.5, Gallager ch. 5) gives the
+long-run rate as a ratio of expectations over the stationary EMC,
+``E[R] = sum s(w1, i) sum_j H_ij E[N | w1, i, j] / sum s(w1, i) E[U(w1, i)]`` with
+``E[U(w1, i)] = sum_j H_ij E[X_j]``: this is ``throughput_pps``. Eq. (19) as printed instead
+averages per-transition rates ``E[N | w1, i, j] / E[X_j]`` with the time share of the state
+*left*, ``delta(w1, i)``; it is reported as ``throughput_eq19_pps``. The two differ: with no
+spurious event at all (window pinned at w_m) the ratio equals the ideal TCP's throughput, as
+it must, while eq. (19) does not (it weights state j's rate by the time spent in the state
+before it), so eq. (19) cannot reach the Ideal curve that Fig. 12 shows both TCPs approach.
+
+The ideal TCP (eq. 20-21) keeps ``w_m`` forever:
 ``E[R_I] = sum_i theta_i min(w_m / T_i, mu)``, ``theta_i`` the time share of state i (the cap
 at mu is ours, for windows above the bandwidth-delay product).
 
@@ -165,7 +172,7 @@ class AbruptRttResult(ModelResult):
     variant: str
     ideal_pps: float
     ideal_norm: float
-    throughput_renewal_pps: float
+    throughput_eq19_pps: float       # eq. (19) as printed (see the module docstring)
     p_spurious_timeout: float        # per RTT transition
     p_spurious_dupack: float         # per RTT transition
     mean_timeouts_per_event: float   # consecutive timeouts per timeout event
@@ -290,7 +297,7 @@ def _tables(L: float, T: float, V: float, mu: float, wm: int, extra: int = 0,
         later = np.where(upper & (lag > 0), np.exp(-(relu - T) / V) * geo_r[None, :], 0.0)
         mid = later[:, :-1].sum(axis=1)
     ratio = 1.0 / -np.expm1(-tau_m / V)
-    tail = np.exp(-(rel_last - T) / V) * geo[-1] * ratio
+    tail = np.exp(-(np.maximum(rel_last, T) - T) / V) * geo[-1] * ratio
     tail[-1] = math.exp(-(tau_m - T) / V) * geo[-1] * ratio
     return G, first + c * (mid + tail)
 
@@ -366,7 +373,7 @@ def _reward_tables(Ti: np.ndarray, Tj: float, Vj: float, mu: float, wm: int,
             mid = later[:, :-1].sum(axis=1)
         tau_m = tau[-1]
         ratio = 1.0 / -math.expm1(-tau_m / Vj)
-        tail = np.exp(-(rel_last - Tj) / Vj) * geo[-1] * ratio
+        tail = np.exp(-(np.maximum(rel_last, Tj) - Tj) / Vj) * geo[-1] * ratio
         tail[-1] = math.exp(-(tau_m - Tj) / Vj) * geo[-1] * ratio
         E0 = first + c * (mid + tail)[None, :]
     else:
@@ -527,9 +534,9 @@ def _finish(params, s, EN, ER, p_to, p_da, k_to) -> AbruptRttResult:
     EU = H @ EX                                          # E[U(w1, i)] depends on i only
     delta = s * EU[None, :]
     delta /= delta.sum()
-    thr = float((delta * ER).sum())                      # eq. (15)-(19)
+    thr_eq19 = float((delta * ER).sum())                 # eq. (15)-(19) as printed
     mean_u = float((s * EU[None, :]).sum())
-    thr_rr = float((s * EN).sum()) / mean_u
+    thr = float((s * EN).sum()) / mean_u                 # renewal-reward ratio
     pi_h = stationary_distribution(H)                    # eq. (20)-(21)
     theta = pi_h * EX / (pi_h * EX).sum()
     ideal = float((theta * np.minimum(wm / T, mu)).sum())
@@ -539,7 +546,7 @@ def _finish(params, s, EN, ER, p_to, p_da, k_to) -> AbruptRttResult:
     wpmf = delta.sum(axis=1)
     return AbruptRttResult(
         throughput_pps=thr, throughput_norm=thr / mu, variant=params.variant,
-        ideal_pps=ideal, ideal_norm=ideal / mu, throughput_renewal_pps=thr_rr,
+        ideal_pps=ideal, ideal_norm=ideal / mu, throughput_eq19_pps=thr_eq19,
         p_spurious_timeout=pto, p_spurious_dupack=pda, mean_timeouts_per_event=kmean,
         spurious_timeouts_per_s=pto / mean_u, spurious_dupacks_per_s=pda / mean_u,
         mean_window=float((wpmf * np.arange(1, wm + 1)).sum()), window_pmf=wpmf,
