@@ -95,11 +95,15 @@ def run_ns2(kw: dict) -> dict | str:
 
 def run_ns3(name: str, kw: dict) -> dict | str:
     exe = HERE / "ns3" / "lossytcp-bench"
-    if not exe.exists():
-        return f"not built ({exe.relative_to(ROOT)}; see bench/README.md)"
+    # (re)build when ns-3 is installed; otherwise say why there is no ns-3 row
+    build = subprocess.run(["sh", str(HERE / "ns3" / "build.sh")], capture_output=True,
+                           text=True)
+    if build.returncode != 0 or not exe.exists():
+        return f"not built: {(build.stderr or build.stdout).strip()[-300:]}"
     args = [str(exe), f"--rate={kw['rate_bps']}", f"--rtt={kw['rtt_s']}",
             f"--size={kw['packet_size_bytes']}", f"--window={kw['window']}",
-            f"--duration={kw['duration_s']}", f"--channel={kw['channel']}"]
+            f"--duration={kw['duration_s']}", f"--channel={kw['channel']}",
+            f"--seed={kw['seed']}"]
     text, wall, rss = _child(args)
     d = json.loads(text.strip().splitlines()[-1])
     return {"wall_s": wall, "sim_s": wall, "rss_bytes": rss, "delivered": d["delivered"],

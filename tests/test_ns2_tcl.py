@@ -215,3 +215,85 @@ def test_send_trace_parser_matches_packet_count(tmp_path: Path) -> None:
     trace = parse_send_trace(tr.read_text())
     assert len(trace) == rep.packets_sent
     assert [s for _, s, _ in trace[:5]] == [0, 1, 2, 3, 4]
+
+
+# --- the crosscheck command ---------------------------------------------------------------
+
+class _Fake:
+    def __init__(self, **m: float) -> None:
+        self.m = m
+
+    def metric(self, name: str) -> float:
+        return self.m.get(name, math.nan)
+
+
+def test_compare_verdict_uses_two_standard_errors_of_the_difference() -> None:
+    from lossytcp.cli.crosscheck import compare
+
+    a = [_Fake(goodput_norm=x) for x in (0.50, 0.52, 0.48, 0.51, 0.49)]
+    # mean 0.50, s.e. sqrt(0.00025/5) = 0.00707 on each side -> 2 s.e. of the difference 0.02
+    near = [_Fake(goodput_norm=x + 0.015) for x in (0.50, 0.52, 0.48, 0.51, 0.49)]
+    far = [_Fake(goodput_norm=x + 0.025) for x in (0.50, 0.52, 0.48, 0.51, 0.49)]
+    (r,) = compare(a, near, ("goodput_norm",))
+    assert r["verdict"] == "agree"
+    assert r["diff_se"] == pytest.approx(math.sqrt(2 * 0.00025 / 5))
+    (r,) = compare(a, far, ("goodput_norm",))
+    assert r["verdict"] == "DIFFER"
+    (r,) = compare(a[:1], far[:1], ("goodput_norm",))
+    assert r["verdict"] == "n/a"  # one seed: no standard error, no verdict
+    (r,) = compare(a, far, ("spurious_timeouts",))
+    assert r["verdict"] == "n/a"
+
+
+def test_crosscheck_without_ns_names_the_install_command(monkeypatch, capsys) -> None:
+    from lossytcp.cli import main
+
+    monkeypatch.setenv("LOSSYTCP_NS", "ns-not-installed-here")
+    assert main(["crosscheck", "ns2", "--duration", "1s", "--seeds", "1"]) == 3
+    out = capsys.readouterr().out
+    assert "apt-get install ns2" in out
+
+
+def test_crosscheck_refuses_what_ns2_cannot_express(capsys) -> None:
+    if not HAVE_NS:
+        pytest.skip("needs ns on PATH to get past the install check")
+    from lossytcp.cli import main
+
+    assert main(["crosscheck", "ns2", "--protect-retransmissions", "--duration", "1s",
+                 "--seeds", "1"]) == 2
+    assert "protect_retransmissions" in capsys.readouterr().err
+
+
+@needs_ns
+def test_crosscheck_json_end_to_end(capsys, tmp_path: Path) -> None:
+    pytest.importorskip("lossytcp._sim")
+    import json
+
+    from lossytcp.cli import main
+
+    keep = tmp_path / "kept.tcl"
+    main(["crosscheck", "ns2", "--channel", "bernoulli:p=0.01", "--duration", "20s",
+          "--seeds", "3", "--json", "--keep-script", str(keep)])
+    out = json.loads(capsys.readouterr().out)
+    rows = {r["metric"]: r for r in out["metrics"]}
+    assert set(rows) >= {"goodput_norm", "timeouts", "channel_losses"}
+    assert 0.5 < rows["goodput_norm"]["ns2"] <= 1.0
+    assert rows["goodput_norm"]["verdict"] in ("agree", "DIFFER")
+    assert keep.exists() and "Agent/TCP/Newreno" in keep.read_text()
+    assert (tmp_path / "kept-seed2.tcl").exists()
+
+
+@needs_ns
+def test_semi_markov_delay_switches_the_link_delay(tmp_path: Path) -> None:
+    # Two states alternating (H = [[0,1],[1,0]]), RTTs 20 ms and 200 ms, holding exactly
+    # T_i (no excess): the sender's RTT samples must show both states.
+    from dataclasses import replace
+
+    delay = dict(rtt_s=[0.02, 0.2], H=[[0.0, 1.0], [1.0, 0.0]], excess_mean_s=[0.0, 0.0])
+    sc = build_script("newreno", delay=delay, duration_s=4.0, window=4, **TICK)
+    probe = "\n".join(f'$ns at {0.05 * i:.2f} {{puts "DELAY [$fwd_link set delay_]"}}'
+                      for i in range(1, 60))
+    sc = replace(sc, text=sc.text.replace("$ns run", probe + "\n$ns run"))
+    _, out = run_script(sc)
+    seen = {float(ln.split()[1]) for ln in out.splitlines() if ln.startswith("DELAY")}
+    assert seen == {0.02, 0.2}
