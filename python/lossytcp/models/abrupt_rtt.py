@@ -31,7 +31,8 @@ One step ``(w1, i) -> j``. The three cases of Appendices A-C are one rule writte
   the right one: once packet 1 of the first burst arrives, first- and second-burst packets
   reach the receiver interleaved at the same rate, every first-burst arrival is a new ACK that
   resets the duplicate count, so d *consecutive* duplicates need d second-burst packets ahead
-  of packet 1 (checked by brute force in the tests). ``dupack_rule="consecutive"`` (default)
+  of packet 1 (d >= 2; with d = 1 any overtaking packet is a DA; checked by brute force in
+  the tests). ``dupack_rule="consecutive"`` (default)
   uses it; ``"typeset"`` reproduces eq. (3) as printed. With (i) ``c <= w1 - d`` and (iii)
   ``(w1 - c)/mu < T_j``, the count is an interval of c. The window is halved.
 
@@ -137,7 +138,10 @@ class AbruptRttParams:
         ex = v.vector("excess_mean_s", self.excess_mean_s, m, non_negative_entries=True)
         s(self, "rtt_s", tuple(float(x) for x in t))
         s(self, "H", tuple(tuple(float(x) for x in row) for row in h))
-        s(self, "excess_mean_s", tuple(float(x) for x in ex))
+        # Excess means below 1e-9 RTT are a deterministic holding time for every purpose and
+        # would only underflow the geometric sums.
+        s(self, "excess_mean_s", tuple(0.0 if x < 1e-9 * ti else float(x)
+                                       for x, ti in zip(ex, t, strict=True)))
         s(self, "max_window", v.integer("max_window", self.max_window, 1, 5000))
         s(self, "variant", v.choice("variant", self.variant, VARIANTS))
         s(self, "dupack_threshold", v.integer("dupack_threshold", self.dupack_threshold, 1))
@@ -202,7 +206,7 @@ def _surv_factory(L: float, T: float, V: float):
     """A(x) = E_gamma P(X > gamma + x) for X = T + Exp(V), gamma ~ U[0, L] (L = 0: gamma = 0)."""
     def surv(x):
         x = np.asarray(x, dtype=float)
-        if L <= 0.0:
+        if np.all(np.asarray(L) <= 0.0):
             if V > 0:
                 return np.where(x < T, 1.0, np.exp(-np.maximum(x - T, 0.0) / V))
             # X = T exactly: a round of length T is completed (the boundary counts as reached).
@@ -212,6 +216,33 @@ def _surv_factory(L: float, T: float, V: float):
             return u0 / L + (V / L) * np.exp(-(x + u0 - T) / V) * -np.expm1(-(L - u0) / V)
         return u0 / L
     return surv
+
+
+def _remaining(L, Tj: float, Vj: float, mu: float, wm: int):
+    """Packets of the round in progress (window s, length L_s) sent after the transition and
+    before the holding time in j ends: sum_{g<=s} P(gamma' < g/mu, g/mu - gamma' < X_j) with
+    gamma' ~ U[0, L_s]. ``L`` has shape (..., wm); returns the same shape.
+
+    Written as (1/L) * integral of P(X_j > t) over t in [g/mu - min(g/mu, L), g/mu]. When the
+    whole round fits in T_j (s/mu <= T_j) every term is min(1, g/(mu L)).
+    """
+    L = np.asarray(L, dtype=float)
+    w = np.arange(1, wm + 1, dtype=float)
+    base = w * (w + 1) / (2 * mu * L)          # all terms g / (mu L_s): valid for g/mu <= T_j
+    late = np.flatnonzero(w / mu > Tj)         # packets that may come after X_j ends
+    if late.size == 0:
+        return base
+    b = w[late] / mu                                               # (n_late,)
+    Ls = L[..., :, None]                                           # [..., s, 1]
+    a = b - np.minimum(b, Ls)
+    inside = np.clip(np.minimum(b, Tj) - a, 0.0, None)
+    if Vj > 0:
+        tail = Vj * (np.exp(-(np.maximum(a, Tj) - Tj) / Vj) - np.exp(-(b - Tj) / Vj))
+    else:
+        tail = 0.0
+    corr = (inside + tail) / Ls - b / Ls
+    mask = late[None, :] <= np.arange(wm)[:, None]                  # g <= s
+    return base + np.where(mask, corr, 0.0).sum(axis=-1)
 
 
 _LAGS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -308,29 +339,34 @@ def _transition_tables(Ti: float, Tj: float, Vj: float, mu: float, wm: int, dept
 
     ``depth=False``: the paper's gamma = 0 simplification of (A.1)-(A.4) as printed (a round
     starts at the transition; rounds below w_m count g = 0..w). ``depth=True``: the round in
-    progress started ``gamma' ~ U[0, T_i]`` before the transition (the paper's uniform depth);
-    its packets after the transition are counted, the next round (window s + 1) starts at
-    ``gamma = T_i - gamma'`` (its ACK clock still runs on T_i) and later ones tau_j apart.
+    progress (length ``max(T_i, s/mu)``) started ``gamma'`` uniform over it before the
+    transition (the paper's uniform depth); its packets after the transition are counted, the
+    next round (window s + 1) starts when it ends (its ACK clock still runs on T_i) and later
+    ones tau_j apart. This is the reference form (one row at a time); ``_reward_tables`` and
+    ``_compute`` use vectorised equivalents.
     """
     if not depth:
         return _tables(0.0, Tj, Vj, mu, wm, extra=1, need_g=need_g)
-    G0, E0 = _tables(Ti, Tj, Vj, mu, wm, need_g=need_g)
-    g = np.arange(1, wm + 1, dtype=float)
-    # Packets of the round in progress still to go: sum_g P(gamma' < g / mu).
-    rem = np.cumsum(np.minimum(1.0, g / (mu * Ti)))
-    E = rem.copy()
-    E[:-1] += E0[1:]
-    E[-1] += E0[-1]
-    if not need_g:
-        return None, E
-    a0 = float(_surv_factory(Ti, Tj, Vj)(0.0))
     G = np.zeros((wm, wm))
-    G[:-1, 1:] = G0[1:, 1:]
-    idx = np.arange(wm - 1)
-    G[idx, idx] = 1.0 - a0
-    G[idx, idx + 1] -= 1.0 - a0
-    G[-1, -1] = 1.0
-    return np.clip(G, 0.0, 1.0), E
+    E = np.zeros(wm)
+    cache: dict[float, tuple] = {}
+    for k in range(wm):
+        L = max(Ti, (k + 1) / mu)
+        if L not in cache:
+            cache[L] = _tables(L, Tj, Vj, mu, wm, need_g=need_g)
+        G0, E0 = cache[L]
+        nxt = min(k + 1, wm - 1)
+        # Packets of the round in progress still to go before X_j ends.
+        E[k] = _remaining(np.full(wm, L), Tj, Vj, mu, wm)[k] + E0[nxt]
+        if need_g:
+            if k == wm - 1:
+                G[k, k] = 1.0
+                continue
+            a0 = float(_surv_factory(L, Tj, Vj)(0.0))
+            G[k, k + 1:] = G0[k + 1, k + 1:]
+            G[k, k] = 1.0 - a0
+            G[k, k + 1] -= 1.0 - a0
+    return (np.clip(G, 0.0, 1.0) if need_g else None), E
 
 
 def _reward_tables(Ti: np.ndarray, Tj: float, Vj: float, mu: float, wm: int,
@@ -342,47 +378,60 @@ def _reward_tables(Ti: np.ndarray, Tj: float, Vj: float, mu: float, wm: int,
     """
     M = Ti.size
     w = np.arange(1, wm + 1, dtype=float)
-    tau = np.maximum(Tj, w / mu)
-    cum = np.concatenate(([0.0], np.cumsum(tau)))
     if not depth:
         return np.broadcast_to(_tables(0.0, Tj, Vj, mu, wm, extra=1, need_g=False)[1],
                                (M, wm)).copy()
-    L = Ti[:, None]
-    # The table from start window s + 1 (rounds s+1, s+2, ... from gamma) ...
-    x = w[None, :] / mu
-    u0 = np.clip(Tj - x, 0.0, L)
-    if Vj > 0:
-        first = np.cumsum(u0 / L + (Vj / L) * np.exp(-(x + u0 - Tj) / Vj)
-                          * -np.expm1(-(L - u0) / Vj), axis=1)
-        c = (Vj / L) * -np.expm1(-L / Vj)
-        q = math.exp(-1.0 / (mu * Vj))
-        geo = q * (1 - q ** w) / (1 - q)
-        rel_last = cum[wm - 1] - cum[:wm]
-        if wm <= mu * Tj:
-            n = np.maximum(wm - 2 - np.arange(wm), 0).astype(float)
-            a = b = q / (1 - q)
-            lr = -Tj / Vj
-            lq = lr + math.log(q)
-            mid = (a * -np.expm1(n * lr) / -math.expm1(lr)
-                   - b * q ** (np.arange(wm) + 2.0) * -np.expm1(n * lq) / -math.expm1(lq))
-        else:
-            rel = cum[None, :wm] - cum[:wm, None]
-            lag, upper = _lags(wm)
-            later = np.where(upper & (lag > 0), np.exp(-(np.where(upper, rel, 0.0) - Tj) / Vj)
-                             * geo[None, :], 0.0)
-            mid = later[:, :-1].sum(axis=1)
-        tau_m = tau[-1]
-        ratio = 1.0 / -math.expm1(-tau_m / Vj)
-        tail = np.exp(-(np.maximum(rel_last, Tj) - Tj) / Vj) * geo[-1] * ratio
-        tail[-1] = math.exp(-(tau_m - Tj) / Vj) * geo[-1] * ratio
-        E0 = first + c * (mid + tail)[None, :]
+    tau = np.maximum(Tj, w / mu)
+    cum = np.concatenate(([0.0], np.cumsum(tau)))
+    # Length of the round in progress, per (i, window s); row k continues with the table
+    # from start window s + 1 (index nxt).
+    L = np.maximum(Ti[:, None], w[None, :] / mu)                     # (M, wm)
+    nxt = np.minimum(np.arange(wm) + 1, wm - 1)
+    # Remaining packets of the round in progress: L_s >= s/mu, so while g/mu <= T_j each term
+    # is g / (mu L_s) and the sum is s (s + 1) / (2 mu L_s); packets after T_j (only when the
+    # round outlasts T_j) are corrected with the exact term.
+    rem = _remaining(L, Tj, Vj, mu, wm)
+    x = w / mu
+
+    def surv_rows(Lr):
+        u0 = np.clip(Tj - x[None, :], 0.0, Lr)
+        if Vj > 0:
+            return u0 / Lr + (Vj / Lr) * np.exp(-(x[None, :] + u0 - Tj) / Vj) \
+                * -np.expm1(-(Lr - u0) / Vj)
+        return u0 / Lr
+
+    # first[i, k] = sum_{g <= nxt_k + 1} A_{L[i,k]}(g / mu)
+    first = np.cumsum(surv_rows(Ti[:, None]), axis=1)[:, nxt]
+    for i in range(M):
+        rows = np.flatnonzero(L[i] > Ti[i])
+        if rows.size:
+            first[i, rows] = np.cumsum(surv_rows(L[i, rows][:, None]), axis=1)[
+                np.arange(rows.size), nxt[rows]]
+    if Vj <= 0:
+        return rem + first
+    c = (Vj / L) * -np.expm1(-L / Vj)                                 # (M, wm)
+    q = math.exp(-1.0 / (mu * Vj))
+    geo = q * (1 - q ** w) / (1 - q)
+    rel_last = cum[wm - 1] - cum[:wm]
+    if wm <= mu * Tj:
+        n = np.maximum(wm - 2 - np.arange(wm), 0).astype(float)
+        a = b = q / (1 - q)
+        lr = -Tj / Vj
+        lq = lr + math.log(q)
+        mid = (a * -np.expm1(n * lr) / -math.expm1(lr)
+               - b * q ** (np.arange(wm) + 2.0) * -np.expm1(n * lq) / -math.expm1(lq))
     else:
-        E0 = np.cumsum(u0 / L, axis=1)
-    # ... shifted by one window, plus what is left of the round in progress.
-    E = np.cumsum(np.minimum(1.0, w[None, :] / (mu * L)), axis=1)
-    E[:, :-1] += E0[:, 1:]
-    E[:, -1] += E0[:, -1]
-    return E
+        rel = cum[None, :wm] - cum[:wm, None]
+        lag, upper = _lags(wm)
+        later = np.where(upper & (lag > 0),
+                         np.exp(-(np.maximum(np.where(upper, rel, 0.0), Tj) - Tj) / Vj)
+                         * geo[None, :], 0.0)
+        mid = later[:, :-1].sum(axis=1)
+    tau_m = tau[-1]
+    ratio = 1.0 / -math.expm1(-tau_m / Vj)
+    tail = np.exp(-(np.maximum(rel_last, Tj) - Tj) / Vj) * geo[-1] * ratio
+    tail[-1] = math.exp(-(tau_m - Tj) / Vj) * geo[-1] * ratio
+    return rem + first + c * (mid + tail)[nxt][None, :]
 
 
 def _split(start: np.ndarray, wm: int):
@@ -407,8 +456,9 @@ def _event_paths(params: AbruptRttParams, i: int, j: int, w1: np.ndarray, Y: np.
     if params.variant != "oldtahoe" and T[j] < T[i] - d / mu:      # eq. (3)-(4)
         c_lo = np.maximum(1.0, np.floor(w1 - mu * T[j]) + 1.0)
         c_hi = w1 - d
-        if params.dupack_rule == "consecutive":
-            # ACK of packet c + d before that of packet 1: c + d - 1 < mu (T_i - T_j).
+        if params.dupack_rule == "consecutive" and d >= 2:
+            # ACK of packet c + d before that of packet 1: c + d - 1 < mu (T_i - T_j). (With
+            # d = 1 any overtaking packet is enough, which the enclosing test already asks.)
             c_hi = np.minimum(c_hi, np.ceil(mu * (T[i] - T[j]) - d + 1.0) - 1.0)
         pda = np.minimum(np.maximum(0.0, c_hi - c_lo + 1.0) / (mu * T[i]), 1.0)
     else:
@@ -432,16 +482,14 @@ def _event_paths(params: AbruptRttParams, i: int, j: int, w1: np.ndarray, Y: np.
 
 def _mixture(paths, wm: int):
     """Sparse (w1 -> integer start window) weights of the event paths."""
-    rows, cols, vals = [], [], []
-    for prob, start in paths:
-        lo, hi, a, b = _split(start, wm)
-        for idx, wgt in ((lo, prob * a), (hi, prob * b)):
-            nz = wgt > 0
-            if nz.any():
-                rows.append(np.flatnonzero(nz))
-                cols.append(idx[nz])
-                vals.append(wgt[nz])
-    return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+    prob = np.stack([p for p, _ in paths])                          # (n_paths, wm)
+    lo, hi, a, b = _split(np.stack([st for _, st in paths]), wm)
+    rows = np.broadcast_to(np.arange(wm), prob.shape)
+    rows = np.concatenate((rows, rows), axis=None)
+    cols = np.concatenate((lo, hi), axis=None)
+    vals = np.concatenate((prob * a, prob * b), axis=None)
+    keep = vals > 0
+    return rows[keep], cols[keep], vals[keep]
 
 
 def _compute(params: AbruptRttParams) -> AbruptRttResult:
@@ -490,14 +538,17 @@ def _compute(params: AbruptRttParams) -> AbruptRttResult:
             EN[:, i] += H[i, j] * en
             ER[:, i] += H[i, j] * en / EX[j]
             # From start window s (0-based): stay at s, step to s + 1, or enter growth.
-            surv = _surv_factory(T[i] if params.depth_average else 0.0, T[j], V[j])
             if params.depth_average:
-                a0 = float(surv(0.0))                 # the next round starts before X ends
-                nxt = np.append(surv(tau[j, 1:]), 0.0)  # and the one after it too
-                p_stay, p_next, p_grow, g_off = 1.0 - a0, a0 - nxt, nxt, 2
+                # The round in progress at start window s lasts max(T_i, s/mu).
+                surv = _surv_factory(np.maximum(T[i], w1 / mu), T[j], V[j])
+                a0 = surv(np.zeros(wm))               # the next round starts before X ends
+                nxt = surv(np.append(tau[j, 1:], np.inf))  # and the one after it too
+                nxt[-1] = 0.0
+                p_stay, p_next, p_grow, g_off = 1.0 - a0, a0 - nxt, nxt.copy(), 2
                 p_next = np.where(k == wm - 2, a0, p_next)
                 p_grow = np.where(k >= wm - 2, 0.0, p_grow)
             else:
+                surv = _surv_factory(0.0, T[j], V[j])
                 a0 = surv(tau[j])                     # round s (at 0) completes
                 p_stay, p_next, p_grow, g_off = 1.0 - a0, np.zeros(wm), a0, 1
                 p_grow = np.where(k == wm - 1, 0.0, p_grow)
