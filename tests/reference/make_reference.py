@@ -3,12 +3,16 @@
 Two data sets, both produced by ``lossytcp.ns2`` (the generated Tcl scripts run by ``ns``):
 
 * ``grid.csv`` / ``grid_cases.json``: per-seed metrics for a grid of scenarios, variants x
-  channels x paths x seeds (``CASES`` below), 100 simulated seconds each, ns-2's timer
-  settings (10 ms tick, 200 ms minimum RTO, 1 s initial RTO).
+  channels x paths x seeds (``cases()`` below), 100 simulated seconds each, ns-2's timer
+  settings (10 ms tick, 200 ms minimum RTO, 1 s initial RTO); ``grid_plain.csv`` the same
+  with ns-2's limited transmit and delayed first-ACK growth off (``PLAIN``).
 * ``fall_floyd/<variant>-<k>drops.csv``: the sender's send trace (time, segment,
   retransmission flag) for Fall & Floyd's experiment: 10 Mb/s, one-way delay 50 ms,
   1000 B packets, window 16, segments 40 .. 40+k-1 lost once, k = 1..4, for Tahoe, Reno,
-  NewReno (``Agent/TCP/Newreno``) and SACK (``Agent/TCP/Sack1``), 6 s.
+  NewReno (``Agent/TCP/Newreno``) and SACK (``Agent/TCP/Sack1``), 6 s. ns-2's defaults;
+  and again in ``fall_floyd/plain/`` with two ns-2 extras switched off, limited transmit
+  (``singledup_ 0``) and delayed cwnd growth on the first ACK (``delay_growth_ false``),
+  which isolates the recovery algorithms themselves.
 
     python tests/reference/make_reference.py [--only grid|fall-floyd]
 
@@ -51,6 +55,8 @@ FF = dict(rate_bps=10e6, rtt_s=0.1, packet_size_bytes=1000, window=16, duration_
           granularity_s=0.01, min_rto_s=1.0, initial_rto_s=3.0, seed=1)
 FF_VARIANTS = ("tahoe", "reno", "newreno", "sack")
 FF_FIRST = 40
+#: ns-2 behaviours the engine does not model, off for the fall_floyd/plain/ set.
+PLAIN = {"singledup_": 0, "delay_growth_": "false"}
 
 
 def cases() -> list[dict]:
@@ -67,35 +73,47 @@ def cases() -> list[dict]:
 def make_grid() -> None:
     cs = cases()
     (HERE / "grid_cases.json").write_text(json.dumps(
-        {"seeds": SEEDS, "metrics": METRICS, "ns2": "2.35 (Debian ns2)", "cases": cs},
-        indent=1) + "\n")
+        {"seeds": SEEDS, "metrics": METRICS, "ns2": "2.35 (Debian ns2)", "plain": PLAIN,
+         "cases": cs}, indent=1) + "\n")
+    for name, settings in (("grid.csv", None), ("grid_plain.csv", PLAIN)):
+        _grid(cs, HERE / name, settings)
+
+
+def _grid(cs: list[dict], out: Path, settings: dict | None) -> None:
     t0 = time.time()
-    with open(HERE / "grid.csv", "w", newline="") as f:
+    with open(out, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["case", "seed", *METRICS])
         for i, c in enumerate(cs):
             for s in SEEDS:
-                r = ns2.simulate_ns2(c["variant"], seed=s, **c["kwargs"])
+                r = ns2.simulate_ns2(c["variant"], seed=s, agent_settings=settings,
+                                     **c["kwargs"])
                 w.writerow([c["case"], s, *(repr(r.metric(m)) for m in METRICS)])
-            print(f"[{i + 1}/{len(cs)}] {c['case']} ({time.time() - t0:.0f} s)", flush=True)
+            print(f"{out.name} [{i + 1}/{len(cs)}] {c['case']} ({time.time() - t0:.0f} s)",
+                  flush=True)
 
 
 def make_fall_floyd() -> None:
-    d = HERE / "fall_floyd"
-    d.mkdir(exist_ok=True)
+    for sub, settings in (("", None), ("plain", PLAIN)):
+        _fall_floyd_set(HERE / "fall_floyd" / sub, settings)
+    (HERE / "fall_floyd" / "scenario.json").write_text(json.dumps(
+        {**FF, "first_drop": FF_FIRST, "variants": FF_VARIANTS, "plain": PLAIN}, indent=1) + "\n")
+
+
+def _fall_floyd_set(d: Path, settings: dict | None) -> None:
+    d.mkdir(parents=True, exist_ok=True)
     for v in FF_VARIANTS:
         for k in range(1, 5):
             seqs = "+".join(str(s) for s in range(FF_FIRST, FF_FIRST + k))
-            rep, trace = ns2.run_drops(v, channel=f"drops:seq={seqs}", **FF)
+            rep, trace = ns2.run_drops(v, channel=f"drops:seq={seqs}", agent_settings=settings,
+                                       **FF)
             with open(d / f"{v}-{k}drops.csv", "w", newline="") as f:
                 w = csv.writer(f)
                 w.writerow(["time_s", "seq", "retransmission"])
                 for t, s, rx in trace:
                     w.writerow([f"{t:.9f}", s, int(rx)])
-            print(f"fall-floyd {v} {k} drops: {len(trace)} sends, timeouts {rep.timeouts}, "
-                  f"fast retransmits {rep.fast_retransmits}", flush=True)
-    (d / "scenario.json").write_text(json.dumps({**FF, "first_drop": FF_FIRST,
-                                                 "variants": FF_VARIANTS}, indent=1) + "\n")
+            print(f"fall-floyd {d.name} {v} {k} drops: {len(trace)} sends, timeouts "
+                  f"{rep.timeouts}, fast retransmits {rep.fast_retransmits}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

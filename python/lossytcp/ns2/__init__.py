@@ -13,6 +13,7 @@ from .run import (
     Ns2NotInstalled,
     Ns2Report,
     Ns2Summary,
+    compare_send_traces,
     find_ns,
     parse_link_fates,
     parse_result,
@@ -26,7 +27,8 @@ from .script import AGENTS, Ns2Script, Ns2Unsupported, build_script, ns2_seed
 
 __all__ = [
     "AGENTS", "NOT_OBSERVABLE", "NS2_INSTALL", "Ns2Error", "Ns2NotInstalled", "Ns2Report",
-    "Ns2Script", "Ns2Summary", "Ns2Unsupported", "build_script", "find_ns", "ns2_seed",
+    "Ns2Script", "Ns2Summary", "Ns2Unsupported", "build_script", "compare_send_traces",
+    "find_ns", "ns2_seed",
     "parse_link_fates", "parse_result", "parse_send_trace", "run_drops", "run_script",
     "run_seeds", "simulate_ns2",
 ]

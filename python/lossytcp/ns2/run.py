@@ -34,7 +34,8 @@ from ..errors import ParameterError
 from .script import RESULT_TAG, Ns2Script, build_script
 
 __all__ = [
-    "NS2_INSTALL", "Ns2Error", "Ns2NotInstalled", "Ns2Report", "Ns2Summary", "find_ns",
+    "NS2_INSTALL", "Ns2Error", "Ns2NotInstalled", "Ns2Report", "Ns2Summary",
+    "compare_send_traces", "find_ns",
     "parse_link_fates", "parse_result", "run_drops", "run_script", "run_seeds", "simulate_ns2",
 ]
 
@@ -287,7 +288,46 @@ def parse_link_fates(text: str) -> list[tuple[float, int, bool]]:
                                                                       key=lambda kv: kv[1][0])]
 
 
-def run_drops(variant: str = "newreno", *, ns: str | None = None, **kwargs: Any,
+def compare_send_traces(variant: str = "newreno", *, context: int = 6,
+                        agent_settings: dict[str, Any] | None = None, **kwargs: Any,
+                        ) -> dict[str, Any]:
+    """Where the engine's sender first does something other than ns-2's on one scenario.
+
+    Runs both with send traces (the engine with ``profile='ns2'`` unless ``profile`` is
+    given) and returns the first index at which the segment, the retransmission flag or the
+    time (beyond 1 us) differ, with ``context`` sends on each side of it; ``index`` is None
+    when the traces agree over the whole run.
+    """
+    from ..sim import simulate
+
+    kwargs.setdefault("profile", "ns2")
+    engine = [tuple(x) for x in simulate(variant, trace_sends=True, **kwargs).send_trace]
+    ns_kw = {k: v for k, v in kwargs.items() if k != "profile"}
+    ch = ns_kw.get("channel", "none")
+    if isinstance(ch, str) and ch.strip().lower().startswith("drops"):
+        _, ref = run_drops(variant, agent_settings=agent_settings, **ns_kw)
+    else:
+        with tempfile.TemporaryDirectory(prefix="lossytcp-ns2-") as wd:
+            tr = Path(wd) / "link.tr"
+            run_script(build_script(variant, trace_file=str(tr), agent_settings=agent_settings,
+                                    **ns_kw), workdir=wd)
+            ref = parse_send_trace(tr.read_text())
+    index = None
+    for i, (a, b) in enumerate(zip(ref, engine, strict=False)):
+        if a[1] != b[1] or a[2] != b[2] or abs(a[0] - b[0]) > 1e-6:
+            index = i
+            break
+    else:
+        if len(ref) != len(engine):
+            index = min(len(ref), len(engine))
+    lo = 0 if index is None else max(0, index - context)
+    hi = 0 if index is None else index + context
+    return {"index": index, "ns2_sends": len(ref), "engine_sends": len(engine),
+            "ns2": ref[lo:hi], "engine": engine[lo:hi], "from": lo}
+
+
+def run_drops(variant: str = "newreno", *, ns: str | None = None,
+              agent_settings: dict[str, Any] | None = None, **kwargs: Any,
               ) -> tuple[Ns2Report, list[tuple[float, int, bool]]]:
     """A run with ``channel='drops:seq=...'`` and its send trace.
 
@@ -308,7 +348,8 @@ def run_drops(variant: str = "newreno", *, ns: str | None = None, **kwargs: Any,
         trace_path = Path(wd) / "link.tr"
         for step in range(len(wanted) + 1):
             sc = build_script(variant, channel="drops:seq=0", drop_counts=counts,
-                              trace_file=str(trace_path), **kwargs)
+                              trace_file=str(trace_path), agent_settings=agent_settings,
+                              **kwargs)
             rep, _ = run_script(sc, ns=ns, workdir=wd)
             trace = parse_send_trace(trace_path.read_text())
             if step == len(wanted):

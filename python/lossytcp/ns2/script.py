@@ -206,12 +206,16 @@ smd_enter [smd_pick {{{p0s}}}]
 
 
 def build_script(variant: str = "newreno", *, trace_file: str | None = None,
-                 drop_counts: list[int] | None = None, **kwargs: Any) -> Ns2Script:
+                 drop_counts: list[int] | None = None,
+                 agent_settings: dict[str, Any] | None = None, **kwargs: Any) -> Ns2Script:
     """The ns-2 script for :func:`lossytcp.simulate`'s arguments (validated the same way).
 
     ``trace_file``: write ns-2's trace of the data link there (``$ns trace-queue``: the
     sender's send times are its ``+`` events). ``drop_counts``: positions in the data link's
     packet stream to drop, for ``channel='drops:...'`` (see :func:`lossytcp.ns2.run_drops`).
+    ``agent_settings``: extra ``$tcp set NAME VALUE`` lines applied last, e.g.
+    ``{"singledup_": 0, "delay_growth_": "false"}`` to switch off ns-2 behaviours that the
+    engine does not have (see README.md, "Known gaps").
     """
     kw = {"seed": 1, **kwargs}
     if kw.get("slot_model"):
@@ -285,10 +289,18 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
         # the engine starts with ssthresh = 64 x the maximum window (no limit in effect);
         # ns-2's default of 20 would end slow start early on large windows
         "ssthresh_": 64 * max(tcp["max_window"], 2),
-        # ns-2 2.35's default, stated: the first ACK does not open cwnd (tcp.cc newack)
-        "delay_growth_": "true",
+        # ns-2 2.35's defaults, stated: the first ACK does not open cwnd (tcp.cc newack);
+        # limited transmit, a new segment on each of the first dupacks (RFC 3042)
+        "delay_growth_": "true", "singledup_": 1,
         **extra,
     }
+    for k, val in (agent_settings or {}).items():
+        if not (isinstance(k, str) and k.endswith("_") and k[:-1].replace("_", "").isalnum()):
+            raise ParameterError("agent_settings", k, "keys are ns-2 agent variables such as "
+                                 "'singledup_'")
+        if not isinstance(val, (int, float, str)) or any(c in str(val) for c in "[]{};$\n"):
+            raise ParameterError(f"agent_settings.{k}", val, "must be a plain number or word")
+        tcp_settings[k] = val
     sets = "\n".join(f"$tcp set {k} {v}" for k, v in tcp_settings.items())
     sink_sets = f"$sink set packetSize_ {ack}"
     if tcp["delayed_ack"]:
