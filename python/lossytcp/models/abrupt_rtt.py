@@ -563,9 +563,9 @@ def _compute(params: AbruptRttParams) -> AbruptRttResult:
                 R.append(src[keep])
                 C.append(to[keep])
                 D.append(base[keep] * pr[keep])
-    P = scipy.sparse.csr_matrix((np.concatenate(D), (np.concatenate(R), np.concatenate(C))),
-                                shape=(2 * n_emc, 2 * n_emc))
-    P = scipy.sparse.diags(1.0 / np.asarray(P.sum(axis=1)).ravel()) @ P
+    R, C, D = np.concatenate(R), np.concatenate(C), np.concatenate(D)
+    D = D / np.bincount(R, D, minlength=2 * n_emc)[R]      # rows sum to one up to rounding
+    P = scipy.sparse.csr_matrix((D, (R, C)), shape=(2 * n_emc, 2 * n_emc))
     try:
         full = stationary_distribution(P)
     except RuntimeError:  # pragma: no cover - SuperLU reports a singular system this way
