@@ -157,8 +157,9 @@ def run_script(script: Ns2Script, *, ns: str | None = None, workdir: str | Path 
                ) -> tuple[Ns2Report, str]:
     """Run one generated script; returns the report and ns-2's stdout.
 
-    Wall time and peak resident memory of the ns-2 process are measured with ``wait4``
-    (the child's own rusage, not this process's).
+    Wall time of the ns-2 process, and its peak resident memory as its VmHWM polled until it
+    exits (``ru_maxrss`` would include this Python process's RSS, which Linux carries into a
+    child's high-water mark across fork and exec).
     """
     exe = find_ns(ns)
     tmp = tempfile.TemporaryDirectory(prefix="lossytcp-ns2-") if workdir is None else None
@@ -172,10 +173,12 @@ def run_script(script: Ns2Script, *, ns: str | None = None, workdir: str | Path 
             proc = subprocess.Popen([exe, str(path)], stdout=out, stderr=subprocess.STDOUT,
                                     cwd=wd)
             deadline = None if timeout_s is None else t0 + timeout_s
+            hwm = 0
             while True:
-                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
                 if pid:
                     break
+                hwm = max(hwm, _hwm_bytes(proc.pid))
                 if deadline is not None and time.perf_counter() > deadline:
                     proc.kill()
                     os.wait4(proc.pid, 0)
@@ -187,12 +190,23 @@ def run_script(script: Ns2Script, *, ns: str | None = None, workdir: str | Path 
         if proc.returncode != 0:
             raise Ns2Error(f"ns-2 exited with {proc.returncode} on {path}:\n{stdout[-2000:]}")
         rep = parse_result(stdout, script)
-        # ru_maxrss is in kilobytes on Linux
-        rep = _with(rep, wall_s=wall, peak_rss_bytes=int(usage.ru_maxrss) * 1024)
+        rep = _with(rep, wall_s=wall, peak_rss_bytes=hwm)
         return rep, stdout
     finally:
         if tmp is not None:
             tmp.cleanup()
+
+
+def _hwm_bytes(pid: int) -> int:
+    """VmHWM of a live process, 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for ln in f:
+                if ln.startswith("VmHWM:"):
+                    return int(ln.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
 
 
 def _with(rep: Ns2Report, **kw: Any) -> Ns2Report:
