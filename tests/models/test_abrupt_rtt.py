@@ -1,0 +1,299 @@
+"""abrupt-rtt (Abouzeid & Roy, paper 001): building blocks against brute force and Monte Carlo,
+limits derived by hand, the claims of Figs. 9-12 on the Section 6.3 parameter set, speed."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lossytcp import models
+from lossytcp.errors import ParameterError
+from lossytcp.models import abrupt_rtt as ar
+from lossytcp.models.abrupt_rtt import SECTION_6_3, AbruptRttParams, abrupt_rtt
+
+
+def _scaled(k: float, **kw):
+    base = dict(SECTION_6_3)
+    base["excess_mean_s"] = tuple(k * x for x in SECTION_6_3["excess_mean_s"])
+    base.update(kw)
+    return base
+
+
+# ------------------------------------------------------------------------ building blocks
+def _brute_force_dupack_depths(mu, Ti, Tj, w1, d):
+    """Receiver-side replay: packets 1..c with RTT Ti, c+1..w1 with Tj, all sent at g/mu."""
+    count = 0
+    for c in range(1, w1 + 1):
+        arrivals = sorted([(m / mu + Ti, m) for m in range(1, c + 1)]
+                          + [(k / mu + Tj, k) for k in range(c + 1, w1 + 1)])
+        got, nxt, dup, da = set(), 1, 0, False
+        for _, p in arrivals:
+            got.add(p)
+            if p == nxt:
+                while nxt in got:
+                    nxt += 1
+                dup = 0            # a new cumulative ACK resets the duplicate count
+            else:
+                dup += 1
+                da = da or dup >= d
+        count += da
+    return count
+
+
+@pytest.mark.parametrize("mu,Ti,Tj,w1,d", [
+    (1024, 0.0808, 0.0613, 61, 3), (1024, 0.0808, 0.0613, 10, 3), (909, 0.0679, 0.0649, 40, 3),
+    (1210, 0.0819, 0.0581, 60, 5), (500, 0.09, 0.06, 30, 1), (500, 0.09, 0.06, 30, 12),
+    (300, 0.1, 0.099, 20, 3),
+])
+def test_spurious_dupack_probability_matches_receiver_replay(mu, Ti, Tj, w1, d):
+    p = AbruptRttParams(rate_pps=mu, rtt_s=(Ti, Tj), H=((0, 1), (1, 0)),
+                        excess_mean_s=(0.1, 0.1), max_window=max(w1, 2), variant="reno",
+                        dupack_threshold=d)
+    w = np.arange(1, p.max_window + 1, dtype=float)
+    _, pda, _, _ = ar._event_paths(p, 0, 1, w, np.array([Ti, Tj]))
+    expected = _brute_force_dupack_depths(mu, Ti, Tj, w1, d) / (mu * Ti)
+    assert pda[w1 - 1] == pytest.approx(expected, abs=1e-12)
+
+
+def test_oldtahoe_never_sees_dupacks():
+    p = AbruptRttParams(rate_pps=1024, rtt_s=(0.08, 0.06), H=((0, 1), (1, 0)),
+                        excess_mean_s=(0.1, 0.1), max_window=50, variant="oldtahoe")
+    _, pda, _, _ = ar._event_paths(p, 0, 1, np.arange(1, 51.0), np.array([0.08, 0.06]))
+    assert not pda.any()
+
+
+def test_backoff_counts():
+    Y = 0.1
+    # expiries at Y, 3Y, 7Y, 15Y, 31Y, 63Y, 127Y, then every 64Y
+    x = np.array([0.05, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 12.8, 19.0, 19.2, 26.0])
+    expected = [0, 1, 2, 3, 4, 5, 6, 7, 7, 8, 9]
+    assert ar._timeouts(x, Y).tolist() == expected
+
+
+def _mc_packets_and_window(mu, Ti, Tj, Vj, wm, s, n, rng):
+    """Monte Carlo of the round model with uniform depth: packets sent before X_j ends and the
+    window at the next transition, from window s of the round in progress."""
+    L = max(Ti, s / mu)                         # the round in progress lasts max(T_i, s/mu)
+    gp = rng.uniform(0, L, n)                   # time since it started
+    X = Tj + rng.exponential(Vj, n) if Vj > 0 else np.full(n, Tj)
+    packets = np.zeros(n)
+    window = np.full(n, s)
+    g = np.arange(1, s + 1)
+    packets += ((g[None, :] / mu - gp[:, None] > 0) & (g[None, :] / mu - gp[:, None] < X[:, None])
+                ).sum(axis=1)
+    start = L - gp                              # next round, window s + 1
+    w = s + 1
+    alive = X > start
+    while alive.any():
+        ww = min(w, wm)
+        window[alive] = ww
+        gg = np.arange(1, ww + 1)
+        t = start[alive, None] + gg[None, :] / mu
+        packets[alive] += (t < X[alive, None]).sum(axis=1)
+        start = start + max(Tj, ww / mu)
+        w += 1
+        alive = X > start
+    law = np.bincount(window, minlength=wm + 1)[1:] / n
+    return packets.mean(), packets.std() / math.sqrt(n), law
+
+
+@pytest.mark.parametrize("mu,Ti,Tj,Vj,wm", [
+    (1000, 0.08, 0.06, 0.2, 40), (1000, 0.06, 0.08, 0.05, 40), (500, 0.07, 0.07, 0.3, 30),
+    (800, 0.05, 0.09, 0.0, 60), (300, 0.06, 0.05, 0.4, 25),
+])
+def test_rewards_and_next_window_law_match_monte_carlo(mu, Ti, Tj, Vj, wm):
+    rng = np.random.default_rng(3)
+    E = ar._reward_tables(np.array([Ti]), Tj, Vj, mu, wm, True)[0]
+    G, E2 = ar._transition_tables(Ti, Tj, Vj, mu, wm, True)
+    assert np.allclose(E, E2, rtol=1e-12)
+    for s in (1, wm // 3, wm - 1, wm):
+        mean, se, law = _mc_packets_and_window(mu, Ti, Tj, Vj, wm, s, 40_000, rng)
+        assert E[s - 1] == pytest.approx(mean, abs=5 * se + 1e-9)
+        assert np.abs(G[s - 1] - law).max() < 0.015
+
+
+def test_paper_gamma_zero_rewards_follow_eq_a4():
+    """depth_average=False: (A.4) as printed, g = 0..w below w_m, g = 1..w_m above."""
+    mu, T, V, wm = 700.0, 0.07, 0.15, 30
+
+    def sf(t):
+        return 1.0 if t < T else math.exp(-(t - T) / V)
+    for s in (1, 10, 29, 30):
+        e = sum(sf(g / mu + T * (w - s)) for w in range(s, wm) for g in range(0, w + 1))
+        e += sum(sf(g / mu + T * (wm - s) + k * T)
+                 for k in range(0, 3000) for g in range(1, wm + 1))
+        G, E = ar._transition_tables(0.09, T, V, mu, wm, False)
+        assert E[s - 1] == pytest.approx(e, rel=1e-9)
+        # (A.2): the next window is s + k when T k <= X < T (k + 1)
+        for w2 in range(s, wm):
+            assert G[s - 1, w2 - 1] == pytest.approx(sf(T * (w2 - s)) - sf(T * (w2 - s + 1)))
+
+
+@pytest.mark.parametrize("variant", ar.VARIANTS)
+@pytest.mark.parametrize("depth", [True, False])
+def test_sparse_censored_chain_equals_dense_emc(variant, depth):
+    rng = np.random.default_rng(11)
+    for _ in range(4):
+        M = int(rng.integers(2, 4))
+        p = AbruptRttParams(rate_pps=rng.uniform(200, 1500), rtt_s=rng.uniform(0.03, 0.1, M),
+                            H=rng.dirichlet(np.ones(M), M), excess_mean_s=rng.uniform(0.01, 0.6, M),
+                            max_window=int(rng.integers(2, 70)), variant=variant,
+                            depth_average=depth)
+        a, b = ar._compute(p), ar._compute_dense(p)
+        assert a.throughput_pps == pytest.approx(b.throughput_pps, rel=1e-9)
+        assert np.allclose(a.emc_distribution, b.emc_distribution, atol=1e-10)
+
+
+# ------------------------------------------------------------------------------- limits
+def test_equal_rtts_give_the_ideal_throughput_exactly():
+    """No RTT change can fool TCP: the window sits at w_m and the rate is w_m / T."""
+    for variant in ar.VARIANTS:
+        r = abrupt_rtt(rate_pps=1000, rtt_s=(0.05, 0.05, 0.05),
+                       H=((0.2, 0.5, 0.3), (0.5, 0.1, 0.4), (0.3, 0.3, 0.4)),
+                       excess_mean_s=(0.1, 0.5, 0.02), max_window=30, variant=variant)
+        assert r.throughput_pps == pytest.approx(30 / 0.05, rel=1e-9)
+        assert r.ideal_pps == pytest.approx(30 / 0.05, rel=1e-12)
+        assert r.p_spurious_timeout == 0 and r.p_spurious_dupack == 0
+        assert r.window_pmf[-1] == pytest.approx(1.0)
+
+
+def test_ideal_throughput_by_hand():
+    # H = [[0, 1], [1, 0]]: pi = (1/2, 1/2); theta_i proportional to E[X_i] = T_i + V_i.
+    T, V, wm = (0.05, 0.08), (0.2, 0.1), 20
+    r = abrupt_rtt(rate_pps=2000, rtt_s=T, H=((0, 1), (1, 0)), excess_mean_s=V, max_window=wm)
+    th = np.array([0.25, 0.18]) / 0.43
+    assert r.ideal_pps == pytest.approx(wm * (th[0] / T[0] + th[1] / T[1]), rel=1e-12)
+
+
+def test_single_timeout_window_by_hand():
+    """A step up by more than the RTO in the idle part of a round: one timeout, eq. (6)."""
+    mu, w1 = 1000.0, 9
+    p = AbruptRttParams(rate_pps=mu, rtt_s=(0.05, 0.09), H=((0, 1), (1, 0)),
+                        excess_mean_s=(0.1, 0.1), max_window=20, variant="oldtahoe")
+    w = np.arange(1, 21.0)
+    paths, _, p_to, k_to = ar._event_paths(p, 0, 1, w, np.array([0.05, 0.09]))
+    # idle: x_I = 0.09 - 10/1000 = 0.08 in (Y, 3Y) with Y = 0.05 -> K_I = 1, window (w1+1)/2
+    # busy: x_B = 0.04 < Y -> no timeout; p_idle = 1 - 9 / 50
+    (pr_i, st_i), (_, st_b) = paths[1], paths[2]
+    assert pr_i[w1 - 1] == pytest.approx(1 - 9 / 50)
+    assert st_i[w1 - 1] == pytest.approx(5.0)
+    assert st_b[w1 - 1] == pytest.approx(9.0)
+    assert p_to[w1 - 1] == pytest.approx(1 - 9 / 50)
+    assert k_to[w1 - 1] == pytest.approx(1 - 9 / 50)
+
+
+@settings(max_examples=20, deadline=None)
+@given(mu=st.floats(150, 1500), T=st.tuples(*[st.floats(0.04, 0.12)] * 3),
+       V=st.tuples(*[st.floats(0.0, 0.9)] * 3), wm=st.integers(2, 60),
+       rows=st.lists(st.tuples(*[st.floats(0.05, 1.0)] * 3), min_size=3, max_size=3))
+def test_oldtahoe_at_least_reno_and_both_below_ideal(mu, T, V, wm, rows):
+    H = [[x / sum(r) for x in r] for r in rows]
+    kw = dict(rate_pps=mu, rtt_s=T, H=H, excess_mean_s=V, max_window=wm)
+    ot = abrupt_rtt(variant="oldtahoe", **kw)
+    re = abrupt_rtt(variant="reno", **kw)
+    nr = abrupt_rtt(variant="newreno", **kw)
+    assert re.throughput_pps <= ot.throughput_pps * (1 + 1e-9)       # Fig. 9
+    assert nr.throughput_pps == pytest.approx(re.throughput_pps)      # footnote 7
+    assert ot.throughput_pps <= ot.ideal_pps * (1 + 1e-9)
+    assert ot.window_pmf.sum() == pytest.approx(1.0)
+    assert 0 <= re.p_spurious_dupack <= 1 and 0 <= re.p_spurious_timeout <= 1
+
+
+# ------------------------------------------------------------- claims, Sections 6.3-6.5
+def test_claim_fig10_dupack_threshold_saturates_at_min_wm_half_bd():
+    """Throughput rises with d and saturates at OldTahoe's at d_opt = min(w_m, BD/2)."""
+    bd = 1210 * 0.058056                           # 70 packets over the smallest RTT
+    for wm in (25, 30, 60):
+        old = abrupt_rtt(**SECTION_6_3, max_window=wm, variant="oldtahoe").throughput_pps
+        thr = [abrupt_rtt(**SECTION_6_3, max_window=wm, variant="reno", dupack_threshold=d)
+               .throughput_pps for d in range(1, 41)]
+        assert all(a <= b + 1e-9 for a, b in zip(thr, thr[1:], strict=False))
+        assert thr[0] < 0.95 * old
+        d_opt = min(wm, bd / 2)
+        assert thr[int(d_opt) - 1] == pytest.approx(old, rel=0.02)
+        # and the saturation is not reached much earlier than d_opt
+        assert thr[int(0.6 * d_opt) - 1] < 0.99 * old
+
+
+def test_claim_fig11_all_rise_with_window_and_reno_gap_widens():
+    wms = (5, 10, 20, 30, 40, 50, 60, 70)
+    ideal, old, reno = [], [], []
+    for wm in wms:
+        o = abrupt_rtt(**SECTION_6_3, max_window=wm, variant="oldtahoe")
+        r = abrupt_rtt(**SECTION_6_3, max_window=wm, variant="reno")
+        ideal.append(o.ideal_pps)
+        old.append(o.throughput_pps)
+        reno.append(r.throughput_pps)
+    for seq in (ideal, old, reno):
+        assert all(a < b for a, b in zip(seq, seq[1:], strict=False))
+    gap_or = np.subtract(old, reno)
+    assert all(a < b for a, b in zip(gap_or, gap_or[1:], strict=False))
+    gap_io = np.subtract(ideal, old)
+    # Ideal - OldTahoe widens with w_m only below w_m ~ 29: above it the largest RTT step
+    # (23.9 ms = 29 packets at 1210 packets/s) can no longer time out (eq. 5) and OldTahoe
+    # stays within 2% of Ideal. The paper's claim holds on the first branch only (see report).
+    assert gap_io[0] < gap_io[1] < gap_io[2]
+    assert np.all(gap_io[3:] < 0.02 * np.asarray(ideal[3:]))
+
+
+def test_claim_fig12_time_scaling_knee():
+    """E[V] scaled by k: Ideal nearly flat; OldTahoe rises sharply (knee); both reach Ideal."""
+    ks = (0.01, 0.1, 0.3, 1, 3, 10, 100, 1000)
+    res = [(abrupt_rtt(**_scaled(k), max_window=25, variant="oldtahoe"),
+            abrupt_rtt(**_scaled(k), max_window=25, variant="reno")) for k in ks]
+    ideal = np.array([o.ideal_pps for o, _ in res])
+    ratio_old = np.array([o.throughput_pps for o, _ in res]) / ideal
+    ratio_reno = np.array([r.throughput_pps for _, r in res]) / ideal
+    assert ideal.max() / ideal.min() < 1.2
+    assert all(a < b for a, b in zip(ratio_old, ratio_old[1:], strict=False))
+    assert ratio_old[1] < 0.4 and ratio_old[5] > 0.9          # the knee: within two decades
+    assert ratio_old[-1] > 0.995 and ratio_reno[-1] > 0.995
+    assert all(r <= o + 1e-9 for o, r in zip(ratio_old, ratio_reno, strict=False))
+
+
+# ------------------------------------------------------------------ interface, speed, errors
+def test_registered_and_property_space():
+    assert models.get("abrupt-rtt") is ar.MODEL
+    assert ar.LOSS_PARAMETER is None
+    fields = set(AbruptRttParams.__dataclass_fields__)
+    assert set(ar.PROPERTY_SPACE) <= fields
+    r = models.evaluate("abrupt-rtt", **SECTION_6_3, max_window=30)
+    assert r.throughput_norm == pytest.approx(r.throughput_pps / 1210)
+
+
+def test_one_point_speed_at_wm_100_m_3():
+    # Target 10 ms; measured 8.5-11 ms of CPU on the shared 2-core machine, about 4 ms of it
+    # in the shared stationary solver. The bound leaves room for a loaded machine.
+    abrupt_rtt(**SECTION_6_3, max_window=100)
+    times = []
+    for _ in range(20):
+        t = time.process_time()
+        abrupt_rtt(**SECTION_6_3, max_window=100, variant="reno")
+        times.append(time.process_time() - t)
+    assert min(times) < 0.015
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(rate_pps=0), "rate_pps"),
+    (dict(rtt_s=(0.05, -0.1, 0.07)), "rtt_s"),
+    (dict(H=((0.5, 0.5), (0.5, 0.5))), "H"),
+    (dict(H=((0.5, 0.6, 0.0), (0.3, 0.3, 0.4), (0.1, 0.1, 0.8))), "H[0]"),
+    (dict(H=((1, 0, 0), (0, 1, 0), (0, 0, 1))), "H"),
+    (dict(excess_mean_s=(0.1, 0.1)), "excess_mean_s"),
+    (dict(max_window=0), "max_window"),
+    (dict(variant="sack"), "variant"),
+    (dict(dupack_threshold=0), "dupack_threshold"),
+    (dict(min_rto_s=-1), "min_rto_s"),
+    (dict(dupack_rule="loose"), "dupack_rule"),
+])
+def test_bad_parameters_are_named(kwargs, name):
+    base = dict(SECTION_6_3, max_window=30)
+    base.update(kwargs)
+    with pytest.raises(ParameterError) as e:
+        abrupt_rtt(**base)
+    assert e.value.name == name
