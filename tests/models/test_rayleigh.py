@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.integrate
 import scipy.special
+
 from lossytcp.channels import (
     estimate_two_state,
     jakes_error_trace,

@@ -213,7 +213,9 @@ def _surv_factory(L: float, T: float, V: float):
             return np.where(x <= T * (1.0 + 1e-12), 1.0, 0.0)
         u0 = np.clip(T - x, 0.0, L)
         if V > 0:
-            return u0 / L + (V / L) * np.exp(-(x + u0 - T) / V) * -np.expm1(-(L - u0) / V)
+            # exponent clipped: it is positive only where u0 = L, where the factor is 0
+            return (u0 / L + (V / L) * np.exp(-np.maximum(x + u0 - T, 0.0) / V)
+                    * -np.expm1(-(L - u0) / V))
         return u0 / L
     return surv
 
@@ -321,7 +323,7 @@ def _tables(L: float, T: float, V: float, mu: float, wm: int, extra: int = 0,
         b = q / (1 - q)
         lr = -T / V
         s0 = np.arange(wm, dtype=float)
-        lq = lr + math.log(q)
+        lq = lr - 1.0 / (mu * V)                       # log(r q) without underflow
         mid = (a * -np.expm1(n * lr) / -math.expm1(lr)
                - b * q ** (s0 + 2) * -np.expm1(n * lq) / -math.expm1(lq))
     else:
@@ -396,7 +398,8 @@ def _reward_tables(Ti: np.ndarray, Tj: float, Vj: float, mu: float, wm: int,
     def surv_rows(Lr):
         u0 = np.clip(Tj - x[None, :], 0.0, Lr)
         if Vj > 0:
-            return u0 / Lr + (Vj / Lr) * np.exp(-(x[None, :] + u0 - Tj) / Vj) \
+            # exponent clipped: it is positive only where u0 = L, where the factor is 0
+            return u0 / Lr + (Vj / Lr) * np.exp(-np.maximum(x[None, :] + u0 - Tj, 0.0) / Vj) \
                 * -np.expm1(-(Lr - u0) / Vj)
         return u0 / Lr
 
@@ -417,7 +420,7 @@ def _reward_tables(Ti: np.ndarray, Tj: float, Vj: float, mu: float, wm: int,
         n = np.maximum(wm - 2 - np.arange(wm), 0).astype(float)
         a = b = q / (1 - q)
         lr = -Tj / Vj
-        lq = lr + math.log(q)
+        lq = lr - 1.0 / (mu * Vj)                      # log(r q) without underflow
         mid = (a * -np.expm1(n * lr) / -math.expm1(lr)
                - b * q ** (np.arange(wm) + 2.0) * -np.expm1(n * lq) / -math.expm1(lq))
     else:
