@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lossytcp.errors import ParameterError
 from lossytcp.ns2 import (
@@ -297,3 +299,24 @@ def test_semi_markov_delay_switches_the_link_delay(tmp_path: Path) -> None:
     _, out = run_script(sc)
     seen = {float(ln.split()[1]) for ln in out.splitlines() if ln.startswith("DELAY")}
     assert seen == {0.02, 0.2}
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=200))
+def test_runs_rebuild_any_loss_sequence(lost: list[bool]) -> None:
+    runs = _runs_from_losses(lost)
+    rebuilt = [x for g, b in runs for x in [False] * g + [True] * b]
+    assert rebuilt == lost
+    # every run but possibly the first starts with a delivered packet (LossyTcp/Runs relies
+    # on it: only "assign 0 B" may drop the packet that called read)
+    assert all(g >= 1 for g, _ in runs[1:])
+
+
+def test_agent_settings_are_applied_last_and_checked() -> None:
+    s = build_script("reno", agent_settings={"singledup_": 0, "delay_growth_": "false"},
+                     **TICK).text
+    assert s.index("$tcp set singledup_ 0") > s.index("$tcp set window_")
+    assert "$tcp set singledup_ 1" not in s
+    with pytest.raises(ParameterError):
+        build_script("reno", agent_settings={"window_; exec rm": 1}, **TICK)
+    with pytest.raises(ParameterError):
+        build_script("reno", agent_settings={"window_": "[exec ls]"}, **TICK)

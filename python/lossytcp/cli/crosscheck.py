@@ -66,6 +66,18 @@ def compare(engine_reports: list[Any], ns2_reports: list[Any],
     return rows
 
 
+def _agent_settings(items: list[str]) -> dict[str, str]:
+    from ..errors import ParameterError
+
+    out = {}
+    for it in items:
+        name, eq, value = it.partition("=")
+        if not eq or not name or not value:
+            raise ParameterError("ns2-agent", it, "must be NAME=VALUE, e.g. singledup_=0")
+        out[name.strip()] = value.strip()
+    return out
+
+
 def _fmt(x: float, se: float) -> str:
     if not math.isfinite(x):
         return "n/a"
@@ -84,6 +96,7 @@ def run(a: argparse.Namespace) -> int:
     kw = scenario_from_args(a)
     variant = kw.pop("variant")
     seeds = seeds_from_args(a)
+    agent = _agent_settings(a.ns2_agent)
     engine = [simulate(variant, seed=s, **kw) for s in seeds]
     ns2_kw = dict(kw)
     sims = []
@@ -91,11 +104,15 @@ def run(a: argparse.Namespace) -> int:
         keep = None
         if a.keep_script:
             keep = a.keep_script if i == 0 else a.keep_script.replace(".tcl", "") + f"-seed{s}.tcl"
-        sims.append(ns2.simulate_ns2(variant, seed=s, keep_script=keep, **ns2_kw))
+        sims.append(ns2.simulate_ns2(variant, seed=s, keep_script=keep, agent_settings=agent,
+                                     **ns2_kw))
     rows = compare(engine, sims)
     notes: list[str] = []
     if not str(kw["channel"]).strip().startswith("drops"):
-        notes += ns2.build_script(variant, seed=seeds[0], **ns2_kw).notes
+        notes += ns2.build_script(variant, seed=seeds[0], agent_settings=agent,
+                                  **ns2_kw).notes
+    if agent:
+        notes.append("ns-2 agent settings: " + ", ".join(f"{k} {v}" for k, v in agent.items()))
     notes.append("not observable in ns-2, not judged: " + ", ".join(
         m for m in METRICS if m in ns2.NOT_OBSERVABLE))
     if a.json:
@@ -131,5 +148,7 @@ def register(sub: Any) -> None:
     q.set_defaults(profile="ns2", granularity="10ms")
     q.add_argument("--keep-script", default=None, metavar="PATH",
                    help="keep the generated ns-2 Tcl script there (one per seed)")
+    q.add_argument("--ns2-agent", action="append", default=[], metavar="NAME=VALUE",
+                   help="extra ns-2 agent setting, e.g. singledup_=0 (limited transmit off)")
     q.add_argument("--json", action="store_true", help="print one JSON object")
     q.set_defaults(func=run)

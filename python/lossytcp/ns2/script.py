@@ -239,10 +239,11 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
     backoff = tcp["max_backoff"] > 1
     if fixed is not None and backoff:
         raise Ns2Unsupported("fixed_rto_s", fixed, "ns-2 can fix the RTO only by minrto_ = "
-                             "maxrto_, which also stops the backoff: add backoff=False")
+                             "maxrto_, which also stops the backoff: add backoff=False "
+                             "(--no-backoff)")
     if fixed is None and not backoff:
         raise Ns2Unsupported("backoff", False, "ns-2 always doubles the RTO up to 64 times "
-                             "unless it is fixed (fixed_rto_s)")
+                             "unless it is fixed (fixed_rto_s, --fixed-rto)")
     if fixed is None and tcp["max_backoff"] != NS2_MAX_BACKOFF:
         raise Ns2Unsupported("max_backoff", tcp["max_backoff"],
                              f"ns-2's backoff cap is {NS2_MAX_BACKOFF}")
