@@ -320,3 +320,25 @@ def test_agent_settings_are_applied_last_and_checked() -> None:
         build_script("reno", agent_settings={"window_; exec rm": 1}, **TICK)
     with pytest.raises(ParameterError):
         build_script("reno", agent_settings={"window_": "[exec ls]"}, **TICK)
+
+
+@needs_ns
+def test_ge_lossy_states_packet_by_packet(tmp_path: Path) -> None:
+    # Stepped per transmission, the state sequence does not depend on TCP at all, so the loss
+    # fraction is pi_G * loss_good + pi_B * loss_bad whatever the sender does.
+    a, b, lg, lb = 0.05, 0.2, 0.05, 0.6
+    lost = _fates(tmp_path, f"ge:alpha={a},beta={b},advance=transmission,loss_good={lg},"
+                  f"loss_bad={lb}", 60.0, window=1000)[:, 1]
+    pib = a / (a + b)
+    expect = (1 - pib) * lg + pib * lb
+    lam = 1 - a - b
+    se = math.sqrt(expect * (1 - expect) / lost.size * (1 + lam) / (1 - lam))
+    assert abs(lost.mean() - expect) < 4 * se, (lost.mean(), expect, lost.size)
+
+
+@needs_ns
+def test_ack_channel_loses_acks_not_data() -> None:
+    r = simulate_ns2("newreno", ack_channel="bernoulli:p=0.2", duration_s=30.0, **TICK)
+    assert r.channel_losses == 0
+    # about one ACK in five lost: one ACK per received data packet
+    assert abs(r.ack_channel_losses / r.packets_received - 0.2) < 0.02
