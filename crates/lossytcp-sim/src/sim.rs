@@ -1,6 +1,8 @@
 //! The simulation: links and flows wired by a scenario, driven by the event heap.
 
-use crate::config::{AppConfig, Scenario};
+use std::collections::VecDeque;
+
+use crate::config::{AppConfig, DelayConfig, Scenario};
 use crate::link::{Fate, Link};
 use crate::metrics::{FlowReport, LinkReport, RunReport};
 use crate::packet::{FlowId, Kind, LinkId, Packet};
@@ -13,6 +15,10 @@ enum Event {
     /// The packet (an index into the in-flight slab) reached the end of hop `packet.hop` of
     /// its path. Keeping packets out of the heap keeps heap entries small.
     Arrive(u32),
+    /// The earliest packet in the link's pipe arrives. On a link whose delay is fixed,
+    /// arrivals leave in the order they entered, so they wait in a FIFO and the heap holds
+    /// one entry per busy link instead of one per packet in flight.
+    PipeHead(LinkId),
     Rto(FlowId),
     DelAck(FlowId, u64),
     Start(FlowId),
@@ -90,6 +96,9 @@ pub struct Simulation {
     out: Vec<Segment>,
     in_flight: Vec<Packet>,
     free: Vec<u32>,
+    /// Per link: packets propagating, in arrival order (FIFO links only).
+    pipes: Vec<VecDeque<(Time, Packet)>>,
+    fifo: Vec<bool>,
 }
 
 impl Simulation {
@@ -158,6 +167,12 @@ impl Simulation {
             out: Vec::new(),
             in_flight: Vec::new(),
             free: Vec::new(),
+            pipes: (0..sc.links.len()).map(|_| VecDeque::new()).collect(),
+            fifo: sc
+                .links
+                .iter()
+                .map(|l| matches!(l.delay, DelayConfig::Fixed { .. }))
+                .collect(),
         })
     }
 
@@ -169,6 +184,15 @@ impl Simulation {
                 Event::Arrive(i) => {
                     let p = self.in_flight[i as usize];
                     self.free.push(i);
+                    self.on_arrive(now, p)
+                }
+                Event::PipeHead(l) => {
+                    let (_, p) = self.pipes[l]
+                        .pop_front()
+                        .expect("a pipe event with an empty pipe");
+                    if let Some(&(next, _)) = self.pipes[l].front() {
+                        self.sched.schedule(next, Event::PipeHead(l));
+                    }
                     self.on_arrive(now, p)
                 }
                 Event::Rto(f) => self.on_rto(now, f),
@@ -190,6 +214,13 @@ impl Simulation {
 
     fn enqueue(&mut self, now: Time, link: LinkId, p: Packet) {
         match self.links[link].send(now, &p) {
+            Fate::Arrives(at) if self.fifo[link] => {
+                let pipe = &mut self.pipes[link];
+                if pipe.is_empty() {
+                    self.sched.schedule(at, Event::PipeHead(link));
+                }
+                pipe.push_back((at, p));
+            }
             Fate::Arrives(at) => {
                 let i = match self.free.pop() {
                     Some(i) => {
