@@ -46,6 +46,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check python tests bench scripts
 
 bench: build ns2
+	cargo build -q --release --example run_scenario
 	$(PY) bench/run.py
 
 reference: build ns2

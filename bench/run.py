@@ -96,6 +96,26 @@ def run_lossytcp(kw: dict) -> dict:
             "delivered": d["delivered"], "goodput_norm": d["goodput_norm"]}
 
 
+def run_engine(kw: dict) -> dict | str:
+    """The Rust engine alone, as a process: no Python start-up, the same scenario."""
+    exe = ROOT / "target" / "release" / "examples" / "run_scenario"
+    if not exe.exists():
+        return "not built: cargo build --release --example run_scenario (make bench does it)"
+    import lossytcp
+
+    kw = dict(kw)
+    variant = kw.pop("variant")
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(lossytcp.build_scenario(variant, profile="ns2", **kw), f)
+    try:
+        text, wall, rss = _child([str(exe), f.name])
+    finally:
+        os.unlink(f.name)
+    d = json.loads(text.strip().splitlines()[-1])
+    return {"wall_s": wall, "sim_s": d["wall_s"], "rss_bytes": rss,
+            "delivered": d["packets_delivered"], "goodput_norm": d["goodput_norm"]}
+
+
 def run_ns2(kw: dict) -> dict | str:
     from lossytcp import ns2
 
@@ -147,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         kw = {**COMMON, **SCENARIOS[name], "duration_s": a.duration}
         results[name] = {
             "lossytcp": run_lossytcp(kw),
+            "engine": run_engine(kw),
             "ns2": "skipped (--skip ns2)" if "ns2" in a.skip else run_ns2(kw),
             "ns3": "skipped (--skip ns3)" if "ns3" in a.skip else run_ns3(name, kw),
         }
@@ -157,24 +178,30 @@ def main(argv: list[str] | None = None) -> int:
           f"lossytcp child start-up (Python + imports) {results['startup_s']:.2f} s, "
           f"{results['startup_rss_bytes'] / 1e6:.0f} MB")
     hdr = (f"{'scenario':10} {'simulator':9} {'wall s':>8} {'sim s':>8} {'pkts/wall-s':>12} "
-           f"{'peak MB':>8} {'goodput':>8} {'x wall':>7} {'x sim':>7}")
+           f"{'peak MB':>8} {'goodput':>8} {'x wall':>11} {'x sim':>6}")
     print(hdr)
     print("-" * len(hdr))
     for name in names:
         ours = results[name]["lossytcp"]
-        for sim in ("lossytcp", "ns2", "ns3"):
+        for sim in ("lossytcp", "engine", "ns2", "ns3"):
             r = results[name][sim]
             if isinstance(r, str):
                 print(f"{name:10} {sim:9} {r}")
                 continue
-            ratio = "" if sim == "lossytcp" else f"{r['wall_s'] / ours['wall_s']:.1f}"
-            ratio_sim = "" if sim == "lossytcp" else f"{r['wall_s'] / ours['sim_s']:.1f}"
+            ours_only = sim in ("lossytcp", "engine")
+            ratio = "" if ours_only else f"{r['wall_s'] / ours['wall_s']:.1f}"
+            ratio_sim = "" if ours_only else f"{r['wall_s'] / ours['sim_s']:.1f}"
+            engine = results[name]["engine"]
+            if not ours_only and not isinstance(engine, str):
+                ratio += f" / {r['wall_s'] / engine['wall_s']:.1f}"
             print(f"{name:10} {sim:9} {r['wall_s']:8.2f} {r['sim_s']:8.2f} "
                   f"{r['delivered'] / r['wall_s']:12.0f} {r['rss_bytes'] / 1e6:8.1f} "
-                  f"{r['goodput_norm']:8.4f} {ratio:>7} {ratio_sim:>7}")
+                  f"{r['goodput_norm']:8.4f} {ratio:>11} {ratio_sim:>6}")
     print("x wall = that simulator's wall time / lossytcp's (process start-up included on both "
-          "sides); x sim = the same over lossytcp's time inside simulate() (Python start-up "
-          "excluded); sim s = time inside simulate().")
+          "sides) / the engine binary's (no Python); x sim = the same over lossytcp's time "
+          "inside simulate() (Python start-up excluded); sim s = time inside simulate(); "
+          "'engine' = the Rust engine run as its own process on the same scenario "
+          "(target/release/examples/run_scenario).")
     return 0
 
 

@@ -15,7 +15,11 @@ fn main() {
     let wall = t.elapsed().as_secs_f64();
     let f = &r.flows[0];
     println!(
-        "{{\"wall_s\": {wall}, \"events\": {}, \"packets_received\": {}, \"packets_delivered\": {}, \"timeouts\": {}}}",
-        r.events, f.packets_received, f.packets_delivered, f.timeouts
+        "{{\"wall_s\": {wall}, \"events\": {}, \"packets_received\": {}, \"packets_delivered\": {}, \"timeouts\": {}, \"goodput_norm\": {}}}",
+        r.events,
+        f.packets_received,
+        f.packets_delivered,
+        f.timeouts,
+        f.packets_delivered as f64 / f.elapsed_s / f.capacity_pps
     );
 }
