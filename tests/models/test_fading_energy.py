@@ -201,6 +201,19 @@ def test_distribution_and_bounds_are_consistent():
     assert r.throughput_pps == pytest.approx(r.throughput_slot / (8 * 1024 / 1.5e6))
 
 
+def test_threshold_rounding_floor_matches_rfc5681():
+    from lossytcp.models.fading_energy import _half
+    assert _half(np.array([1, 2, 3, 4, 5, 24, 23.5]), "ceil").tolist() == [1, 1, 2, 2, 3, 12, 12]
+    assert _half(np.array([1, 2, 3, 4, 5, 24, 23.5]), "floor").tolist() == [2, 2, 2, 2, 2, 12, 11]
+    # Halving to less (or equal) can only lower Tahoe's throughput on a fast-fading channel.
+    kw = dict(variant="tahoe", w_max=24, doppler_norm=0.256, fading_margin_db=15)
+    ceil_ = fading_energy(**kw)
+    floor_ = fading_energy(**kw, threshold_rounding="floor")
+    assert floor_.throughput_slot < ceil_.throughput_slot
+    with pytest.raises(ParameterError):
+        fading_energy(**kw, threshold_rounding="round")
+
+
 def test_nearly_error_free_channel_gives_full_throughput():
     for variant in fe.VARIANTS:
         r = fading_energy(variant=variant, p_gb=1e-7, p_bg=0.5, w_max=24)

@@ -97,6 +97,11 @@ agree at 10% loss but the model is optimistic by up to 16% (Reno) and 10% (NewRe
 loss with fast fading, where the engine times out more often than the derived rules predict
 (scripts/validate_models_II.py).
 
+Threshold rounding: the paper halves with ``ceil(W/2)`` (Sec. 2, rule 3), as above; RFC 5681
+and ns-2 (and this project's engine) use ``max(floor(W/2), 2)``. ``threshold_rounding="floor"``
+applies the latter everywhere the threshold is halved; at the small windows of fast fading it
+lowers the throughput by up to 10% and brings the model onto the engine.
+
 Metrics (eq. 13-18): with ``pi`` the stationary law of the embedded chain and per-state
 expected cycle rewards, throughput = E[S]/E[D] (successes per slot), load = E[T]/E[D], success
 probability = E[S]/E[T], transmissions per success = E[T]/E[S], energy efficiency
@@ -145,10 +150,13 @@ class FadingEnergyParams:
     idle_energy: float = 0.0
     rate_bps: float = 1.5e6
     packet_size_bytes: float = 1024.0
+    threshold_rounding: str = "ceil"
 
     def __post_init__(self) -> None:
         s = object.__setattr__
         s(self, "variant", v.choice("variant", self.variant, VARIANTS))
+        s(self, "threshold_rounding", v.choice("threshold_rounding", self.threshold_rounding,
+                                               ["ceil", "floor"]))
         s(self, "w_max", v.integer("w_max", self.w_max, 1, 2000))
         s(self, "dupack_threshold", v.integer("dupack_threshold", self.dupack_threshold, 1, 10_000))
         s(self, "timeout_slots", v.integer("timeout_slots", self.timeout_slots, 1, 1_000_000))
@@ -265,6 +273,15 @@ def _window_path(w0: float, wth: int, w_max: int, n_max_hint: int = 0):
     return ys, len(ys) + 1
 
 
+def _half(y, rounding: str):
+    """The threshold after a loss at window y: ceil(y/2) (paper, Sec. 2 rule 3) or
+    max(floor(y/2), 2) (RFC 5681 / ns-2, as the engine does)."""
+    y = np.asarray(y, dtype=float)
+    if rounding == "ceil":
+        return np.ceil(y / 2.0 - 1e-9)
+    return np.maximum(np.floor(y / 2.0 + 1e-9), 2.0)
+
+
 def _phase1(c: int, w0: float, wth: int, p: FadingEnergyParams, M: np.ndarray):
     """Phase-1 law of the window at the loss, grouped by (floor(Y), ceil(Y/2)).
 
@@ -279,7 +296,7 @@ def _phase1(c: int, w0: float, wth: int, p: FadingEnergyParams, M: np.ndarray):
         alpha = np.where(n == 1, M[c, 1], M[c, 0] * q ** np.maximum(n - 2, 0) * p_gb)
         y = np.array(ys)
         yf = np.floor(y + 1e-9).astype(int)
-        yh = np.ceil(y / 2.0 - 1e-9).astype(int)
+        yh = _half(y, p.threshold_rounding).astype(int)
         keys = yf * 100_000 + yh
         for k in np.unique(keys):
             sel = keys == k
@@ -294,7 +311,7 @@ def _phase1(c: int, w0: float, wth: int, p: FadingEnergyParams, M: np.ndarray):
         qq = q ** (N - 2)
         prob = M[c, 0] * p_gb * qq / (1 - q)
         mean = M[c, 0] * p_gb * qq * (N / (1 - q) + q / (1 - q) ** 2)
-    key = (p.w_max, math.ceil(p.w_max / 2))
+    key = (p.w_max, int(_half(p.w_max, p.threshold_rounding)))
     cur = out.setdefault(key, [0.0, 0.0])
     cur[0] += prob
     cur[1] += mean
@@ -363,7 +380,7 @@ def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndar
             s_lo = K * P_i if i == K else E_l1 - P_i
             o.add((0, yh, 1), P_i, i * P_i, i * P_i, s_lo, K * P_i)
             continue
-        wth_inflated = math.ceil(min(yh + K, p.w_max) / 2)
+        wth_inflated = int(_half(min(yh + K, p.w_max), p.threshold_rounding))
         # Retransmission of P0 (slot i + 1) fails: timeout T0 after the re-arm at time i + 1.
         pf = P_i * pGB
         end_state = Mpow(T0 - 1)[1]  # channel from the failed slot i+1 to slot i + T0
@@ -380,7 +397,8 @@ def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndar
                 row = Mpow(T0)[0]        # from Good in slot i + 1 to slot i + 1 + T0
                 for c_next in (0, 1):
                     w = ps * row[c_next]
-                    o.add((c_next, math.ceil(yh / 2), 1), w, (i + 1 + T0) * w, (i + 1) * w,
+                    o.add((c_next, int(_half(yh, p.threshold_rounding)), 1), w,
+                          (i + 1 + T0) * w, (i + 1) * w,
                           E_l1 * pGG * row[c_next], (K + 1) * w, timeout=True)
             continue
         # NewReno with h >= 2 holes: retransmissions in slots i+1..i+h.
@@ -390,7 +408,8 @@ def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndar
             row = Mpow(T0 - 1)[1]
             for c_next in (0, 1):
                 w = pr * row[c_next]
-                o.add((c_next, math.ceil(yh / 2), 1), w, (i + r - 1 + T0) * w, (i + r) * w,
+                o.add((c_next, int(_half(yh, p.threshold_rounding)), 1), w,
+                      (i + r - 1 + T0) * w, (i + r) * w,
                       lo * row[c_next], (K + r - 1) * w, timeout=True)
         ps = P_i * pGG ** holes
         o.add((0, yh, yh), ps, (i + holes) * ps, (i + holes) * ps, (i + 1) * ps, (i + 1) * ps)
@@ -410,7 +429,7 @@ def _compute(params: FadingEnergyParams) -> FadingEnergyResult:
             cache_pow[k] = np.linalg.matrix_power(M, max(k, 0))
         return cache_pow[k]
 
-    wth_max = math.ceil(Wm / 2)
+    wth_max = max(math.ceil(Wm / 2), 2)
     states: list[tuple[int, int, int]] = [(c, w, 1) for c in (0, 1) for w in range(1, wth_max + 1)]
     if params.variant != "tahoe":
         states += [(0, w, w) for w in range(2, wth_max + 1)]
