@@ -124,6 +124,22 @@ def test_jakes_trace_at_rho_zero_is_uncorrelated():
     assert est.mean_burst == pytest.approx(1 / (1 - est.epsilon), rel=0.03)
 
 
+def test_doppler_in_hz_with_packet_duration():
+    # 1024-byte packets at 1.5 Mb/s: T = 5.46 ms; f_D = 2.93 Hz gives f_D T = 0.016.
+    t = 8 * 1024 / 1.5e6
+    a = rayleigh_two_state(fading_margin_db=10, doppler_hz=0.016 / t, packet_duration_s=t)
+    b = rayleigh_two_state(fading_margin_db=10, doppler_norm=0.016)
+    assert a.p_bg == pytest.approx(b.p_bg, rel=1e-12)
+    x = jakes_error_trace(1000, fading_margin_db=10, doppler_hz=0.016 / t, packet_duration_s=t,
+                          seed=1)
+    y = jakes_error_trace(1000, fading_margin_db=10, doppler_norm=0.016, seed=1)
+    assert np.array_equal(x, y)
+    with pytest.raises(ParameterError, match="packet_duration_s"):
+        rayleigh_two_state(fading_margin_db=10, doppler_hz=3.0)
+    with pytest.raises(ParameterError, match="doppler_norm"):
+        rayleigh_two_state(fading_margin_db=10, doppler_norm=0.01, doppler_hz=3.0)
+
+
 def test_several_samples_per_packet_only_add_losses():
     one = jakes_error_trace(50_000, fading_margin_db=10, doppler_norm=0.02, seed=9)
     four = jakes_error_trace(50_000, fading_margin_db=10, doppler_norm=0.02,

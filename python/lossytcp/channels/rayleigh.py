@@ -66,6 +66,7 @@ __all__ = [
     "RayleighMarkov",
     "TwoStateEstimate",
     "fading_margin_linear",
+    "doppler_norm_from",
     "marcum_q1",
     "rayleigh_two_state",
     "jakes_gain",
@@ -97,6 +98,27 @@ def fading_margin_linear(fading_margin: float | None = None,
         return v.in_range("fading_margin", fading_margin, 0.05, 1e8)
     db = v.in_range("fading_margin_db", fading_margin_db, -13.0, 80.0)
     return 10.0 ** (db / 10.0)
+
+
+def doppler_norm_from(doppler_norm: float | None = None, *, doppler_hz: float | None = None,
+                      packet_duration_s: float | None = None) -> float:
+    """Normalised Doppler f_D T from itself, or from f_D in Hz and the packet duration T."""
+    if doppler_norm is not None:
+        if doppler_hz is not None or packet_duration_s is not None:
+            raise ParameterError("doppler_norm", doppler_norm, "give either doppler_norm or "
+                                 "doppler_hz with packet_duration_s, not both")
+        fdt = v.positive("doppler_norm", doppler_norm)
+    else:
+        if doppler_hz is None or packet_duration_s is None:
+            missing = "doppler_hz" if doppler_hz is None else "packet_duration_s"
+            raise ParameterError(missing, None, "give doppler_norm, or doppler_hz together "
+                                 "with packet_duration_s")
+        fdt = (v.positive("doppler_hz", doppler_hz)
+               * v.positive("packet_duration_s", packet_duration_s))
+    if fdt > MAX_DOPPLER_NORM:
+        raise ParameterError("doppler_norm", fdt,
+                             f"must be in (0, {MAX_DOPPLER_NORM}] (normalised Doppler f_D T)")
+    return fdt
 
 
 @dataclass(frozen=True)
@@ -146,14 +168,17 @@ class RayleighMarkov:
         return f"ge:alpha={self.p_gb:.12g},beta={self.p_bg:.12g},advance={advance}"
 
 
-def rayleigh_two_state(*, doppler_norm: float, fading_margin: float | None = None,
-                       fading_margin_db: float | None = None) -> RayleighMarkov:
-    """Markov parameters from the fading margin and f_D T (eqs. 2-5 with the errata)."""
+def rayleigh_two_state(*, doppler_norm: float | None = None,
+                       fading_margin: float | None = None,
+                       fading_margin_db: float | None = None, doppler_hz: float | None = None,
+                       packet_duration_s: float | None = None) -> RayleighMarkov:
+    """Markov parameters from the fading margin and f_D T (eqs. 2-5 with the errata).
+
+    The Doppler is ``doppler_norm`` = f_D T, or ``doppler_hz`` with ``packet_duration_s``.
+    """
     F = fading_margin_linear(fading_margin, fading_margin_db)
-    fdt = v.positive("doppler_norm", doppler_norm)
-    if fdt > MAX_DOPPLER_NORM:
-        raise ParameterError("doppler_norm", doppler_norm,
-                             f"must be in (0, {MAX_DOPPLER_NORM}] (normalised Doppler f_D T)")
+    fdt = doppler_norm_from(doppler_norm, doppler_hz=doppler_hz,
+                            packet_duration_s=packet_duration_s)
     eps = -math.expm1(-1.0 / F)
     rho = float(scipy.special.j0(2.0 * math.pi * fdt))
     one_minus_r2 = 1.0 - rho * rho
@@ -211,19 +236,22 @@ def jakes_gain(n_samples: int, doppler_norm: float, *, n_sinusoids: int = 64,
     return out
 
 
-def jakes_error_trace(n_packets: int, *, doppler_norm: float, fading_margin: float | None = None,
-                      fading_margin_db: float | None = None, samples_per_packet: int = 1,
-                      n_sinusoids: int = 64, block_packets: int | None = None,
-                      seed: int | None = None) -> np.ndarray:
+def jakes_error_trace(n_packets: int, *, doppler_norm: float | None = None,
+                      fading_margin: float | None = None, fading_margin_db: float | None = None,
+                      doppler_hz: float | None = None, packet_duration_s: float | None = None,
+                      samples_per_packet: int = 1, n_sinusoids: int = 64,
+                      block_packets: int | None = None, seed: int | None = None) -> np.ndarray:
     """Per-packet loss trace (True = lost) from a Jakes fading simulation (paper 004 Figs. 1-4).
 
-    A packet is lost when the fading power at any of its ``samples_per_packet`` sampling
-    instants is below the threshold ``1/F``.
+    Packets are sent back to back, one per packet duration T; the Doppler is ``doppler_norm``
+    = f_D T, or ``doppler_hz`` with ``packet_duration_s``. A packet is lost when the fading
+    power at any of its ``samples_per_packet`` sampling instants is below the threshold ``1/F``.
     """
     n = v.integer("n_packets", n_packets, 1)
     F = fading_margin_linear(fading_margin, fading_margin_db)
     s = v.integer("samples_per_packet", samples_per_packet, 1, 1000)
-    fdt = v.positive("doppler_norm", doppler_norm)
+    fdt = doppler_norm_from(doppler_norm, doppler_hz=doppler_hz,
+                            packet_duration_s=packet_duration_s)
     bp = None if block_packets is None else v.integer("block_packets", block_packets, 1) * s
     h = jakes_gain(n * s, fdt / s, n_sinusoids=n_sinusoids, block_samples=bp, seed=seed)
     below = (h.real ** 2 + h.imag ** 2) < 1.0 / F
