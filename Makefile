@@ -48,6 +48,7 @@ lint: $(VENV)/.installed
 bench: build ns2
 	cargo build -q --release --example run_scenario
 	$(PY) bench/run.py
+	$(PY) bench/models.py
 
 reference: build ns2
 	$(PY) tests/reference/make_reference.py

@@ -4,7 +4,6 @@ limits derived by hand, the claims of Figs. 9-12 on the Section 6.3 parameter se
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -268,18 +267,6 @@ def test_registered_and_property_space():
     assert set(ar.PROPERTY_SPACE) <= fields
     r = models.evaluate("abrupt-rtt", **SECTION_6_3, max_window=30)
     assert r.throughput_norm == pytest.approx(r.throughput_pps / 1210)
-
-
-def test_one_point_speed_at_wm_100_m_3():
-    # Target 10 ms; measured 8.5-11 ms on the shared 2-core machine, about 4 ms of it in the
-    # shared stationary solver. The bound leaves room for a loaded machine.
-    abrupt_rtt(**SECTION_6_3, max_window=100)
-    times = []
-    for _ in range(20):
-        t = time.perf_counter()
-        abrupt_rtt(**SECTION_6_3, max_window=100, variant="reno")
-        times.append(time.perf_counter() - t)
-    assert min(times) < 0.015
 
 
 @pytest.mark.parametrize("kwargs,name", [
