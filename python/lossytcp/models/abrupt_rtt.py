@@ -456,27 +456,31 @@ def _split(start: np.ndarray, wm: int):
     return lo_i, hi_i, 1.0 - frac, frac
 
 
-def _event_paths(params: AbruptRttParams, i: int, j: int, w1: np.ndarray, Y: np.ndarray):
+def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarray):
     """The three ways a transition i -> j out of window w1 can go (see the module docstring).
 
+    ``j`` is a state or an array of states (results then gain a leading axis over j).
     Returns ``[(probability, start window)]`` per w1, and the per-w1 probability of a spurious
     DA, of a timeout, and the expected number of consecutive timeouts.
     """
     mu, d, wm = params.rate_pps, params.dupack_threshold, params.max_window
-    T = params.rtt_s
-    p_idle = np.clip(1.0 - w1 / (mu * T[i]), 0.0, 1.0)            # eq. (14)
-    if params.variant != "oldtahoe" and T[j] < T[i] - d / mu:      # eq. (3)-(4)
-        c_lo = np.maximum(1.0, np.floor(w1 - mu * T[j]) + 1.0)
-        c_hi = w1 - d
+    T = np.asarray(params.rtt_s)
+    Ti = T[i]
+    Tj = np.asarray(T[j], dtype=float)[..., None]                   # (..., 1)
+    p_idle = np.clip(1.0 - w1 / (mu * Ti), 0.0, 1.0)               # eq. (14)
+    if params.variant != "oldtahoe":                                # eq. (3)-(4)
+        c_lo = np.maximum(1.0, np.floor(w1 - mu * Tj) + 1.0)
+        c_hi = w1 - d + 0.0 * Tj
         if params.dupack_rule == "consecutive" and d >= 2:
             # ACK of packet c + d before that of packet 1: c + d - 1 < mu (T_i - T_j). (With
-            # d = 1 any overtaking packet is enough, which the enclosing test already asks.)
-            c_hi = np.minimum(c_hi, np.ceil(mu * (T[i] - T[j]) - d + 1.0) - 1.0)
-        pda = np.minimum(np.maximum(0.0, c_hi - c_lo + 1.0) / (mu * T[i]), 1.0)
+            # d = 1 any overtaking packet is enough, which the decrease test below asks.)
+            c_hi = np.minimum(c_hi, np.ceil(mu * (Ti - Tj) - d + 1.0) - 1.0)
+        pda = np.minimum(np.maximum(0.0, c_hi - c_lo + 1.0) / (mu * Ti), 1.0)
+        pda = np.where(Tj < Ti - d / mu, pda, 0.0)
     else:
-        pda = np.zeros(w1.size)
-    kI = _timeouts(T[j] - (w1 + 1.0) / mu, Y[i])                   # eq. (5), (10)
-    kB = _timeouts(np.full(w1.size, T[j] - T[i]), Y[i])            # eq. (11), (13)
+        pda = np.zeros(np.broadcast_shapes(Tj.shape, w1.shape))
+    kI = _timeouts(Tj - (w1 + 1.0) / mu, Y[i])                     # eq. (5), (10)
+    kB = _timeouts((Tj - Ti) + 0.0 * w1, Y[i])                     # eq. (11), (13)
     wI = np.where(kI == 1, np.maximum(1.0, (w1 + 1.0) / 2.0),        # eq. (9)
                   (-1.0 + np.sqrt(1.0 + 8.0 * w1)) / 2.0)
     wB = np.where(kB == 1, np.maximum(1.0, (w1 / 2.0 + 1.0) / 2.0),  # eq. (12)
@@ -484,7 +488,7 @@ def _event_paths(params: AbruptRttParams, i: int, j: int, w1: np.ndarray, Y: np.
     startI = np.where(kI > 0, np.minimum(wI, wm), w1)
     startB = np.where(kB > 0, np.minimum(wB, wm), w1)
     # pda > 0 only on an RTT decrease, where neither path can time out.
-    paths = [(pda, np.maximum(w1 / 2.0, 1.0)),
+    paths = [(pda, np.maximum(w1 / 2.0, 1.0) + 0.0 * pda),
              ((1.0 - pda) * p_idle, startI),
              ((1.0 - pda) * (1.0 - p_idle), startB)]
     p_to = p_idle * (kI > 0) + (1 - p_idle) * (kB > 0)
@@ -493,15 +497,35 @@ def _event_paths(params: AbruptRttParams, i: int, j: int, w1: np.ndarray, Y: np.
 
 
 def _mixture(paths, wm: int):
-    """Sparse (w1 -> integer start window) weights of the event paths."""
-    prob = np.stack([p for p, _ in paths])                          # (n_paths, wm)
+    """Sparse (w1 -> integer start window) weights of the event paths.
+
+    With a leading axis over destination states, returns (j index, w1 index, start, weight);
+    else (w1 index, start, weight).
+    """
+    prob = np.stack([p for p, _ in paths])                          # (n_paths, [J,] wm)
     lo, hi, a, b = _split(np.stack([st for _, st in paths]), wm)
-    rows = np.broadcast_to(np.arange(wm), prob.shape)
-    rows = np.concatenate((rows, rows), axis=None)
-    cols = np.concatenate((lo, hi), axis=None)
-    vals = np.concatenate((prob * a, prob * b), axis=None)
-    keep = vals > 0
-    return rows[keep], cols[keep], vals[keep]
+    idx = np.indices(prob.shape)
+    keep_lo, keep_hi = prob * a > 0, prob * b > 0
+    cols = np.concatenate((lo[keep_lo], hi[keep_hi]))
+    vals = np.concatenate(((prob * a)[keep_lo], (prob * b)[keep_hi]))
+    rows = np.concatenate((idx[-1][keep_lo], idx[-1][keep_hi]))
+    if prob.ndim == 3:
+        jj = np.concatenate((idx[1][keep_lo], idx[1][keep_hi]))
+        return jj, rows, cols, vals
+    return rows, cols, vals
+
+
+def _surv_rows(L: np.ndarray, Tj: np.ndarray, Vj: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``_surv_factory(L, T_j, V_j)(x)`` for a column of destination states at once."""
+    pos = Vj > 0
+    Vs = np.where(pos, Vj, 1.0)
+    if np.all(np.asarray(L) <= 0.0):
+        with np.errstate(over="ignore"):
+            expo = np.where(x < Tj, 1.0, np.exp(-np.maximum(x - Tj, 0.0) / Vs))
+        return np.where(pos, expo, np.where(x <= Tj * (1.0 + 1e-12), 1.0, 0.0))
+    u0 = np.clip(Tj - x, 0.0, L)
+    tail = (Vs / L) * np.exp(-np.maximum(x + u0 - Tj, 0.0) / Vs) * -np.expm1(-(L - u0) / Vs)
+    return u0 / L + np.where(pos, tail, 0.0)
 
 
 def _compute(params: AbruptRttParams) -> AbruptRttResult:
@@ -536,45 +560,48 @@ def _compute(params: AbruptRttParams) -> AbruptRttResult:
         R += [g[~last], g[~last], g[last]]
         C += [g[~last] + 1, j * wm + k[~last], j * wm + k[last]]
         D += [r_cont[j, :-1], 1.0 - r_cont[j, :-1], np.ones(1)]
+    E_all = np.stack(E_into)                                           # [j, i, s]
+    nxt_x = np.append(tau[:, 1:], np.full((M, 1), np.inf), axis=1)      # tau of window s + 1
+    last2 = k >= wm - 2
     for i in range(M):
-        for j in range(M):
-            if H[i, j] == 0.0:
-                continue
-            paths, pda, pto, kto = _event_paths(params, i, j, w1, Y)
-            p_to[:, i] += H[i, j] * pto
-            k_to[:, i] += H[i, j] * kto
-            p_da[:, i] += H[i, j] * pda
-            rows, cols, vals = _mixture(paths, wm)
-            E = E_into[j][i]
-            en = np.bincount(rows, vals * E[cols], minlength=wm)
-            EN[:, i] += H[i, j] * en
-            ER[:, i] += H[i, j] * en / EX[j]
-            # From start window s (0-based): stay at s, step to s + 1, or enter growth.
-            if params.depth_average:
-                # The round in progress at start window s lasts max(T_i, s/mu).
-                surv = _surv_factory(np.maximum(T[i], w1 / mu), T[j], V[j])
-                a0 = surv(np.zeros(wm))               # the next round starts before X ends
-                nxt = surv(np.append(tau[j, 1:], np.inf))  # and the one after it too
-                nxt[-1] = 0.0
-                p_stay, p_next, p_grow, g_off = 1.0 - a0, a0 - nxt, nxt.copy(), 2
-                p_next = np.where(k == wm - 2, a0, p_next)
-                p_grow = np.where(k >= wm - 2, 0.0, p_grow)
-            else:
-                surv = _surv_factory(0.0, T[j], V[j])
-                a0 = surv(tau[j])                     # round s (at 0) completes
-                p_stay, p_next, p_grow, g_off = 1.0 - a0, np.zeros(wm), a0, 1
-                p_grow = np.where(k == wm - 1, 0.0, p_grow)
-            p_stay = np.where(k == wm - 1, 1.0, p_stay) + np.zeros(wm)
-            p_next = np.where(k == wm - 1, 0.0, p_next)
-            src = i * wm + rows
-            base = H[i, j] * vals
-            for to, pr in ((j * wm + cols, p_stay[cols]),
-                           (j * wm + np.minimum(cols + 1, wm - 1), p_next[cols]),
-                           (n_emc + j * wm + np.minimum(cols + g_off, wm - 1), p_grow[cols])):
-                keep = pr > 0
-                R.append(src[keep])
-                C.append(to[keep])
-                D.append(base[keep] * pr[keep])
+        js = np.flatnonzero(H[i] > 0)
+        h = H[i, js]
+        paths, pda, pto, kto = _event_paths(params, i, js, w1, Y)
+        p_to[:, i] = h @ pto
+        k_to[:, i] = h @ kto
+        p_da[:, i] = h @ pda
+        jj, rows, cols, vals = _mixture(paths, wm)
+        dest = js[jj]
+        contrib = vals * E_all[dest, i, cols]
+        EN[:, i] = np.bincount(rows, H[i, dest] * contrib, minlength=wm)
+        ER[:, i] = np.bincount(rows, H[i, dest] * contrib / EX[dest], minlength=wm)
+        # From start window s (0-based): stay at s, step to s + 1, or enter growth.
+        Tj, Vj = T[js][:, None], V[js][:, None]
+        if params.depth_average:
+            # The round in progress at start window s lasts max(T_i, s/mu).
+            L = np.maximum(T[i], w1 / mu)[None, :]
+            a0 = _surv_rows(L, Tj, Vj, np.zeros((1, wm)))   # next round starts before X ends
+            nx = _surv_rows(L, Tj, Vj, nxt_x[js])          # and the one after it too
+            nx[:, -1] = 0.0
+            p_stay, p_next, p_grow, g_off = 1.0 - a0, a0 - nx, nx.copy(), 2
+            p_next = np.where(k == wm - 2, a0, p_next)
+            p_grow = np.where(last2, 0.0, p_grow)
+        else:
+            a0 = _surv_rows(0.0, Tj, Vj, tau[js])           # round s (at 0) completes
+            p_stay, p_next, p_grow, g_off = 1.0 - a0, np.zeros_like(a0), a0, 1
+            p_grow = np.where(k == wm - 1, 0.0, p_grow)
+        p_stay = np.where(k == wm - 1, 1.0, p_stay)
+        p_next = np.where(k == wm - 1, 0.0, p_next)
+        src = i * wm + rows
+        base = H[i, dest] * vals
+        for to, pr in ((dest * wm + cols, p_stay[jj, cols]),
+                       (dest * wm + np.minimum(cols + 1, wm - 1), p_next[jj, cols]),
+                       (n_emc + dest * wm + np.minimum(cols + g_off, wm - 1),
+                        p_grow[jj, cols])):
+            keep = pr > 0
+            R.append(src[keep])
+            C.append(to[keep])
+            D.append(base[keep] * pr[keep])
     R, C, D = np.concatenate(R), np.concatenate(C), np.concatenate(D)
     D = D / np.bincount(R, D, minlength=2 * n_emc)[R]      # rows sum to one up to rounding
     P = scipy.sparse.csr_matrix((D, (R, C)), shape=(2 * n_emc, 2 * n_emc))
