@@ -10,10 +10,5 @@ from __future__ import annotations
 import importlib
 
 for _m in ("gilbert_elliott", "rayleigh"):
-    try:
-        _mod = importlib.import_module(f"{__name__}.{_m}")
-    except ModuleNotFoundError as e:  # pragma: no cover - only while a module is being written
-        if e.name != f"{__name__}.{_m}":
-            raise
-        continue
-    globals().update({k: getattr(_mod, k) for k in getattr(_mod, "__all__", [])})
+    _mod = importlib.import_module(f"{__name__}.{_m}")
+    globals().update({k: getattr(_mod, k) for k in _mod.__all__})

@@ -11,13 +11,9 @@ import importlib
 
 from .base import Model, ModelResult, available, evaluate, get, register, sweep
 
-# Each module registers itself on import; a missing module is a bug, not an option.
+# Each module registers itself on import.
 _MODULES = ("mathis", "pftk", "packet_train", "aqm_renewal", "fading_energy", "abrupt_rtt")
 for _m in _MODULES:
-    try:
-        importlib.import_module(f"{__name__}.{_m}")
-    except ModuleNotFoundError as e:  # pragma: no cover - only while a model is being written
-        if e.name != f"{__name__}.{_m}":
-            raise
+    importlib.import_module(f"{__name__}.{_m}")
 
 __all__ = ["Model", "ModelResult", "available", "evaluate", "get", "register", "sweep"]
