@@ -160,6 +160,8 @@ def _scenario(
     ack_size_bytes: int,
     transfer_bytes: int | None,
     profile: str,
+    limited_transmit: bool | None,
+    delay_growth: bool | None,
     trace_sends: bool,
     trace_window: bool,
     hops: Sequence[Mapping[str, Any]] | None,
@@ -185,6 +187,10 @@ def _scenario(
     max_backoff = v.integer("max_backoff", max_backoff, 1, 2**20)
     rtt_sampling = v.choice("rtt_sampling", rtt_sampling, ["per_ack", "per_window"])
     profile = v.choice("profile", profile, ["rfc", "ns2"])
+    for name, flag in (("limited_transmit", limited_transmit), ("delay_growth", delay_growth)):
+        if flag is not None and not isinstance(flag, (bool, np.bool_)):
+            raise ParameterError(name, flag, "must be True, False or None (the profile's "
+                                 "default: on for 'ns2', off for 'rfc')")
     ack_size_bytes = v.integer("ack_size_bytes", ack_size_bytes, 0, 65535)
     if transfer_bytes is not None:
         transfer_bytes = v.integer("transfer_bytes", transfer_bytes, 1)
@@ -238,6 +244,8 @@ def _scenario(
         "initial_rto_s": initial_rto_s, "granularity_s": granularity_s,
         "fixed_rto_s": fixed_rto_s, "max_backoff": max_backoff if backoff else 1,
         "rtt_sampling": rtt_sampling, "delayed_ack": bool(delayed_ack), "profile": profile,
+        "limited_transmit": None if limited_transmit is None else bool(limited_transmit),
+        "delay_growth": None if delay_growth is None else bool(delay_growth),
     }
     app = ({"kind": "bulk"} if transfer_bytes is None
            else {"kind": "transfer", "bytes": transfer_bytes})
@@ -305,7 +313,8 @@ _DEFAULTS: dict[str, Any] = dict(
     min_rto_s=0.2, max_rto_s=60.0, granularity_s=0.0, initial_rto_s=1.0, fixed_rto_s=None,
     backoff=None, max_backoff=64, rtt_sampling="per_ack", delayed_ack=False,
     protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
-    ack_size_bytes=40, transfer_bytes=None, profile="rfc", trace_sends=False,
+    ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
+    delay_growth=None, trace_sends=False,
     trace_window=False, hops=None,
 )
 
@@ -347,6 +356,8 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     ``excess_mean_s``; applied on the data direction, the ACK direction then has no
     propagation delay), ``slot_model`` (paper 004), ``ack_channel``, ``transfer_bytes``
     (a finite transfer instead of a bulk sender), ``profile`` ('rfc' or 'ns2'),
+    ``limited_transmit`` (RFC 3042) and ``delay_growth`` (ns-2's ``delay_growth_``: the first
+    ACK does not open cwnd), each None for the profile's default (on for 'ns2', off for 'rfc'),
     ``trace_sends``, ``trace_window``, ``hops`` (a chain of links instead of one: a list of
     dicts with ``rate_bps``, ``delay_s`` one way, optional ``queue_packets`` and ``channel``;
     ACKs return over the same hops).

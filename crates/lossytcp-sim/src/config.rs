@@ -185,6 +185,24 @@ pub struct TcpConfig {
     pub delack_interval_s: f64,
     #[serde(default)]
     pub profile: Profile,
+    /// RFC 3042 limited transmit: each of the first DupThresh - 1 duplicate ACKs releases one
+    /// new segment. `None` = the profile's default (on for ns2, whose `singledup_` is 1; off
+    /// for rfc).
+    #[serde(default)]
+    pub limited_transmit: Option<bool>,
+    /// ns-2's `delay_growth_`: the ACK of segment 0 resets cwnd to the initial window instead
+    /// of opening it. `None` = the profile's default (on for ns2, as in ns-2; off for rfc).
+    #[serde(default)]
+    pub delay_growth: Option<bool>,
+}
+
+impl TcpConfig {
+    pub fn limited_transmit_on(&self) -> bool {
+        self.limited_transmit.unwrap_or(self.profile == Profile::Ns2)
+    }
+    pub fn delay_growth_on(&self) -> bool {
+        self.delay_growth.unwrap_or(self.profile == Profile::Ns2)
+    }
 }
 
 fn delack_default() -> f64 {

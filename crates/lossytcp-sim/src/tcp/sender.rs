@@ -59,6 +59,14 @@ pub struct Sender {
     /// Per-window sampling: the timed segment and when it was sent.
     timed: Option<(u64, Time)>,
     rto_deadline: Option<Time>,
+    /// RFC 3042 limited transmit on the first DupThresh - 1 duplicate ACKs.
+    limited_transmit: bool,
+    /// ns-2 `delay_growth_`: the ACK of segment 0 sets cwnd to the initial window.
+    delay_growth: bool,
+    initial_window: f64,
+    /// Duplicate ACKs since the last new ACK. Unlike `state.dupacks` a loss event does not
+    /// clear it: ns-2's `dupacks_` is reset only by `newack()`, and `send_one()` is gated on it.
+    dup_run: u32,
 }
 
 impl Sender {
@@ -92,6 +100,10 @@ impl Sender {
             log: SendLog::new(cfg.max_window),
             timed: None,
             rto_deadline: None,
+            limited_transmit: cfg.limited_transmit_on(),
+            delay_growth: cfg.delay_growth_on(),
+            initial_window: f64::from(cfg.initial_window),
+            dup_run: 0,
         }
     }
 
@@ -150,6 +162,23 @@ impl Sender {
         }
     }
 
+    /// RFC 3042 limited transmit, as ns-2 tcp.cc `send_one()`: one segment if the receiver's
+    /// window allows it and it lies within cwnd + the duplicate ACKs so far. ns-2's condition
+    /// `t_seqno_ <= highest_ack_ + cwnd_ + dupacks_` with `highest_ack_ = snd_una - 1` (ns-2
+    /// ACKs name the last segment received) compares a double: cwnd is not truncated here.
+    fn send_one(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let s = &mut self.state;
+        let seq = s.snd_nxt;
+        let in_rwnd = seq < s.snd_una + u64::from(s.max_window);
+        let in_cwnd = seq as f64 <= (s.snd_una as f64 - 1.0) + s.cwnd + f64::from(self.dup_run);
+        if in_rwnd && in_cwnd && seq < s.limit {
+            s.snd_nxt += 1;
+            let retx = seq < s.snd_max;
+            s.snd_max = s.snd_max.max(s.snd_nxt);
+            self.transmit(now, seq, retx, out);
+        }
+    }
+
     /// Sends the initial window.
     pub fn start(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.send_pending(now, out);
@@ -184,6 +213,13 @@ impl Sender {
             if verdict.grow {
                 self.growth.on_ack(s, newly);
             }
+            self.dup_run = 0;
+            // ns-2 tcp.cc recv(): `if (last_ack_ == 0 && delay_growth_) cwnd_ =
+            // initial_window();` after the new ACK was processed. ns-2 numbers an ACK by the
+            // last segment received in order, so its last_ack_ == 0 is our ack == 1.
+            if self.delay_growth && ack == 1 {
+                s.cwnd = self.initial_window;
+            }
             if s.snd_una >= s.snd_max {
                 self.rto_deadline = None; // RFC 6298 §5.2
             } else if verdict.restart_timer {
@@ -191,8 +227,15 @@ impl Sender {
             }
         } else if ack == s.snd_una && s.snd_una < s.snd_max {
             s.dupacks += 1;
+            self.dup_run += 1;
             if self.recovery.on_dupack(s, &self.growth) {
                 self.arm_timer(now);
+            }
+            if self.limited_transmit
+                && self.dup_run < self.state.dupthresh
+                && !self.state.in_recovery
+            {
+                self.send_one(now, out);
             }
         }
         self.send_pending(now, out);

@@ -25,6 +25,9 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         delayed_ack: false,
         delack_interval_s: 0.1,
         profile,
+        // The scenario tests reproduce the papers' TCP: without ns-2's two default extras.
+        limited_transmit: Some(false),
+        delay_growth: Some(false),
     }
 }
 
