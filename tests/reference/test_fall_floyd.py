@@ -4,8 +4,9 @@ Data (make_reference.py): fall_floyd/<variant>-<k>drops.csv, ns-2 2.35's sender 
 defaults (limited transmit ``singledup_ 1``, ``delay_growth_ true``: the engine's ns2 profile
 defaults), and fall_floyd/plain/<variant>-<k>drops.csv, the same with both off, compared with
 ``simulate(limited_transmit=False, delay_growth=False)``. 10 Mb/s, RTT 100 ms, 1000 B,
-window 16, the first transmission of segments 40 .. 40+k-1 lost, 6 s. The engine (profile 'ns2', same drops) must send the same segments,
-with the same retransmission flags, at the same times (within 1 us), for the whole run.
+window 16, the first transmission of segments 40 .. 40+k-1 lost, 6 s. The engine (profile
+'ns2', same drops) must send the same segments, with the same retransmission flags, at the
+same times (within 1 us), for the whole run.
 
 Known differences (python/lossytcp/ns2/README.md, "Known gaps") are strict xfails, so a fix
 shows up as a failure asking for the mark to go:

@@ -198,7 +198,8 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     pub fn limited_transmit_on(&self) -> bool {
-        self.limited_transmit.unwrap_or(self.profile == Profile::Ns2)
+        self.limited_transmit
+            .unwrap_or(self.profile == Profile::Ns2)
     }
     pub fn delay_growth_on(&self) -> bool {
         self.delay_growth.unwrap_or(self.profile == Profile::Ns2)
