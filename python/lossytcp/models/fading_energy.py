@@ -347,77 +347,91 @@ class _Outcome:
 
 def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndarray,
             Mpow) -> _Outcome:
-    """Phase 2 from a loss in slot 0 with floor(Y) = yf and ceil(Y/2) = yh."""
+    """Phase 2 from a loss in slot 0 with floor(Y) = yf and ceil(Y/2) = yh.
+
+    Every case of the module docstring, summed over the slot i of the K-th success (and, for
+    NewReno, over the failing retransmission r) with numpy: the next states do not depend on
+    i or r, only the rewards do.
+    """
     K, T0, var = p.dupack_threshold, p.timeout_slots, p.variant
     pGG, pGB, pBG, pBB = M[0, 0], M[0, 1], M[1, 0], M[1, 1]
     m = yf - 1
     o = _Outcome()
-    # Timeout without fast retransmit: fewer than K successes in slots 1..m.
-    idle = T0 - 1 - m
-    Pidle = Mpow(idle)
+    # Timeout without fast retransmit: fewer than K successes in slots 1..m (eq. 20).
+    Pidle = Mpow(T0 - 1 - m)
+    js = np.arange(min(K, m + 1))
     for g in (0, 1):
-        js = np.arange(min(K, m + 1))
         pj = phi[m, js, g]
-        if pj.sum() <= 0:
+        tot, jsum = float(pj.sum()), float((pj * js).sum())
+        if tot <= 0:
             continue
         for c_next in (0, 1):
-            w = pj * Pidle[g, c_next]
-            o.add((c_next, yh, 1), float(w.sum()), (T0 - 1) * float(w.sum()), m * float(w.sum()),
-                  0.0, float((w * js).sum()), timeout=True)
-    # Fast retransmit: K-th success in slot i, K <= i <= m.
-    for i in range(K, m + 1):
-        # Joint law of l1 (first loss after slot 0) for this i; i == K means no other loss.
-        if i == K:
-            probs = np.array([pBG * pGG ** (K - 1)])
-            l1s = np.array([K + 1.0])     # "no loss before the K-th success"
-        else:
-            l1s = np.arange(1, K + 1, dtype=float)
-            probs = np.empty(K)
-            probs[0] = pBB * phi[i - 1, K, 0]
-            for l1 in range(2, K + 1):
-                probs[l1 - 1] = pBG * pGG ** (l1 - 2) * pGB * phi[i - l1, K - l1 + 1, 0]
-        P_i = float(probs.sum())
-        if P_i <= 0:
-            continue
-        E_l1 = float((probs * l1s).sum())
-        holes = 1 + i - K
-        if var == "tahoe":
-            s_lo = K * P_i if i == K else E_l1 - P_i
-            o.add((0, yh, 1), P_i, i * P_i, i * P_i, s_lo, K * P_i)
-            continue
-        wth_inflated = int(_half(min(yh + K, p.w_max), p.threshold_rounding))
-        # Retransmission of P0 (slot i + 1) fails: timeout T0 after the re-arm at time i + 1.
-        pf = P_i * pGB
-        end_state = Mpow(T0 - 1)[1]  # channel from the failed slot i+1 to slot i + T0
-        for c_next in (0, 1):
-            w = pf * end_state[c_next]
-            o.add((c_next, wth_inflated, 1), w, (i + T0) * w, (i + 1) * w, 0.0, K * w,
+            q = Pidle[g, c_next]
+            o.add((c_next, yh, 1), tot * q, (T0 - 1) * tot * q, m * tot * q, 0.0, jsum * q,
                   timeout=True)
-        if i == K or var == "reno":
-            ps = P_i * pGG
-            if i == K:
-                o.add((0, yh, yh), ps, (K + 1) * ps, (K + 1) * ps, (K + 1) * ps, (K + 1) * ps)
-            else:
-                # Reno, partial ACK at the end of slot i + 1: timeout T0 slots later.
-                row = Mpow(T0)[0]        # from Good in slot i + 1 to slot i + 1 + T0
-                for c_next in (0, 1):
-                    w = ps * row[c_next]
-                    o.add((c_next, int(_half(yh, p.threshold_rounding)), 1), w,
-                          (i + 1 + T0) * w, (i + 1) * w,
-                          E_l1 * pGG * row[c_next], (K + 1) * w, timeout=True)
-            continue
-        # NewReno with h >= 2 holes: retransmissions in slots i+1..i+h.
-        for r in range(2, holes + 1):
-            pr = P_i * pGG ** (r - 1) * pGB
-            lo = (E_l1 + (r - 2) * P_i) * pGG ** (r - 1) * pGB
-            row = Mpow(T0 - 1)[1]
-            for c_next in (0, 1):
-                w = pr * row[c_next]
-                o.add((c_next, int(_half(yh, p.threshold_rounding)), 1), w,
-                      (i + r - 1 + T0) * w, (i + r) * w,
-                      lo * row[c_next], (K + r - 1) * w, timeout=True)
-        ps = P_i * pGG ** holes
-        o.add((0, yh, yh), ps, (i + holes) * ps, (i + holes) * ps, (i + 1) * ps, (i + 1) * ps)
+    if m < K:
+        return o
+    # Fast retransmit: K-th success in slot i, K <= i <= m, first other loss at l1 (eq. 23).
+    i = np.arange(K, m + 1)
+    probs = np.zeros((i.size, K))
+    if i.size > 1:
+        ii = i[1:]
+        probs[1:, 0] = pBB * phi[ii - 1, K, 0]
+        for l1 in range(2, K + 1):
+            probs[1:, l1 - 1] = pBG * pGG ** (l1 - 2) * pGB * phi[ii - l1, K - l1 + 1, 0]
+    P_i = probs.sum(axis=1)
+    E_l1 = probs @ np.arange(1, K + 1, dtype=float)
+    P_i[0] = pBG * pGG ** (K - 1)            # i = K: no loss before the K-th success
+    E_l1[0] = (K + 1.0) * P_i[0]
+    if var == "tahoe":
+        s_lo = np.where(i == K, K * P_i, E_l1 - P_i)
+        tot = float(P_i.sum())
+        o.add((0, yh, 1), tot, float((i * P_i).sum()), float((i * P_i).sum()),
+              float(s_lo.sum()), K * tot)
+        return o
+    half_yh = int(_half(yh, p.threshold_rounding))
+    wth_inflated = int(_half(min(yh + K, p.w_max), p.threshold_rounding))
+    # Retransmission of P0 (slot i + 1) fails: timeout T0 after the re-arm at time i + 1.
+    pf = P_i * pGB
+    end_state = Mpow(T0 - 1)[1]               # channel from the failed slot to slot i + T0
+    for c_next in (0, 1):
+        w = pf * end_state[c_next]
+        o.add((c_next, wth_inflated, 1), float(w.sum()), float(((i + T0) * w).sum()),
+              float(((i + 1) * w).sum()), 0.0, K * float(w.sum()), timeout=True)
+    # Single loss (i = K), retransmission good: full ACK, W = W_th.
+    ps = P_i[0] * pGG
+    o.add((0, yh, yh), ps, (K + 1) * ps, (K + 1) * ps, (K + 1) * ps, (K + 1) * ps)
+    if i.size == 1:
+        return o
+    i, P_i, E_l1 = i[1:], P_i[1:], E_l1[1:]
+    if var == "reno":
+        # Partial ACK at the end of slot i + 1 ends recovery; timeout T0 slots later.
+        ps = P_i * pGG
+        row = Mpow(T0)[0]                     # from Good in slot i + 1 to slot i + 1 + T0
+        for c_next in (0, 1):
+            w = ps * row[c_next]
+            o.add((c_next, half_yh, 1), float(w.sum()), float(((i + 1 + T0) * w).sum()),
+                  float(((i + 1) * w).sum()), float(E_l1.sum()) * pGG * row[c_next],
+                  (K + 1) * float(w.sum()), timeout=True)
+        return o
+    # NewReno, h = 1 + i - K >= 2 holes retransmitted in slots i+1..i+h; the r-th fails.
+    holes = 1 + i - K
+    r = np.arange(2, int(holes.max()) + 1)
+    valid = r[None, :] <= holes[:, None]                               # (n_i, n_r)
+    fail = pGG ** (r - 1) * pGB
+    pr = np.where(valid, P_i[:, None] * fail[None, :], 0.0)
+    lo = np.where(valid, (E_l1[:, None] + (r[None, :] - 2) * P_i[:, None]) * fail[None, :], 0.0)
+    row = Mpow(T0 - 1)[1]
+    for c_next in (0, 1):
+        q = row[c_next]
+        o.add((c_next, half_yh, 1), float(pr.sum()) * q,
+              float(((i[:, None] + r[None, :] - 1 + T0) * pr).sum()) * q,
+              float(((i[:, None] + r[None, :]) * pr).sum()) * q, float(lo.sum()) * q,
+              float(((K + r[None, :] - 1) * pr).sum()) * q, timeout=True)
+    ps = P_i * pGG ** holes
+    o.add((0, yh, yh), float(ps.sum()), float(((i + holes) * ps).sum()),
+          float(((i + holes) * ps).sum()), float(((i + 1) * ps).sum()),
+          float(((i + 1) * ps).sum()))
     return o
 
 
