@@ -1,0 +1,166 @@
+//! The ns-2 2.35 agent extras of `profile = ns2`: limited transmit (RFC 3042, ns-2
+//! `singledup_ 1`) and `delay_growth_`. Expected values come from RFC 3042's rules and from
+//! ns-2 2.35 runs (tests/reference/fall_floyd, made by tests/reference/make_reference.py).
+
+mod common;
+use common::*;
+use lossytcp_sim::config::{AppConfig, ChannelConfig, Profile, Variant};
+use lossytcp_sim::metrics::FlowReport;
+
+fn run(
+    variant: Variant,
+    drop: &[u64],
+    max_window: u32,
+    profile: Profile,
+    lt: Option<bool>,
+    dg: Option<bool>,
+) -> FlowReport {
+    let mut tcp = tcp(max_window, profile);
+    tcp.limited_transmit = lt;
+    tcp.delay_growth = dg;
+    let sc = single_link(
+        variant,
+        ChannelConfig::Drops {
+            seqs: drop.to_vec(),
+        },
+        tcp,
+        AppConfig::Transfer {
+            bytes: 200 * u64::from(SIZE),
+        },
+        20.0,
+        1,
+    );
+    lossytcp_sim::run(&sc).unwrap().flows.remove(0)
+}
+
+/// Sends before the first retransmission of `seq`.
+fn before_retransmission(r: &FlowReport, seq: u64) -> Vec<(f64, u64, bool)> {
+    r.send_trace
+        .iter()
+        .take_while(|&&(_, s, rx)| !(s == seq && rx))
+        .copied()
+        .collect()
+}
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
+    for variant in [
+        Variant::Tahoe,
+        Variant::Reno,
+        Variant::NewReno,
+        Variant::Sack,
+    ] {
+        let off = run(variant, &[40], 64, Profile::Ns2, Some(false), Some(false));
+        let on = run(variant, &[40], 64, Profile::Ns2, Some(true), Some(false));
+        let a = before_retransmission(&off, 40);
+        let b = before_retransmission(&on, 40);
+        // RFC 3042 §2: the first and second duplicate ACKs each release one previously unsent
+        // segment, and nothing else changes before the fast retransmit.
+        assert_eq!(b.len(), a.len() + 2, "{variant:?}");
+        assert_eq!(&b[..a.len()], &a[..], "{variant:?}");
+        let high = a.iter().map(|x| x.1).max().unwrap();
+        let extra: Vec<u64> = b[a.len()..].iter().map(|x| x.1).collect();
+        assert_eq!(extra, vec![high + 1, high + 2], "{variant:?}");
+        assert!(
+            b[a.len()..].iter().all(|x| !x.2),
+            "new data, not retransmissions"
+        );
+        // One per duplicate ACK: the dupacks of 41 and 42 arrive one packet time apart
+        // (1000 B at 10 Mb/s = 0.8 ms), and the retransmission of 40 comes on the third.
+        let (t1, t2) = (b[a.len()].0, b[a.len() + 1].0);
+        assert!((t2 - t1 - 0.0008).abs() < 1e-9, "{t1} {t2}");
+        let trx = on.send_trace.iter().find(|x| x.1 == 40 && x.2).unwrap().0;
+        assert!((trx - t2 - 0.0008).abs() < 1e-9);
+        // cwnd is not touched by limited transmit (RFC 3042 §2: "MUST NOT be changed").
+        assert_eq!(cwnd_at(&on, t2), cwnd_at(&off, t2), "{variant:?}");
+    }
+}
+
+#[test]
+fn limited_transmit_respects_the_receivers_window() {
+    // Window 16 reached before the loss: the whole advertised window is in flight, so the
+    // duplicate ACKs may not release anything (RFC 3042 §2, ns-2 send_one(): t_seqno_ <=
+    // highest_ack_ + wnd_).
+    let off = run(
+        Variant::Reno,
+        &[40],
+        16,
+        Profile::Ns2,
+        Some(false),
+        Some(false),
+    );
+    let on = run(
+        Variant::Reno,
+        &[40],
+        16,
+        Profile::Ns2,
+        Some(true),
+        Some(false),
+    );
+    assert_eq!(
+        before_retransmission(&on, 40),
+        before_retransmission(&off, 40)
+    );
+}
+
+#[test]
+fn profile_defaults() {
+    // rfc: no limited transmit, no delay_growth_ unless asked for.
+    let rfc = run(Variant::Reno, &[40], 64, Profile::Rfc, None, None);
+    let rfc_off = run(
+        Variant::Reno,
+        &[40],
+        64,
+        Profile::Rfc,
+        Some(false),
+        Some(false),
+    );
+    assert_eq!(rfc.send_trace, rfc_off.send_trace);
+    let rfc_lt = run(Variant::Reno, &[40], 64, Profile::Rfc, Some(true), None);
+    assert_eq!(
+        before_retransmission(&rfc_lt, 40).len(),
+        before_retransmission(&rfc, 40).len() + 2
+    );
+    // ns2: both on.
+    let ns2 = run(Variant::Reno, &[40], 64, Profile::Ns2, None, None);
+    let ns2_on = run(
+        Variant::Reno,
+        &[40],
+        64,
+        Profile::Ns2,
+        Some(true),
+        Some(true),
+    );
+    assert_eq!(ns2.send_trace, ns2_on.send_trace);
+}
+
+#[test]
+fn delay_growth_keeps_the_initial_window_after_the_first_ack() {
+    // ns-2 2.35, Fall & Floyd scenario (10 Mb/s, 100 ms, 1000 B, windowInit_ 1), defaults:
+    // segment 0 at 0, 1 at 0.100832 s (the ACK of 0 leaves cwnd at 1), 2 and 3 at 0.201664 s.
+    let r = run(
+        Variant::Tahoe,
+        &[],
+        16,
+        Profile::Ns2,
+        Some(true),
+        Some(true),
+    );
+    let first: Vec<(u64, f64)> = r.send_trace.iter().take(4).map(|x| (x.1, x.0)).collect();
+    let ns2 = [(0, 0.0), (1, 0.100832), (2, 0.201664), (3, 0.201664)];
+    for ((s, t), (s2, t2)) in first.iter().zip(ns2) {
+        assert_eq!(*s, s2);
+        assert!((t - t2).abs() < 1e-9, "segment {s} at {t}, ns-2 {t2}");
+    }
+    // Without it the ACK of 0 opens cwnd to 2: segments 1 and 2 leave together.
+    let r = run(
+        Variant::Tahoe,
+        &[],
+        16,
+        Profile::Ns2,
+        Some(true),
+        Some(false),
+    );
+    assert!((r.send_trace[1].0 - 0.100832).abs() < 1e-9);
+    assert!((r.send_trace[2].0 - 0.100832).abs() < 1e-9);
+}
