@@ -115,6 +115,7 @@ the paper's values, by default).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -257,11 +258,13 @@ def _phi_table(M: np.ndarray, x_max: int, j_max: int) -> np.ndarray:
     return phi
 
 
-def _window_path(w0: float, wth: int, w_max: int, n_max_hint: int = 0):
+@functools.lru_cache(maxsize=4096)
+def _window_path(w0: float, wth: int, w_max: int, rounding: str):
     """Window at the n-th transmission of a cycle, n = 1, 2, ... until it reaches w_max.
 
-    Returns (windows list, n_cap) where windows[n-1] = Y(n) for n < n_cap and Y(n) = w_max for
-    every n >= n_cap.
+    Returns (n, yf, yh, n_cap): arrays over n < n_cap of the slot index, floor(Y(n)) and the
+    halved threshold; Y(n) = w_max for every n >= n_cap. Cached: it depends on neither the
+    channel nor the variant.
     """
     w = float(w0)
     ys = []
@@ -270,7 +273,13 @@ def _window_path(w0: float, wth: int, w_max: int, n_max_hint: int = 0):
         w = w + 1.0 if w < wth else w + 1.0 / w
         if w > w_max:
             w = float(w_max)
-    return ys, len(ys) + 1
+    y = np.array(ys)
+    n = np.arange(1, y.size + 1, dtype=float)
+    yf = np.floor(y + 1e-9).astype(int)
+    yh = _half(y, rounding).astype(int)
+    for a in (n, yf, yh):
+        a.setflags(write=False)
+    return n, yf, yh, y.size + 1
 
 
 def _half(y, rounding: str):
@@ -294,19 +303,15 @@ def _phase1(c: int, w0: float, wth: int, p: FadingEnergyParams, M: np.ndarray):
     """
     p_gb = M[0, 1]
     q = M[0, 0]
-    ys, n_cap = _window_path(w0, wth, p.w_max)
+    n, yf, yh, n_cap = _window_path(float(w0), int(wth), p.w_max, p.threshold_rounding)
     out: dict[tuple[int, int], list[float]] = {}
-    if ys:
-        n = np.arange(1, len(ys) + 1, dtype=float)
+    if n.size:
         alpha = np.where(n == 1, M[c, 1], M[c, 0] * q ** np.maximum(n - 2, 0) * p_gb)
-        y = np.array(ys)
-        yf = np.floor(y + 1e-9).astype(int)
-        yh = _half(y, p.threshold_rounding).astype(int)
-        keys = yf * 100_000 + yh
-        for k in np.unique(keys):
-            sel = keys == k
-            out[(int(k // 100_000), int(k % 100_000))] = [float(alpha[sel].sum()),
-                                                           float((alpha[sel] * n[sel]).sum())]
+        keys, inv = np.unique(yf * 100_000 + yh, return_inverse=True)
+        prob = np.bincount(inv, alpha)
+        mean = np.bincount(inv, alpha * n)
+        for k, pr, mn in zip(keys.tolist(), prob.tolist(), mean.tolist(), strict=True):
+            out[(k // 100_000, k % 100_000)] = [pr, mn]
     # Tail n >= n_cap with Y = w_max.
     N = n_cap
     if N == 1:
@@ -474,12 +479,13 @@ def _compute(params: FadingEnergyParams) -> FadingEnergyResult:
     P = np.zeros((n, n))
     rew = np.zeros((n, 5))   # D, T, S_lo, S_hi, timeouts
     for a, (c, wth, w0) in enumerate(states):
-        for (yf, yh), (pr1, en) in _phase1(c, w0, wth, params, M).items():
-            if pr1 <= 0:
-                continue
-            row, r2 = phase2(yf, yh)
-            P[a] += pr1 * row
-            rew[a] += pr1 * r2 + np.array([en, en, en - pr1, en - pr1, 0.0])
+        groups = [(g, v) for g, v in _phase1(c, w0, wth, params, M).items() if v[0] > 0]
+        pr1 = np.array([v[0] for _, v in groups])
+        en = np.array([v[1] for _, v in groups])
+        rows, r2 = zip(*(phase2(*g) for g, _ in groups), strict=True)
+        P[a] = pr1 @ np.array(rows)
+        rew[a] = pr1 @ np.array(r2)
+        rew[a, :4] += [en.sum(), en.sum(), en.sum() - pr1.sum(), en.sum() - pr1.sum()]
     # Rows sum to one up to rounding; renormalise so the solver sees an exact stochastic matrix.
     P /= P.sum(axis=1, keepdims=True)
     pi = stationary_distribution(P)
