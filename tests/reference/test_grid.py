@@ -5,8 +5,9 @@ Judged: the mean over the five seeds of goodput, packets sent and timeouts. Agre
 |engine - ns-2| <= 2 standard errors of the difference (independent runs: sqrt(se_a^2 +
 se_b^2)) or, for goodput and packets sent, within a 3% relative tolerance (seed-to-seed spread
 can be tiny on light loss, where a 2 s.e. band is narrower than any modelling detail).
-Two reference sets: ns-2 with its defaults (grid.csv) and with limited transmit and delayed
-first-ACK growth off (grid_plain.csv), behaviours the engine does not model.
+Two reference sets: ns-2 with its defaults (grid.csv; the engine's ns2 profile defaults,
+limited transmit and delay_growth_ on) and with both off (grid_plain.csv; the engine with
+``limited_transmit=False, delay_growth=False``).
 Cases where the engine's 'ns2' profile is known to differ from ns-2 are marked xfail(strict)
 with the reason; a fix turns them into failures that ask for the mark to be removed.
 """
@@ -41,10 +42,9 @@ DATA = {"defaults": _load("grid.csv"), "plain": _load("grid_plain.csv")}
 JUDGED = {"goodput_norm": 0.03, "packets_sent": 0.03, "timeouts": None}
 
 #: Known divergences of the engine's ns2 profile (see python/lossytcp/ns2/README.md).
-_PROFILE_GAP = ("engine 'ns2' profile vs ns-2 2.35 agents: limited transmit, delay_growth_, "
-                "NewReno partial-ACK sending, cwnd after recovery, Sack1 ACK size "
-                "(ns2/README.md, 'Known gaps')")
-_RECOVERY_GAP = ("engine 'ns2' profile vs ns-2 2.35 recovery: NewReno partial-ACK sending, "
+_PROFILE_GAP = ("engine 'ns2' profile vs ns-2 2.35 agents: NewReno partial-ACK sending and "
+                "cwnd after recovery, Sack1 ACK size, RTT samples (ns2/README.md, 'Known gaps')")
+_RECOVERY_GAP = ("engine 'ns2' profile vs ns-2 2.35 recovery: NewReno partial-ACK sending and "
                  "cwnd after recovery, Sack1 ACK size (ns2/README.md, 'Known gaps')")
 KNOWN_PLAIN: dict[str, str] = {
     "reno/2M-20ms/bern-0.02": _RECOVERY_GAP,
@@ -53,7 +53,6 @@ KNOWN_PLAIN: dict[str, str] = {
     "sack/2M-20ms/ge-slot": _RECOVERY_GAP,
     "newreno/2M-20ms/twostate": _RECOVERY_GAP,
     "sack/2M-20ms/twostate": _RECOVERY_GAP,
-    "reno/10M-100ms/bern-0.02": _RECOVERY_GAP,
     "newreno/10M-100ms/bern-0.02": _RECOVERY_GAP,
     "sack/10M-100ms/bern-0.02": _RECOVERY_GAP,
     "newreno/10M-100ms/ge-slot": _RECOVERY_GAP,
@@ -62,17 +61,16 @@ KNOWN_PLAIN: dict[str, str] = {
     "sack/10M-100ms/burst": _RECOVERY_GAP,
 }
 KNOWN: dict[str, str] = {
-    "oldtahoe/2M-20ms/bern-0.02": _PROFILE_GAP,
-    "tahoe/2M-20ms/bern-0.02": _PROFILE_GAP,
-    "reno/2M-20ms/bern-0.02": _PROFILE_GAP,
+    # Borderline since limited transmit and delay_growth_ are modelled: timeouts 71.4 +- 0.51
+    # against ns-2's 74.2 +- 1.3 (2.0 s.e.; unchanged by switching the two extras off, so not
+    # caused by them); the tick-phase RTT samples (README gap 6) are the open candidate.
+    "oldtahoe/10M-100ms/burst": "timeouts 2.0 s.e. below ns-2; RTT-sample gap (README gap 6)",
     "newreno/2M-20ms/bern-0.02": _PROFILE_GAP,
     "sack/2M-20ms/bern-0.02": _PROFILE_GAP,
-    "tahoe/2M-20ms/ge-slot": _PROFILE_GAP,
     "newreno/2M-20ms/ge-slot": _PROFILE_GAP,
     "sack/2M-20ms/ge-slot": _PROFILE_GAP,
     "newreno/2M-20ms/twostate": _PROFILE_GAP,
     "sack/2M-20ms/twostate": _PROFILE_GAP,
-    "oldtahoe/10M-100ms/bern-0.02": _PROFILE_GAP,
     "reno/10M-100ms/bern-0.02": _PROFILE_GAP,
     "newreno/10M-100ms/bern-0.02": _PROFILE_GAP,
     "sack/10M-100ms/bern-0.02": _PROFILE_GAP,
@@ -99,17 +97,19 @@ def _cases(known: dict[str, str]) -> list:
 
 @pytest.mark.parametrize("case", _cases(KNOWN))
 def test_engine_matches_ns2_defaults(case: dict) -> None:
-    _check(case, DATA["defaults"][case["case"]])
+    _check(case, DATA["defaults"][case["case"]], {})
 
 
 @pytest.mark.parametrize("case", _cases(KNOWN_PLAIN))
 def test_engine_matches_ns2_without_its_extras(case: dict) -> None:
-    _check(case, DATA["plain"][case["case"]])
+    _check(case, DATA["plain"][case["case"]],
+           {"limited_transmit": False, "delay_growth": False})
 
 
-def _check(case: dict, ref: list[dict[str, float]]) -> None:
+def _check(case: dict, ref: list[dict[str, float]], extras: dict[str, bool]) -> None:
     seeds = [int(r["seed"]) for r in ref]
-    reports = [lossytcp.simulate(case["variant"], seed=s, profile="ns2", **case["kwargs"])
+    reports = [lossytcp.simulate(case["variant"], seed=s, profile="ns2", **case["kwargs"],
+                                 **extras)
                for s in seeds]
     bad = []
     for m, rel in JUDGED.items():
