@@ -214,8 +214,8 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
     sender's send times are its ``+`` events). ``drop_counts``: positions in the data link's
     packet stream to drop, for ``channel='drops:...'`` (see :func:`lossytcp.ns2.run_drops`).
     ``agent_settings``: extra ``$tcp set NAME VALUE`` lines applied last, e.g.
-    ``{"singledup_": 0, "delay_growth_": "false"}`` to switch off ns-2 behaviours that the
-    engine does not have (see README.md, "Known gaps").
+    ``{"cwnd_": 4}``; ``limited_transmit`` and ``delay_growth`` (simulate's knobs) set
+    ``singledup_`` and ``delay_growth_``, so both sides run the same sender.
     """
     kw = {"seed": 1, **kwargs}
     if kw.get("slot_model"):
@@ -291,8 +291,11 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
         # ns-2's default of 20 would end slow start early on large windows
         "ssthresh_": 64 * max(tcp["max_window"], 2),
         # ns-2 2.35's defaults, stated: the first ACK does not open cwnd (tcp.cc newack);
-        # limited transmit, a new segment on each of the first dupacks (RFC 3042)
-        "delay_growth_": "true", "singledup_": 1,
+        # limited transmit, a new segment on each of the first dupacks (RFC 3042). The
+        # engine's knobs of the same behaviours, when given, set them (None: ns-2's default,
+        # which is also the engine's ns2 profile default)
+        "delay_growth_": "false" if tcp.get("delay_growth") is False else "true",
+        "singledup_": 0 if tcp.get("limited_transmit") is False else 1,
         **extra,
     }
     for k, val in (agent_settings or {}).items():
