@@ -350,16 +350,71 @@ class _Outcome:
             self.timeout += prob
 
 
-def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndarray,
-            Mpow) -> _Outcome:
-    """Phase 2 from a loss in slot 0 with floor(Y) = yf and ceil(Y/2) = yh.
+def _fast_retransmit_sums(p: FadingEnergyParams, M: np.ndarray, phi: np.ndarray) -> dict:
+    """Per-slot fast-retransmit terms, summed over i = K..m for every m at once.
 
-    Every case of the module docstring, summed over the slot i of the K-th success (and, for
-    NewReno, over the failing retransmission r) with numpy: the next states do not depend on
-    i or r, only the rewards do.
+    The law of (i, l1) (eq. 23) does not depend on the window: the window only bounds i by
+    m = floor(Y) - 1. So every phase-2 sum over i is a prefix sum, tabulated here once per
+    model point; entry [m] sums i = K..m (zero where m < K). Keys ending in ``_k`` hold the
+    i = K term alone, the others the i > K terms (Reno and NewReno treat them differently).
+    """
+    K, T0, Wm = p.dupack_threshold, p.timeout_slots, p.w_max
+    pGG, pGB, pBG, pBB = M[0, 0], M[0, 1], M[1, 0], M[1, 1]
+    out = {}
+    if K > Wm - 1:
+        return out
+    i = np.arange(K, Wm, dtype=float)                       # every possible K-th success slot
+    ii = np.arange(K, Wm)
+    probs = np.zeros((i.size, K))
+    if i.size > 1:
+        probs[1:, 0] = pBB * phi[ii[1:] - 1, K, 0]
+        for l1 in range(2, K + 1):
+            probs[1:, l1 - 1] = pBG * pGG ** (l1 - 2) * pGB * phi[ii[1:] - l1, K - l1 + 1, 0]
+    P = probs.sum(axis=1)
+    El1 = probs @ np.arange(1, K + 1, dtype=float)
+    P[0] = pBG * pGG ** (K - 1)                             # i = K: no other loss
+    El1[0] = (K + 1.0) * P[0]
+    later = i > K
+    holes = 1 + i - K
+    terms = {
+        "P": P, "iP": i * P,
+        "s_lo_tahoe": np.where(later, El1 - P, K * P),
+        "d_fail": (i + T0) * P, "t_fail": (i + 1) * P,
+        "P_later": np.where(later, P, 0.0),
+        "d_reno": np.where(later, (i + 1 + T0) * P, 0.0),
+        "t_reno": np.where(later, (i + 1) * P, 0.0),
+        "El1_later": np.where(later, El1, 0.0),
+    }
+    # NewReno: the r-th of h retransmissions fails (r = 2..h), or all succeed.
+    r = np.arange(2, int(holes.max()) + 2)
+    valid = (r[None, :] <= holes[:, None]) & later[:, None]
+    fail = np.where(valid, pGG ** (r - 1) * pGB, 0.0)       # (n_i, n_r)
+    terms["nr_p"] = P * fail.sum(axis=1)
+    terms["nr_d"] = P * (fail * (i[:, None] + r[None, :] - 1 + T0)).sum(axis=1)
+    terms["nr_t"] = P * (fail * (i[:, None] + r[None, :])).sum(axis=1)
+    terms["nr_lo"] = (fail * (El1[:, None] + (r[None, :] - 2) * P[:, None])).sum(axis=1)
+    terms["nr_hi"] = P * (fail * (K + r[None, :] - 1)).sum(axis=1)
+    ps = np.where(later, P * pGG ** holes, 0.0)
+    terms["nr_s"] = ps
+    terms["nr_s_it"] = (i + holes) * ps
+    terms["nr_s_lo"] = (i + 1) * ps
+    for key, term in terms.items():
+        acc = np.zeros(Wm + 1)
+        acc[K:Wm] = np.cumsum(term)                         # acc[m] = sum over i = K..m
+        out[key] = acc
+    return out
+
+
+def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndarray,
+            Mpow, fr: dict) -> _Outcome:
+    """Phase 2 from a loss in slot 0 with floor(Y) = yf and the next threshold yh.
+
+    Every case of the module docstring; the sums over the slot i of the K-th success (and,
+    for NewReno, over the failing retransmission r) come from ``_fast_retransmit_sums``: the
+    next states do not depend on i or r, only the rewards do.
     """
     K, T0, var = p.dupack_threshold, p.timeout_slots, p.variant
-    pGG, pGB, pBG, pBB = M[0, 0], M[0, 1], M[1, 0], M[1, 1]
+    pGG, pGB = M[0, 0], M[0, 1]
     m = yf - 1
     o = _Outcome()
     # Timeout without fast retransmit: fewer than K successes in slots 1..m (eq. 20).
@@ -376,67 +431,37 @@ def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndar
                   timeout=True)
     if m < K:
         return o
-    # Fast retransmit: K-th success in slot i, K <= i <= m, first other loss at l1 (eq. 23).
-    i = np.arange(K, m + 1)
-    probs = np.zeros((i.size, K))
-    if i.size > 1:
-        ii = i[1:]
-        probs[1:, 0] = pBB * phi[ii - 1, K, 0]
-        for l1 in range(2, K + 1):
-            probs[1:, l1 - 1] = pBG * pGG ** (l1 - 2) * pGB * phi[ii - l1, K - l1 + 1, 0]
-    P_i = probs.sum(axis=1)
-    E_l1 = probs @ np.arange(1, K + 1, dtype=float)
-    P_i[0] = pBG * pGG ** (K - 1)            # i = K: no loss before the K-th success
-    E_l1[0] = (K + 1.0) * P_i[0]
-    if var == "tahoe":
-        s_lo = np.where(i == K, K * P_i, E_l1 - P_i)
-        tot = float(P_i.sum())
-        o.add((0, yh, 1), tot, float((i * P_i).sum()), float((i * P_i).sum()),
-              float(s_lo.sum()), K * tot)
+    S = {key: float(acc[m]) for key, acc in fr.items()}
+    if var == "tahoe":                                       # eq. (22)-(24)
+        o.add((0, yh, 1), S["P"], S["iP"], S["iP"], S["s_lo_tahoe"], K * S["P"])
         return o
     half_yh = int(_half(yh, p.threshold_rounding))
     wth_inflated = int(_half(min(yh + K, p.w_max), p.threshold_rounding))
     # Retransmission of P0 (slot i + 1) fails: timeout T0 after the re-arm at time i + 1.
-    pf = P_i * pGB
-    end_state = Mpow(T0 - 1)[1]               # channel from the failed slot to slot i + T0
+    end_state = Mpow(T0 - 1)[1]
     for c_next in (0, 1):
-        w = pf * end_state[c_next]
-        o.add((c_next, wth_inflated, 1), float(w.sum()), float(((i + T0) * w).sum()),
-              float(((i + 1) * w).sum()), 0.0, K * float(w.sum()), timeout=True)
+        q = pGB * end_state[c_next]
+        o.add((c_next, wth_inflated, 1), S["P"] * q, S["d_fail"] * q, S["t_fail"] * q, 0.0,
+              K * S["P"] * q, timeout=True)
     # Single loss (i = K), retransmission good: full ACK, W = W_th.
-    ps = P_i[0] * pGG
+    ps = (S["P"] - S["P_later"]) * pGG
     o.add((0, yh, yh), ps, (K + 1) * ps, (K + 1) * ps, (K + 1) * ps, (K + 1) * ps)
-    if i.size == 1:
+    if S["P_later"] <= 0:
         return o
-    i, P_i, E_l1 = i[1:], P_i[1:], E_l1[1:]
     if var == "reno":
         # Partial ACK at the end of slot i + 1 ends recovery; timeout T0 slots later.
-        ps = P_i * pGG
-        row = Mpow(T0)[0]                     # from Good in slot i + 1 to slot i + 1 + T0
+        row = Mpow(T0)[0]
         for c_next in (0, 1):
-            w = ps * row[c_next]
-            o.add((c_next, half_yh, 1), float(w.sum()), float(((i + 1 + T0) * w).sum()),
-                  float(((i + 1) * w).sum()), float(E_l1.sum()) * pGG * row[c_next],
-                  (K + 1) * float(w.sum()), timeout=True)
+            q = pGG * row[c_next]
+            o.add((c_next, half_yh, 1), S["P_later"] * q, S["d_reno"] * q, S["t_reno"] * q,
+                  S["El1_later"] * q, (K + 1) * S["P_later"] * q, timeout=True)
         return o
-    # NewReno, h = 1 + i - K >= 2 holes retransmitted in slots i+1..i+h; the r-th fails.
-    holes = 1 + i - K
-    r = np.arange(2, int(holes.max()) + 1)
-    valid = r[None, :] <= holes[:, None]                               # (n_i, n_r)
-    fail = pGG ** (r - 1) * pGB
-    pr = np.where(valid, P_i[:, None] * fail[None, :], 0.0)
-    lo = np.where(valid, (E_l1[:, None] + (r[None, :] - 2) * P_i[:, None]) * fail[None, :], 0.0)
     row = Mpow(T0 - 1)[1]
     for c_next in (0, 1):
         q = row[c_next]
-        o.add((c_next, half_yh, 1), float(pr.sum()) * q,
-              float(((i[:, None] + r[None, :] - 1 + T0) * pr).sum()) * q,
-              float(((i[:, None] + r[None, :]) * pr).sum()) * q, float(lo.sum()) * q,
-              float(((K + r[None, :] - 1) * pr).sum()) * q, timeout=True)
-    ps = P_i * pGG ** holes
-    o.add((0, yh, yh), float(ps.sum()), float(((i + holes) * ps).sum()),
-          float(((i + holes) * ps).sum()), float(((i + 1) * ps).sum()),
-          float(((i + 1) * ps).sum()))
+        o.add((c_next, half_yh, 1), S["nr_p"] * q, S["nr_d"] * q, S["nr_t"] * q,
+              S["nr_lo"] * q, S["nr_hi"] * q, timeout=True)
+    o.add((0, yh, yh), S["nr_s"], S["nr_s_it"], S["nr_s_it"], S["nr_s_lo"], S["nr_s_lo"])
     return o
 
 
@@ -464,12 +489,13 @@ def _compute(params: FadingEnergyParams) -> FadingEnergyResult:
         return (0, 1, 1) if (w0 == wth == 1 and c == 0) else st
 
     n = len(states)
+    fr = _fast_retransmit_sums(params, M, phi)
     # Each phase-2 outcome, as a row over next states and its rewards, computed once.
     phase2_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def phase2(yf: int, yh: int):
         if (yf, yh) not in phase2_cache:
-            o = _phase2(yf, yh, params, M, phi, Mpow)
+            o = _phase2(yf, yh, params, M, phi, Mpow, fr)
             row = np.zeros(n)
             for st, q in o.to.items():
                 row[index[norm(st)]] += q
