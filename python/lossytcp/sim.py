@@ -162,6 +162,8 @@ def _scenario(
     profile: str,
     limited_transmit: bool | None,
     delay_growth: bool | None,
+    partial_window_deflation: bool | None,
+    recovery_exit_growth: bool | None,
     trace_sends: bool,
     trace_window: bool,
     hops: Sequence[Mapping[str, Any]] | None,
@@ -187,10 +189,13 @@ def _scenario(
     max_backoff = v.integer("max_backoff", max_backoff, 1, 2**20)
     rtt_sampling = v.choice("rtt_sampling", rtt_sampling, ["per_ack", "per_window"])
     profile = v.choice("profile", profile, ["rfc", "ns2"])
-    for name, flag in (("limited_transmit", limited_transmit), ("delay_growth", delay_growth)):
+    knobs = {"limited_transmit": limited_transmit, "delay_growth": delay_growth,
+             "partial_window_deflation": partial_window_deflation,
+             "recovery_exit_growth": recovery_exit_growth}
+    for name, flag in knobs.items():
         if flag is not None and not isinstance(flag, (bool, np.bool_)):
             raise ParameterError(name, flag, "must be True, False or None (the profile's "
-                                 "default: on for 'ns2', off for 'rfc')")
+                                 "default, see help(lossytcp.simulate))")
     ack_size_bytes = v.integer("ack_size_bytes", ack_size_bytes, 0, 65535)
     if transfer_bytes is not None:
         transfer_bytes = v.integer("transfer_bytes", transfer_bytes, 1)
@@ -244,8 +249,7 @@ def _scenario(
         "initial_rto_s": initial_rto_s, "granularity_s": granularity_s,
         "fixed_rto_s": fixed_rto_s, "max_backoff": max_backoff if backoff else 1,
         "rtt_sampling": rtt_sampling, "delayed_ack": bool(delayed_ack), "profile": profile,
-        "limited_transmit": None if limited_transmit is None else bool(limited_transmit),
-        "delay_growth": None if delay_growth is None else bool(delay_growth),
+        **{k: None if f is None else bool(f) for k, f in knobs.items()},
     }
     app = ({"kind": "bulk"} if transfer_bytes is None
            else {"kind": "transfer", "bytes": transfer_bytes})
@@ -314,7 +318,8 @@ _DEFAULTS: dict[str, Any] = dict(
     backoff=None, max_backoff=64, rtt_sampling="per_ack", delayed_ack=False,
     protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
-    delay_growth=None, trace_sends=False,
+    delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
+    trace_sends=False,
     trace_window=False, hops=None,
 )
 
@@ -358,6 +363,10 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     (a finite transfer instead of a bulk sender), ``profile`` ('rfc' or 'ns2'),
     ``limited_transmit`` (RFC 3042) and ``delay_growth`` (ns-2's ``delay_growth_``: the first
     ACK does not open cwnd), each None for the profile's default (on for 'ns2', off for 'rfc'),
+    ``partial_window_deflation`` (NewReno partial ACKs deflate the window, RFC 6582 and ns-2
+    2.35; default on, off gives the ns-2 NewReno of paper 000 Table III in profile 'ns2'),
+    ``recovery_exit_growth`` (the ACK ending fast recovery also opens cwnd, as ns-2 does;
+    default on for 'ns2', off for 'rfc'),
     ``trace_sends``, ``trace_window``, ``hops`` (a chain of links instead of one: a list of
     dicts with ``rate_bps``, ``delay_s`` one way, optional ``queue_packets`` and ``channel``;
     ACKs return over the same hops).

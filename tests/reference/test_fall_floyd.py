@@ -10,9 +10,6 @@ same times (within 1 us), for the whole run.
 
 Known differences (python/lossytcp/ns2/README.md, "Known gaps") are strict xfails, so a fix
 shows up as a failure asking for the mark to go:
-* NewReno with one drop: cwnd after fast recovery (ns-2 sends segment 72 a round trip
-  earlier, at 0.822 s; fixed for Reno, held back for NewReno, see the README);
-* NewReno with 2-4 drops: ns-2 sends new data with each partial-ACK retransmission;
 * SACK: ns-2's Sack1 ACKs carry the SACK option bytes, so retransmissions leave a
   few microseconds later.
 Where ns-2's 1996 Sack1 differs from RFC 6675 by design the engine follows the RFC
@@ -35,16 +32,11 @@ KW = {k: SC[k] for k in ("rate_bps", "rtt_s", "packet_size_bytes", "window", "du
                          "granularity_s", "min_rto_s", "initial_rto_s", "seed")}
 
 PLAIN_GAPS = {
-    ("newreno", 1): "NewReno cwnd after recovery: ns-2 sends segment 72 one RTT earlier",
-    **{("newreno", k): "ns-2 NewReno sends new data with partial-ACK retransmissions"
-       for k in (2, 3, 4)},
     **{("sack", k): "ns-2 Sack1 ACKs carry SACK option bytes (later retransmissions)"
        for k in (1, 2, 3, 4)},
 }
 #: With ns-2's defaults (limited transmit, delay_growth_) the same recovery gaps remain.
 DEFAULT_GAPS = {
-    **{("newreno", k): "NewReno cwnd after recovery and partial-ACK sending"
-       for k in (1, 2, 3, 4)},
     **{("sack", k): "ns-2 Sack1 ACKs carry SACK option bytes (later retransmissions)"
        for k in (1, 2, 3, 4)},
 }

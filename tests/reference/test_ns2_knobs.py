@@ -14,7 +14,8 @@ KW = dict(rate_bps=10e6, rtt_s=0.1, packet_size_bytes=1000, window=64, duration_
           granularity_s=0.01, channel="drops:seq=40")
 
 
-@pytest.mark.parametrize("name", ["limited_transmit", "delay_growth"])
+@pytest.mark.parametrize("name", ["limited_transmit", "delay_growth",
+                                  "partial_window_deflation", "recovery_exit_growth"])
 @pytest.mark.parametrize("bad", ["yes", 1, 0.0])
 def test_knobs_refuse_non_booleans(name: str, bad: object) -> None:
     with pytest.raises(ParameterError, match=name):
@@ -61,3 +62,14 @@ def test_script_sets_the_ns2_variables(lt, dg, singledup: str, delay: str) -> No
                         **{k: v for k, v in KW.items() if k != "channel"}).text
     assert f"$tcp set singledup_ {singledup}\n" in text
     assert f"$tcp set delay_growth_ {delay}\n" in text
+
+
+def test_script_sets_newreno_deflation_and_refuses_what_ns2_cannot_do() -> None:
+    kw = {k: v for k, v in KW.items() if k != "channel"}
+    text = build_script("newreno", partial_window_deflation=False, profile="ns2", **kw).text
+    assert "$tcp set partial_window_deflation_ 0\n" in text
+    assert "partial_window_deflation_" not in build_script("newreno", **kw).text
+    from lossytcp.ns2.script import Ns2Unsupported
+
+    with pytest.raises(Ns2Unsupported, match="recovery_exit_growth"):
+        build_script("reno", recovery_exit_growth=False, **kw)

@@ -194,6 +194,16 @@ pub struct TcpConfig {
     /// of opening it. `None` = the profile's default (on for ns2, as in ns-2; off for rfc).
     #[serde(default)]
     pub delay_growth: Option<bool>,
+    /// NewReno partial ACKs deflate the window by the newly acknowledged amount less one
+    /// (RFC 6582 §3.2 step 5; ns-2's `partial_window_deflation_`, 1 in ns-2 2.35). `None` =
+    /// the profile's default: on for both (rfc always deflates; ns2 as ns-2 2.35).
+    #[serde(default)]
+    pub partial_window_deflation: Option<bool>,
+    /// The ACK that ends fast recovery also opens cwnd (ns-2's `recv_newack_helper()` ->
+    /// `opencwnd()` after cwnd_ was restored). `None` = the profile's default: on for ns2,
+    /// off for rfc (RFC 5681 §3.2 step 6 / RFC 6582 set cwnd and stop).
+    #[serde(default)]
+    pub recovery_exit_growth: Option<bool>,
 }
 
 impl TcpConfig {
@@ -203,6 +213,13 @@ impl TcpConfig {
     }
     pub fn delay_growth_on(&self) -> bool {
         self.delay_growth.unwrap_or(self.profile == Profile::Ns2)
+    }
+    pub fn partial_window_deflation_on(&self) -> bool {
+        self.partial_window_deflation.unwrap_or(true)
+    }
+    pub fn recovery_exit_growth_on(&self) -> bool {
+        self.recovery_exit_growth
+            .unwrap_or(self.profile == Profile::Ns2)
     }
 }
 

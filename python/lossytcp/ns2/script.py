@@ -247,6 +247,9 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
     if fixed is None and tcp["max_backoff"] != NS2_MAX_BACKOFF:
         raise Ns2Unsupported("max_backoff", tcp["max_backoff"],
                              f"ns-2's backoff cap is {NS2_MAX_BACKOFF}")
+    if tcp.get("recovery_exit_growth") is False and variant in ("reno", "newreno"):
+        raise Ns2Unsupported("recovery_exit_growth", False, "ns-2's Reno and NewReno always "
+                             "open cwnd on the ACK that ends fast recovery")
     if tcp["profile"] != "ns2" and tcp["rtt_sampling"] == "per_ack":
         notes.append("engine profile 'rfc' samples the RTT on every ACK with RFC 6298's "
                      "estimator; ns-2 times one segment per window in ticks: timers differ "
@@ -298,6 +301,8 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
         "singledup_": 0 if tcp.get("limited_transmit") is False else 1,
         **extra,
     }
+    if variant == "newreno" and tcp.get("partial_window_deflation") is not None:
+        tcp_settings["partial_window_deflation_"] = int(tcp["partial_window_deflation"])
     for k, val in (agent_settings or {}).items():
         if not (isinstance(k, str) and k.endswith("_") and k[:-1].replace("_", "").isalnum()):
             raise ParameterError("agent_settings", k, "keys are ns-2 agent variables such as "

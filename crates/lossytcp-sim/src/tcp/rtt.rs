@@ -139,6 +139,15 @@ impl RttEstimator {
         Dur::from_secs(secs.min(c.max_rto.as_secs()))
     }
 
+    /// ns-2 tcp-newreno.cc partialnewack(): an ACK covering the timed segment ends the
+    /// backoff (`t_backoff_ = 1`) without a sample.
+    pub fn end_backoff(&mut self) {
+        if self.backoff != 1 {
+            self.backoff = 1;
+            self.rto = self.compute_rto();
+        }
+    }
+
     /// RFC 6298 §5.5: double the RTO on expiry, up to the configured cap (64 = ns-2's).
     pub fn back_off(&mut self) {
         if self.backoff < self.cfg.max_backoff {

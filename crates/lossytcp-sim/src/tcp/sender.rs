@@ -85,14 +85,17 @@ impl Sender {
             Profile::Ns2 => RttSampling::PerWindow,
             Profile::Rfc => cfg.rtt_sampling,
         };
+        let mut state = SenderState::new(
+            cfg.initial_window,
+            cfg.max_window,
+            cfg.dupack_threshold,
+            cfg.profile,
+            limit,
+        );
+        state.partial_window_deflation = cfg.partial_window_deflation_on();
+        state.recovery_exit_growth = cfg.recovery_exit_growth_on();
         Self {
-            state: SenderState::new(
-                cfg.initial_window,
-                cfg.max_window,
-                cfg.dupack_threshold,
-                cfg.profile,
-                limit,
-            ),
+            state,
             growth,
             recovery,
             rtt,
@@ -191,17 +194,26 @@ impl Sender {
         self.recovery.on_sack_blocks(s, sack);
         if ack > s.snd_una {
             let newly = ack - s.snd_una;
-            match self.sampling {
-                RttSampling::PerAck => {
-                    if let Some(t) = self.log.clean_send_time(ack - 1) {
-                        self.rtt.sample(now - t);
-                    }
+            if self.recovery.ns2_partial_ack(s, ack) {
+                // ns-2 tcp-newreno.cc partialnewack(): `if (rtt_active_ && seqno >= rtt_seq_)
+                // { rtt_active_ = 0; t_backoff_ = 1; }`: timing ends, no sample.
+                if self.timed.is_some_and(|(seq, _)| ack > seq) {
+                    self.timed = None;
+                    self.rtt.end_backoff();
                 }
-                RttSampling::PerWindow => {
-                    if let Some((seq, t)) = self.timed {
-                        if ack > seq {
+            } else {
+                match self.sampling {
+                    RttSampling::PerAck => {
+                        if let Some(t) = self.log.clean_send_time(ack - 1) {
                             self.rtt.sample(now - t);
-                            self.timed = None;
+                        }
+                    }
+                    RttSampling::PerWindow => {
+                        if let Some((seq, t)) = self.timed {
+                            if ack > seq {
+                                self.rtt.sample(now - t);
+                                self.timed = None;
+                            }
                         }
                     }
                 }

@@ -41,6 +41,10 @@ pub struct SenderState {
     /// (RFC 5681 §3.2 step 2: the fast retransmit does not wait for the window).
     pub retransmit_now: Vec<u64>,
     pub events: Vec<LossEvent>,
+    /// TcpConfig::partial_window_deflation, resolved (NewReno partial ACKs).
+    pub partial_window_deflation: bool,
+    /// TcpConfig::recovery_exit_growth, resolved (the ACK ending fast recovery opens cwnd).
+    pub recovery_exit_growth: bool,
 }
 
 impl SenderState {
@@ -67,6 +71,8 @@ impl SenderState {
             limit,
             retransmit_now: Vec::new(),
             events: Vec::new(),
+            partial_window_deflation: true,
+            recovery_exit_growth: false,
         }
     }
 

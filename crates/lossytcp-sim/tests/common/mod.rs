@@ -25,9 +25,17 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         delayed_ack: false,
         delack_interval_s: 0.1,
         profile,
-        // The scenario tests reproduce the papers' TCP: without ns-2's two default extras.
+        // The scenario tests reproduce the papers' TCP, which in the ns2 profile is the ns-2
+        // NewReno of paper 000 Table III: without ns-2 2.35's limited transmit,
+        // delay_growth_, partial window deflation and cwnd growth on the ACK ending recovery.
         limited_transmit: Some(false),
         delay_growth: Some(false),
+        partial_window_deflation: if profile == Profile::Ns2 {
+            Some(false)
+        } else {
+            None
+        },
+        recovery_exit_growth: Some(false),
     }
 }
 

@@ -23,6 +23,7 @@ pub use tahoe::Tahoe;
 
 use super::cc::Growth;
 use super::state::SenderState;
+use crate::config::Profile;
 
 /// What a new cumulative ACK means for the window and the retransmission timer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +82,13 @@ impl Recovery {
         match self {
             Recovery::Sack(r) => r.next_segment(s),
             _ => s.next_in_window(),
+        }
+    }
+    /// ns-2 2.35's NewReno takes no RTT sample from a partial ACK (partialnewack()).
+    pub fn ns2_partial_ack(&self, s: &SenderState, ack: u64) -> bool {
+        match self {
+            Recovery::NewReno(r) => s.profile == Profile::Ns2 && r.is_partial(s, ack),
+            _ => false,
         }
     }
     pub fn wants_sack(&self) -> bool {

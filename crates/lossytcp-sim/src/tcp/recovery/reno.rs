@@ -1,7 +1,6 @@
 //! Reno: fast retransmit and fast recovery, RFC 5681 §3.2. The first new ACK ends recovery,
 //! so a second loss in the same window needs another fast retransmit or a timeout.
 
-use crate::config::Profile;
 use crate::tcp::cc::Growth;
 use crate::tcp::recovery::AckVerdict;
 use crate::tcp::state::{LossKind, SenderState};
@@ -41,7 +40,7 @@ impl Reno {
             return AckVerdict {
                 // ns-2 recv() -> recv_newack_helper() -> opencwnd() on the ACK that ends
                 // recovery, after cwnd_ went back to ssthresh_ (dupwnd_ = 0): 8 -> 8.125.
-                grow: s.profile == Profile::Ns2,
+                grow: s.recovery_exit_growth,
                 restart_timer: true,
             };
         }
