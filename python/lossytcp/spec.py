@@ -7,7 +7,9 @@
     ge:alpha=0.01,beta=0.2[,loss_good=0,loss_bad=1][,advance=slot|transmission][,idle_reset=50ms]
     twostate:good=1s,bad=50ms[,loss_good=0,loss_bad=1][,dist=exp|fixed]
     burst:p=0.01,hold=100ms
-    trace:file=PATH          (one character per transmission: '1' lost, '0' delivered)
+    trace:file=PATH[,advance=transmission|slot]
+                             (one character per transmission, or per packet-time slot with
+                              advance=slot: '1' lost, '0' delivered)
     drops:seq=15+16+17       (the first transmission of each listed segment is lost; a
                               segment listed k times loses its first k transmissions)
 
@@ -31,7 +33,7 @@ _KEYS: dict[str, dict[str, bool]] = {  # kind -> {key: required}
            "idle_reset": False},
     "twostate": {"good": True, "bad": True, "loss_good": False, "loss_bad": False, "dist": False},
     "burst": {"p": True, "hold": True},
-    "trace": {"file": True},
+    "trace": {"file": True, "advance": False},
     "drops": {"seq": True},
 }
 
@@ -111,7 +113,9 @@ def parse_channel(spec: str, param: str = "channel") -> dict[str, Any]:
         if bad is not None or not chars:
             raise ParameterError(f"{param}.file", o["file"],
                                  "must hold one '0' (delivered) or '1' (lost) per transmission")
-        return {"kind": "trace", "lost": [c == "1" for c in chars]}
+        return {"kind": "trace", "lost": [c == "1" for c in chars],
+                "advance": v.choice(f"{param}.advance", o.get("advance", "transmission"),
+                                    ["transmission", "slot"])}
     # drops
     try:
         seqs = sorted(int(x) for x in o["seq"].split("+") if x.strip())

@@ -219,3 +219,21 @@ def test_hops_exclude_the_single_link_parameters():
     with pytest.raises(ParameterError) as e:
         simulate("newreno", hops=[{"rate_bps": 1e6}])
     assert e.value.name == "hops[0]"
+
+
+def test_trace_channel_per_transmission_or_per_slot(tmp_path):
+    """Every other outcome lost. Per transmission, exactly half the transmissions are lost
+    whatever the timing. Per slot (the Rust tests pin the indexing down), the outcome is that
+    of the slot a transmission starts in, so idle slots skip outcomes."""
+    f = tmp_path / "t.txt"
+    f.write_text("10" * 500)
+    slot = 500 * 8 / 2e6
+    kw = dict(rate_bps=2e6, packet_size_bytes=500, window=4, slot_model=True,
+              fixed_rto_s=10 * slot, duration_s=400 * slot)
+    per_tx = simulate("tahoe", channel=f"trace:file={f}", **kw)
+    assert abs(per_tx.channel_losses - per_tx.packets_sent / 2) <= 1
+    per_slot = simulate("tahoe", channel=f"trace:file={f},advance=slot", **kw)
+    assert per_slot.packets_sent > 0 and per_slot != per_tx
+    with pytest.raises(ParameterError) as e:
+        simulate("tahoe", channel=f"trace:file={f},advance=sometimes", **kw)
+    assert e.value.name == "channel.advance"

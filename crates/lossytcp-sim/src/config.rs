@@ -113,9 +113,13 @@ pub enum ChannelConfig {
         p: f64,
         hold_s: f64,
     },
-    /// Per-transmission outcomes, `true` = lost, repeated cyclically when exhausted.
+    /// Outcomes, `true` = lost, repeated cyclically when exhausted: one per transmission, or
+    /// (`advance = slot`) one per packet-time slot of the link, so that idle slots (a
+    /// timeout) move through the trace as a fade moves on in time.
     Trace {
         lost: Vec<bool>,
+        #[serde(default = "per_transmission")]
+        advance: Advance,
     },
     /// Drop the first transmission of each listed data segment; a segment listed k times
     /// loses its first k transmissions (exact-loss scenario tests).
@@ -126,6 +130,10 @@ pub enum ChannelConfig {
 
 fn one() -> f64 {
     1.0
+}
+
+fn per_transmission() -> Advance {
+    Advance::Transmission
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -342,7 +350,7 @@ impl Scenario {
                     prob("p", *p)?;
                     finite_pos("hold_s", *hold_s)?;
                 }
-                ChannelConfig::Trace { lost } => {
+                ChannelConfig::Trace { lost, .. } => {
                     if lost.is_empty() {
                         return Err("trace channel needs at least one outcome".into());
                     }

@@ -145,6 +145,9 @@ def _channel_tcl(ch: dict[str, Any], var: str, rng: str, offset_s: float, slot_s
                 f"{_num(ch['good_s'])} {_num(ch['bad_s'])} {_num(ch['loss_good'])} "
                 f"{_num(ch['loss_bad'])} {fixed}\""), kind
     if kind == "trace":
+        if ch.get("advance", "transmission") != "transmission":
+            raise Ns2Unsupported(param, ch, "a trace indexed by time slot (advance=slot) has no "
+                                 "ns-2 equivalent here; use advance=transmission")
         runs = _runs_from_losses(ch["lost"])
         body = " ".join(f"{{{g} {b}}}" for g, b in runs)
         return f"set {var} [new LossyTcp/Runs {rng} {off} {{{body}}} 1]", kind

@@ -70,7 +70,9 @@ impl Channel {
             ChannelConfig::Burst { p, hold_s } => {
                 Channel::Burst(Burst::new(*p, Dur::from_secs(*hold_s), rng))
             }
-            ChannelConfig::Trace { lost } => Channel::Trace(Trace::new(lost.clone())),
+            ChannelConfig::Trace { lost, advance } => {
+                Channel::Trace(Trace::new(lost.clone(), *advance, slot))
+            }
             ChannelConfig::Drops { seqs } => Channel::Drops(Drops::new(seqs)),
         }
     }
@@ -84,7 +86,7 @@ impl Channel {
             Channel::GilbertElliott(c) => c.lost(now),
             Channel::TwoStateTime(c) => c.lost(now),
             Channel::Burst(c) => c.lost(now),
-            Channel::Trace(c) => c.lost(),
+            Channel::Trace(c) => c.lost(now),
             Channel::Drops(c) => c.lost(pkt),
         }
     }
