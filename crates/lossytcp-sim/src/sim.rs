@@ -75,6 +75,7 @@ struct Flow {
     receiver: Receiver,
     packet_size: u32,
     ack_size: u32,
+    sack_block_bytes: u32,
     delack_interval: Dur,
     delack_gen: u64,
     timer_at: Option<Time>,
@@ -129,6 +130,7 @@ impl Simulation {
             };
             let sender = Sender::new(f.variant, &f.tcp, limit);
             let receiver = Receiver::new(sender.wants_sack(), f.tcp.delayed_ack);
+            let sack_block_bytes = sender.sack_block_bytes();
             let capacity_pps = f
                 .forward
                 .iter()
@@ -143,6 +145,7 @@ impl Simulation {
                 receiver,
                 packet_size: f.tcp.packet_size_bytes,
                 ack_size: f.tcp.ack_size_bytes,
+                sack_block_bytes,
                 delack_interval: Dur::from_secs(f.tcp.delack_interval_s),
                 delack_gen: 0,
                 timer_at: None,
@@ -292,7 +295,7 @@ impl Simulation {
         f.report.acks_sent += 1;
         let p = Packet {
             flow: fid as FlowId,
-            size_bytes: f.ack_size,
+            size_bytes: f.ack_size + f.sack_block_bytes * u32::from(a.n_sack),
             hop: 0,
             kind: Kind::Ack {
                 ack: a.ack,

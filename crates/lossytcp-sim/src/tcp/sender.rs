@@ -113,6 +113,16 @@ impl Sender {
     pub fn wants_sack(&self) -> bool {
         self.recovery.wants_sack()
     }
+    /// Bytes each SACK block adds to an ACK. ns-2 tcp-sink.cc Sacker::append_ack():
+    /// `ch->size() += sack_index * 8` (two 4-byte edges per block, no option kind/length
+    /// bytes or padding). The rfc profile keeps ACKs at their configured size.
+    pub fn sack_block_bytes(&self) -> u32 {
+        if self.state.profile == Profile::Ns2 && self.wants_sack() {
+            8
+        } else {
+            0
+        }
+    }
     pub fn rto_deadline(&self) -> Option<Time> {
         self.rto_deadline
     }
