@@ -26,6 +26,9 @@ pub struct RttEstimator {
     ns2_rttvar: i64,
     ns2_rtxcur: f64,
     backoff: u32,
+    /// ns-2's `boot_time_ = Random::uniform(tcpTick_)`: the phase of the agent's tick clock,
+    /// as a fraction of a tick (set by the simulator from the flow's own random stream).
+    tick_phase: f64,
     /// `compute_rto()` cached: the timer is re-armed on nearly every ACK, the inputs change
     /// only on a sample or a backoff.
     rto: Dur,
@@ -43,6 +46,7 @@ impl RttEstimator {
             ns2_rttvar: 0,
             ns2_rtxcur,
             backoff: 1,
+            tick_phase: 0.0,
             rto: Dur::ZERO,
         };
         e.rto = e.compute_rto();
@@ -54,6 +58,35 @@ impl RttEstimator {
     }
     pub fn backoff(&self) -> u32 {
         self.backoff
+    }
+
+    /// The ns-2 tick clock's phase in [0, 1) of a tick (see `sample_sent`).
+    pub fn set_tick_phase(&mut self, phase: f64) {
+        self.tick_phase = phase;
+    }
+
+    /// A valid RTT measurement of a segment sent at `sent`, acknowledged at `now`. The rfc
+    /// profile takes `now - sent` as it is. The ns2 profile counts, as ns-2 2.35 tcp.cc
+    /// rtt_update() without timestamps does, the ticks of the agent's clock that elapsed:
+    /// `sendtime = now - tao + boot_time_; tickoff = fmod(sendtime, tcpTick_);
+    /// t_rtt_ = int((tao + tickoff) / tcpTick_)`, at least 1. (`sample()` instead rounds,
+    /// ns-2's rule with the timestamp option: `int(tao / tcpTick_ + 0.5)`.)
+    pub fn sample_sent(&mut self, sent: crate::time::Time, now: crate::time::Time) {
+        let tao = now.since(sent);
+        match self.cfg.profile {
+            Profile::Rfc => self.sample(tao),
+            Profile::Ns2 => {
+                let tick = self.cfg.granularity.as_secs().max(1e-9);
+                let tao_s = tao.as_secs();
+                let sendtime = sent.as_secs() + self.tick_phase * tick;
+                let tickoff = sendtime % tick;
+                let t_rtt = (((tao_s + tickoff) / tick) as i64).max(1);
+                self.backoff = 1;
+                self.ns2_update_ticks(t_rtt);
+                self.has_sample = true;
+                self.rto = self.compute_rto();
+            }
+        }
     }
 
     /// A valid RTT measurement (Karn's rule is the caller's: never from a retransmitted
@@ -84,6 +117,12 @@ impl RttEstimator {
     fn ns2_update(&mut self, rtt: Dur) {
         let tick = self.cfg.granularity.as_secs().max(1e-9);
         let t_rtt = ((rtt.as_secs() / tick + 0.5) as i64).max(1);
+        self.ns2_update_ticks(t_rtt);
+    }
+
+    /// The fixed-point update of tcp.cc rtt_update() from a sample of `t_rtt` ticks.
+    fn ns2_update_ticks(&mut self, t_rtt: i64) {
+        let tick = self.cfg.granularity.as_secs().max(1e-9);
         if self.has_sample && self.ns2_srtt != 0 {
             let mut delta = t_rtt - (self.ns2_srtt >> 3);
             self.ns2_srtt += delta;
@@ -246,5 +285,60 @@ mod tests {
         // 0.1 s = 10 ticks: srtt 80 (x8), rttvar 20 (x4); rtxcur = (160 + 80) >> 3 = 30 ticks.
         e.sample(Dur::from_secs(0.1));
         assert!((e.rto().as_secs() - 0.3).abs() < 1e-9, "{:?}", e.rto());
+    }
+
+    #[test]
+    fn ns2_samples_count_tick_crossings_of_the_agents_clock() {
+        use crate::time::Time;
+        let mut c = cfg(Profile::Ns2);
+        c.granularity = Dur::from_secs(0.01);
+        // A constant 22.4 ms RTT on a 10 ms tick: 2 ticks when the send falls in the first
+        // 7.6 ms of a tick, 3 otherwise (3 crossings), so 3 with probability 0.24 over send
+        // times spread evenly; ns-2 2.35 printed 2 3 2 3 2 2 2 2 3 for this case (README).
+        let mut threes = 0;
+        let n = 10_000;
+        for k in 0..n {
+            let mut e = RttEstimator::new(c.clone());
+            e.set_tick_phase(0.37);
+            let sent = Time::from_secs(1.0 + k as f64 * 0.0123457);
+            e.sample_sent(sent, sent + Dur::from_secs(0.0224));
+            // First sample: rtxcur = ((t << 1 << 3) + (t << 3)) >> 3 = 3t ticks.
+            let t = (e.ns2_rtxcur / 0.01 / 3.0).round() as i64;
+            assert!(t == 2 || t == 3, "{t}");
+            threes += (t == 3) as u32;
+        }
+        let frac = f64::from(threes) / n as f64;
+        assert!((frac - 0.24).abs() < 0.02, "{frac}");
+        // The phase shifts the clock: a send 1 ms into a tick of the simulator's clock is
+        // 1 + 9.9 = 10.9 ms into the agent's with phase 0.99 (wrapped to 0.9 ms).
+        let mut e = RttEstimator::new(c.clone());
+        e.set_tick_phase(0.99);
+        let sent = Time::from_secs(2.001);
+        e.sample_sent(sent, sent + Dur::from_secs(0.0224));
+        assert!(
+            (e.ns2_rtxcur - 0.06).abs() < 1e-9,
+            "2 ticks: {}",
+            e.ns2_rtxcur
+        );
+        let mut e = RttEstimator::new(c.clone());
+        e.set_tick_phase(0.0);
+        let sent = Time::from_secs(2.008);
+        e.sample_sent(sent, sent + Dur::from_secs(0.0224));
+        assert!(
+            (e.ns2_rtxcur - 0.09).abs() < 1e-9,
+            "3 ticks: {}",
+            e.ns2_rtxcur
+        );
+    }
+
+    #[test]
+    fn rfc_sample_sent_is_the_plain_difference() {
+        use crate::time::Time;
+        let mut a = RttEstimator::new(cfg(Profile::Rfc));
+        let mut b = RttEstimator::new(cfg(Profile::Rfc));
+        a.set_tick_phase(0.5);
+        a.sample_sent(Time::from_secs(1.0), Time::from_secs(1.25));
+        b.sample(Dur::from_secs(0.25));
+        assert_eq!(a.rto(), b.rto());
     }
 }

@@ -110,6 +110,11 @@ impl Sender {
         }
     }
 
+    /// ns2 profile: the phase of the agent's RTT tick clock, a uniform draw in [0, 1) from
+    /// the flow's own random stream (ns-2: `boot_time_ = Random::uniform(tcpTick_)`).
+    pub fn set_tick_phase(&mut self, phase: f64) {
+        self.rtt.set_tick_phase(phase);
+    }
     pub fn wants_sack(&self) -> bool {
         self.recovery.wants_sack()
     }
@@ -221,7 +226,7 @@ impl Sender {
                     RttSampling::PerWindow => {
                         if let Some((seq, t)) = self.timed {
                             if ack > seq {
-                                self.rtt.sample(now - t);
+                                self.rtt.sample_sent(t, now);
                                 self.timed = None;
                             }
                         }
