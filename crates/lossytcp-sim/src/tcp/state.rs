@@ -43,6 +43,9 @@ pub struct SenderState {
     pub events: Vec<LossEvent>,
     /// TcpConfig::partial_window_deflation, resolved (NewReno partial ACKs).
     pub partial_window_deflation: bool,
+    /// ns-2's cwnd_ at the start of fast recovery: slowdown(CLOSE_CWND_HALF) sets it to
+    /// `int(window() / 2)`, which the `ssthresh_ >= 2` floor does not touch.
+    pub recovery_base: f64,
     /// TcpConfig::recovery_exit_growth, resolved (the ACK ending fast recovery opens cwnd).
     pub recovery_exit_growth: bool,
 }
@@ -72,6 +75,7 @@ impl SenderState {
             retransmit_now: Vec::new(),
             events: Vec::new(),
             partial_window_deflation: true,
+            recovery_base: 0.0,
             recovery_exit_growth: false,
         }
     }
@@ -101,6 +105,17 @@ impl SenderState {
             Some(s)
         } else {
             None
+        }
+    }
+
+    /// The cwnd a fast retransmit leaves before any inflation: ssthresh for RFC 5681; ns-2
+    /// tcp.cc slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF): `halfwin = int(window() / 2)`,
+    /// `ssthresh_ = max(halfwin, 2)` but `cwnd_ = halfwin`, so below a window of 4 ns-2's
+    /// cwnd is smaller than its ssthresh. Call before cwnd changes.
+    pub fn halved_window(&self, ssthresh: f64) -> f64 {
+        match self.profile {
+            Profile::Rfc => ssthresh,
+            Profile::Ns2 => (self.cwnd.min(f64::from(self.max_window)).floor() / 2.0).floor(),
         }
     }
 

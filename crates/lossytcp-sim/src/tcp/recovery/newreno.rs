@@ -31,7 +31,7 @@ impl NewReno {
         let started = enter_fast_recovery(s, g);
         if started {
             self.partial_acks = 0;
-            self.base = s.ssthresh;
+            self.base = s.recovery_base;
         }
         started
     }

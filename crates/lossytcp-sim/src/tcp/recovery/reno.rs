@@ -20,7 +20,8 @@ pub(super) fn enter_fast_recovery(s: &mut SenderState, g: &Growth) -> bool {
     }
     // Step 2: ssthresh = max(FlightSize / 2, 2); step 3: retransmit, cwnd = ssthresh + 3.
     s.ssthresh = g.ssthresh_on_loss(s);
-    s.cwnd = s.ssthresh + f64::from(s.dupthresh);
+    s.recovery_base = s.halved_window(s.ssthresh);
+    s.cwnd = s.recovery_base + f64::from(s.dupthresh);
     s.note_loss(LossKind::FastRetransmit);
     s.dupacks = s.dupthresh;
     s.in_recovery = true;
@@ -36,7 +37,8 @@ impl Reno {
         if s.in_recovery {
             // Step 6: deflate the window on the first new ACK.
             s.in_recovery = false;
-            s.cwnd = s.ssthresh;
+            // ns-2 keeps cwnd_ (= recovery_base) and drops dupwnd_; RFC: ssthresh.
+            s.cwnd = s.recovery_base;
             return AckVerdict {
                 // ns-2 recv() -> recv_newack_helper() -> opencwnd() on the ACK that ends
                 // recovery, after cwnd_ went back to ssthresh_ (dupwnd_ = 0): 8 -> 8.125.

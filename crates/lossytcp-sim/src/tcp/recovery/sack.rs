@@ -105,7 +105,9 @@ impl Sack {
             return false;
         }
         s.ssthresh = g.ssthresh_on_loss(s);
-        s.cwnd = s.ssthresh;
+        // RFC 6675 §5 step 4.2: cwnd = ssthresh; ns-2 Sack1 slowdown(CLOSE_CWND_HALF):
+        // int(window() / 2), not floored at 2.
+        s.cwnd = s.halved_window(s.ssthresh);
         s.note_loss(LossKind::FastRetransmit);
         s.in_recovery = true;
         self.recovery_point = s.snd_max;
