@@ -129,3 +129,27 @@ impl SenderState {
         self.dupacks = 0;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::Reno;
+
+    #[test]
+    fn ns2_halves_the_window_without_the_floor_of_two() {
+        // ns-2 slowdown(): window 3 -> halfwin = int(3 / 2) = 1, ssthresh_ = max(1, 2) = 2,
+        // cwnd_ = 1; window 9.7 -> int(9) / 2 = 4 for both.
+        for (cwnd, ssthresh, half) in [(3.0, 2.0, 1.0), (9.7, 4.0, 4.0), (2.0, 2.0, 1.0)] {
+            let mut s = SenderState::new(1, 64, 3, Profile::Ns2, u64::MAX);
+            s.cwnd = cwnd;
+            let th = Reno.ssthresh_on_loss(&s);
+            assert_eq!(th, ssthresh);
+            assert_eq!(s.halved_window(th), half);
+        }
+        // RFC 5681 §3.2 step 2-3: cwnd follows ssthresh.
+        let mut s = SenderState::new(1, 64, 3, Profile::Rfc, u64::MAX);
+        s.cwnd = 3.0;
+        s.snd_max = 3;
+        assert_eq!(s.halved_window(2.0), 2.0);
+    }
+}
