@@ -55,7 +55,8 @@ FF = dict(rate_bps=10e6, rtt_s=0.1, packet_size_bytes=1000, window=16, duration_
           granularity_s=0.01, min_rto_s=1.0, initial_rto_s=3.0, seed=1)
 FF_VARIANTS = ("tahoe", "reno", "newreno", "sack")
 FF_FIRST = 40
-#: ns-2 behaviours the engine does not model, off for the fall_floyd/plain/ set.
+#: ns-2 extras switched off for the plain sets (the engine: limited_transmit=False,
+#: delay_growth=False).
 PLAIN = {"singledup_": 0, "delay_growth_": "false"}
 
 
