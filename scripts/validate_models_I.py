@@ -81,6 +81,15 @@ class Case:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# The TCP the packet-train and renewal models describe: ns-2's agents (the papers' simulator)
+# without the refinements neither model has: no limited transmit (RFC 3042), no delayed
+# growth on the first ACK, and NewReno restarting its timer on every partial ACK (RFC 6582's
+# Slow-but-Steady; ns-2 2.35 defaults to the Impatient variant, which times out long
+# recoveries that both models let finish).
+MODEL_TCP = dict(profile="ns2", limited_transmit=False, delay_growth=False,
+                 timer_every_partial_ack=True)
+
+
 def packet_train_cases() -> list[Case]:
     out = []
     # Fig. 2's link with the coarse timer, and Fig. 5's (BDP 20 at 1 Mb/s) with the fine one.
@@ -105,7 +114,7 @@ def packet_train_cases() -> list[Case]:
                     sim_kwargs=dict(variant=variant, rate_bps=rate, rtt_s=rtt,
                                     packet_size_bytes=size, window=wm, queue_packets=1000,
                                     channel=ch, protect_retransmissions=True, backoff=False,
-                                    fixed_rto_s=tau, profile="ns2"),
+                                    fixed_rto_s=tau, **MODEL_TCP),
                     model_metric="throughput_norm", sim_metric="goodput_norm", tolerance=0.25,
                     duration_s=100.0, seeds=8))
     # The paper's own W_m: no window limit, a 4-packet queue that overflows at BDP + 5 packets;
@@ -127,7 +136,7 @@ def packet_train_cases() -> list[Case]:
                     sim_kwargs=dict(variant=variant, rate_bps=rate, rtt_s=rtt,
                                     packet_size_bytes=size, window=1000, queue_packets=q,
                                     channel=ch, protect_retransmissions=True, backoff=False,
-                                    fixed_rto_s=tau, profile="ns2"),
+                                    fixed_rto_s=tau, **MODEL_TCP),
                     model_metric="throughput_pps", sim_metric="goodput_pps", tolerance=0.25,
                     duration_s=100.0, seeds=6, asserted=asserted, group="drop"))
     return out
@@ -137,7 +146,7 @@ def _aqm_sim(variant: str, queue: str, p: float, backoff: bool = True) -> dict[s
     ch = f"bernoulli:p={p:g}" if queue == "red" else f"burst:p={p:g},hold=50ms"
     return dict(variant=variant, rate_bps=10e6, rtt_s=0.24, packet_size_bytes=1500, window=20,
                 queue_packets=1000, channel=ch, fixed_rto_s=0.72, backoff=backoff,
-                profile="ns2")
+                **MODEL_TCP)
 
 
 def aqm_cases() -> list[Case]:

@@ -164,6 +164,7 @@ def _scenario(
     delay_growth: bool | None,
     partial_window_deflation: bool | None,
     recovery_exit_growth: bool | None,
+    timer_every_partial_ack: bool | None,
     trace_sends: bool,
     trace_window: bool,
     hops: Sequence[Mapping[str, Any]] | None,
@@ -191,7 +192,8 @@ def _scenario(
     profile = v.choice("profile", profile, ["rfc", "ns2"])
     knobs = {"limited_transmit": limited_transmit, "delay_growth": delay_growth,
              "partial_window_deflation": partial_window_deflation,
-             "recovery_exit_growth": recovery_exit_growth}
+             "recovery_exit_growth": recovery_exit_growth,
+             "timer_every_partial_ack": timer_every_partial_ack}
     for name, flag in knobs.items():
         if flag is not None and not isinstance(flag, (bool, np.bool_)):
             raise ParameterError(name, flag, "must be True, False or None (the profile's "
@@ -319,6 +321,7 @@ _DEFAULTS: dict[str, Any] = dict(
     protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
+    timer_every_partial_ack=None,
     trace_sends=False,
     trace_window=False, hops=None,
 )
@@ -366,7 +369,8 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     ``partial_window_deflation`` (NewReno partial ACKs deflate the window, RFC 6582 and ns-2
     2.35; default on, off gives the ns-2 NewReno of paper 000 Table III in profile 'ns2'),
     ``recovery_exit_growth`` (the ACK ending fast recovery also opens cwnd, as ns-2 does;
-    default on for 'ns2', off for 'rfc'),
+    default on for 'ns2', off for 'rfc'), ``timer_every_partial_ack`` (NewReno restarts the
+    timer on every partial ACK, RFC 6582's Slow-but-Steady; default: the first only),
     ``trace_sends``, ``trace_window``, ``hops`` (a chain of links instead of one: a list of
     dicts with ``rate_bps``, ``delay_s`` one way, optional ``queue_packets`` and ``channel``;
     ACKs return over the same hops).

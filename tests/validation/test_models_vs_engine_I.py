@@ -50,6 +50,6 @@ def test_droptail_high_loss_gap_is_the_backoff_the_model_resets(variant):
     # engine's CI: Karn's rule keeps the backed-off RTO while retransmissions are acknowledged.
     case = next(c for c in CASES if c.model == "aqm-renewal" and c.group == "main"
                 and c.variant == f"{variant}/droptail" and c.point == "p=0.2")
-    row = vm.run_case(case)
+    row = vm.run_case(case, seeds=8)   # at p = 0.2 runs vary a lot: a tighter CI
     assert row["model_value"] > row["sim_mean"] + 2 * row["sim_ci95"]
     assert row["rel_error"] > 0.3

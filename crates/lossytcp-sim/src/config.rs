@@ -212,6 +212,12 @@ pub struct TcpConfig {
     /// off for rfc (RFC 5681 §3.2 step 6 / RFC 6582 set cwnd and stop).
     #[serde(default)]
     pub recovery_exit_growth: Option<bool>,
+    /// NewReno restarts the retransmission timer on every partial ACK (RFC 6582 §4's
+    /// "Slow-but-Steady"; ns-2's `newreno_changes1_ 0`) instead of the first one only
+    /// ("Impatient", RFC 6582 §3.2 step 5; ns-2 2.35's default `newreno_changes1_ 1`).
+    /// `None` = first only, in both profiles.
+    #[serde(default)]
+    pub timer_every_partial_ack: Option<bool>,
 }
 
 impl TcpConfig {
@@ -224,6 +230,9 @@ impl TcpConfig {
     }
     pub fn partial_window_deflation_on(&self) -> bool {
         self.partial_window_deflation.unwrap_or(true)
+    }
+    pub fn timer_every_partial_ack_on(&self) -> bool {
+        self.timer_every_partial_ack.unwrap_or(false)
     }
     pub fn recovery_exit_growth_on(&self) -> bool {
         self.recovery_exit_growth

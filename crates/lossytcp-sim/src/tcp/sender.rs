@@ -94,6 +94,7 @@ impl Sender {
         );
         state.partial_window_deflation = cfg.partial_window_deflation_on();
         state.recovery_exit_growth = cfg.recovery_exit_growth_on();
+        state.timer_every_partial_ack = cfg.timer_every_partial_ack_on();
         Self {
             state,
             growth,

@@ -48,6 +48,8 @@ pub struct SenderState {
     pub recovery_base: f64,
     /// TcpConfig::recovery_exit_growth, resolved (the ACK ending fast recovery opens cwnd).
     pub recovery_exit_growth: bool,
+    /// TcpConfig::timer_every_partial_ack, resolved (NewReno's Slow-but-Steady timer).
+    pub timer_every_partial_ack: bool,
 }
 
 impl SenderState {
@@ -77,6 +79,7 @@ impl SenderState {
             partial_window_deflation: true,
             recovery_base: 0.0,
             recovery_exit_growth: false,
+            timer_every_partial_ack: false,
         }
     }
 

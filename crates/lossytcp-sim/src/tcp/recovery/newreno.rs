@@ -90,7 +90,7 @@ impl NewReno {
             grow: false,
             // RFC 6582 "Impatient" and ns-2's newreno_changes1_ (1 in 2.35): only the first
             // partial ACK restarts the timer (partialnewack_helper(): newtimer() once).
-            restart_timer: self.partial_acks == 1,
+            restart_timer: self.partial_acks == 1 || s.timer_every_partial_ack,
         }
     }
 
