@@ -36,6 +36,7 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
             None
         },
         recovery_exit_growth: Some(false),
+        timer_every_partial_ack: None,
     }
 }
 
