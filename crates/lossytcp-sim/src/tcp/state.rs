@@ -112,13 +112,15 @@ impl SenderState {
     }
 
     /// The cwnd a fast retransmit leaves before any inflation: ssthresh for RFC 5681; ns-2
-    /// tcp.cc slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF): `halfwin = int(window() / 2)`,
-    /// `ssthresh_ = max(halfwin, 2)` but `cwnd_ = halfwin`, so below a window of 4 ns-2's
-    /// cwnd is smaller than its ssthresh. Call before cwnd changes.
+    /// 2.35 tcp.cc slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF) with `precision_reduce_`
+    /// (a C++ default, no Tcl binding): `halfwin = windowd() / 2` unrounded,
+    /// `ssthresh_ = max(int(halfwin), 2)`, `cwnd_ = halfwin`: cwnd keeps the fraction (11.306
+    /// -> 5.653, seen in ns-2's cwnd_ trace) and below a window of 4 is under ssthresh.
+    /// Call before cwnd changes.
     pub fn halved_window(&self, ssthresh: f64) -> f64 {
         match self.profile {
             Profile::Rfc => ssthresh,
-            Profile::Ns2 => (self.cwnd.min(f64::from(self.max_window)).floor() / 2.0).floor(),
+            Profile::Ns2 => self.cwnd.min(f64::from(self.max_window)) / 2.0,
         }
     }
 
@@ -140,9 +142,14 @@ mod tests {
 
     #[test]
     fn ns2_halves_the_window_without_the_floor_of_two() {
-        // ns-2 slowdown(): window 3 -> halfwin = int(3 / 2) = 1, ssthresh_ = max(1, 2) = 2,
-        // cwnd_ = 1; window 9.7 -> int(9) / 2 = 4 for both.
-        for (cwnd, ssthresh, half) in [(3.0, 2.0, 1.0), (9.7, 4.0, 4.0), (2.0, 2.0, 1.0)] {
+        // ns-2 slowdown(): window 3 -> halfwin = 1.5, ssthresh_ = max(int(1.5), 2) = 2,
+        // cwnd_ = 1.5; window 9.7 -> 4.85 and ssthresh 4; the receiver's window caps it.
+        for (cwnd, ssthresh, half) in [
+            (3.0, 2.0, 1.5),
+            (9.7, 4.0, 4.85),
+            (2.0, 2.0, 1.0),
+            (80.0, 32.0, 32.0),
+        ] {
             let mut s = SenderState::new(1, 64, 3, Profile::Ns2, u64::MAX);
             s.cwnd = cwnd;
             let th = Reno.ssthresh_on_loss(&s);

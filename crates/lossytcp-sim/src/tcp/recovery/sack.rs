@@ -106,7 +106,7 @@ impl Sack {
         }
         s.ssthresh = g.ssthresh_on_loss(s);
         // RFC 6675 §5 step 4.2: cwnd = ssthresh; ns-2 Sack1 slowdown(CLOSE_CWND_HALF):
-        // int(window() / 2), not floored at 2.
+        // windowd() / 2 with its fraction, not floored at 2.
         s.cwnd = s.halved_window(s.ssthresh);
         s.note_loss(LossKind::FastRetransmit);
         s.in_recovery = true;
