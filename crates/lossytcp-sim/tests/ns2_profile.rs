@@ -164,3 +164,51 @@ fn delay_growth_keeps_the_initial_window_after_the_first_ack() {
     assert!((r.send_trace[1].0 - 0.100832).abs() < 1e-9);
     assert!((r.send_trace[2].0 - 0.100832).abs() < 1e-9);
 }
+
+#[test]
+fn fast_retransmit_and_recovery_exit_follow_ns2s_cwnd_trace() {
+    // ns-2 2.35 Agent/TCP/Reno with its defaults, 10 Mb/s, 100 ms, 1000 B, window 64, tick
+    // 10 ms, minrto 0.2 s, rtxcur_init 1 s, first transmissions of 10 and 72 lost. Its cwnd_
+    // trace (`$tcp trace cwnd_`): 5.653 at the fast retransmit of 72 (1.41405 s: windowd() / 2
+    // of 11.306, the fraction kept), 5.830 on the ACK that ends recovery (1.51488 s: 5.653 +
+    // 1 / 5.653), then 6.001, 6.168, 6.330.
+    let mut tcp = tcp(64, Profile::Ns2);
+    tcp.limited_transmit = None;
+    tcp.delay_growth = None;
+    tcp.partial_window_deflation = None;
+    tcp.recovery_exit_growth = None;
+    tcp.timer_every_partial_ack = None;
+    tcp.min_rto_s = 0.2;
+    tcp.initial_rto_s = 1.0;
+    let sc = single_link(
+        Variant::Reno,
+        ChannelConfig::Drops { seqs: vec![10, 72] },
+        tcp,
+        AppConfig::Transfer {
+            bytes: 300 * u64::from(SIZE),
+        },
+        1.6,
+        1,
+    );
+    let r = lossytcp_sim::run(&sc).unwrap().flows.remove(0);
+    let t72 = r.send_trace.iter().find(|x| x.1 == 72 && x.2).unwrap().0;
+    assert!((t72 - 1.41405).abs() < 1e-5, "{t72}");
+    // Right after the fast retransmit the window is cwnd_ + 3 duplicate ACKs.
+    assert!(
+        (cwnd_at(&r, t72) - (5.653 + 3.0)).abs() < 5e-4,
+        "{}",
+        cwnd_at(&r, t72)
+    );
+    for (t, w) in [
+        (1.51488, 5.830),
+        (1.51968, 6.001),
+        (1.52048, 6.168),
+        (1.52128, 6.330),
+    ] {
+        assert!(
+            (cwnd_at(&r, t + 1e-7) - w).abs() < 5e-4,
+            "at {t}: {}",
+            cwnd_at(&r, t + 1e-7)
+        );
+    }
+}
