@@ -172,12 +172,14 @@ impl Sender {
         for seq in urgent {
             self.transmit(now, seq, true, out);
         }
-        loop {
+        let mut budget = self.recovery.ns2_burst_cap(&self.state).unwrap_or(u32::MAX);
+        while budget > 0 {
             let high = self.state.snd_max;
             let Some(seq) = self.recovery.next_segment(&mut self.state) else {
                 break;
             };
             self.transmit(now, seq, seq < high, out);
+            budget -= 1;
         }
     }
 
@@ -275,6 +277,9 @@ impl Sender {
         let s = &mut self.state;
         if s.snd_una >= s.snd_max {
             return;
+        }
+        if self.recovery.ns2_timeout_prepare(s) {
+            self.dup_run = 0;
         }
         // RFC 5681 §3.1 eq. (4) and the loss window of one segment; RFC 6298 §5.4-5.6.
         s.ssthresh = self.growth.ssthresh_on_loss(s);

@@ -84,6 +84,41 @@ impl Recovery {
             _ => s.next_in_window(),
         }
     }
+    /// ns-2 tcp-newreno.cc recv(): while `dupacks_ > numdupacks_ - 1` (from the fast
+    /// retransmit to the full ACK or a timeout) the ACK clock calls `send_much(0, 0, 2)`:
+    /// at most two segments per ACK besides the partial-ACK retransmission
+    /// (`newreno_changes_ 0`, the default). Matters after a partial ACK that covers many
+    /// segments, when the deflated window would release a burst.
+    pub fn ns2_burst_cap(&self, s: &SenderState) -> Option<u32> {
+        match self {
+            Recovery::NewReno(_) if s.profile == Profile::Ns2 && s.in_recovery => Some(2),
+            _ => None,
+        }
+    }
+    /// ns-2 tcp-reno.cc RenoTcpAgent::timeout(): `dupwnd_ = 0; dupacks_ = 0;` before
+    /// TcpAgent::timeout() halves the window, so a timeout during fast recovery halves
+    /// cwnd_ without the dupack inflation (Reno and NewReno; ns2 profile only, the rfc
+    /// profile halves FlightSize). Returns true when ns-2 also clears `dupacks_`.
+    pub fn ns2_timeout_prepare(&self, s: &mut SenderState) -> bool {
+        if s.profile != Profile::Ns2 {
+            return false;
+        }
+        match self {
+            Recovery::Reno(_) => {
+                if s.in_recovery {
+                    s.cwnd = s.recovery_base;
+                }
+                true
+            }
+            Recovery::NewReno(r) => {
+                if s.in_recovery {
+                    s.cwnd = r.uninflated();
+                }
+                true
+            }
+            _ => false,
+        }
+    }
     /// ns-2 2.35's NewReno takes no RTT sample from a partial ACK (partialnewack()).
     pub fn ns2_partial_ack(&self, s: &SenderState, ack: u64) -> bool {
         match self {

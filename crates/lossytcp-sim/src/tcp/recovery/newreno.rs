@@ -36,6 +36,11 @@ impl NewReno {
         started
     }
 
+    /// ns-2's cwnd_ during recovery: the window without the dupack inflation.
+    pub fn uninflated(&self) -> f64 {
+        self.base
+    }
+
     /// The ACK `ack` would be a partial ACK (checked before the sender takes an RTT sample:
     /// ns-2's partialnewack() takes none).
     pub fn is_partial(&self, s: &SenderState, ack: u64) -> bool {
