@@ -10,8 +10,9 @@ same times (within 1 us), for the whole run.
 
 Known differences (python/lossytcp/ns2/README.md, "Known gaps") are strict xfails, so a fix
 shows up as a failure asking for the mark to go:
-* SACK: ns-2's Sack1 ACKs carry the SACK option bytes, so retransmissions leave a
-  few microseconds later.
+* SACK with 2-4 drops: ns-2's Sack1 retransmits the second hole one ACK later than RFC
+  6675's NextSeg (its own pipe_ rules). SACK with one drop matches since the ACKs carry
+  ns-2's 8 bytes per SACK block.
 Where ns-2's 1996 Sack1 differs from RFC 6675 by design the engine follows the RFC
 (crates/lossytcp-sim tests); those differences stay xfails here rather than being copied.
 """
