@@ -198,6 +198,11 @@ def _scenario(
         if flag is not None and not isinstance(flag, (bool, np.bool_)):
             raise ParameterError(name, flag, "must be True, False or None (the profile's "
                                  "default, see help(lossytcp.simulate))")
+    if profile == "rfc" and partial_window_deflation is not None \
+            and not partial_window_deflation:
+        raise ParameterError("partial_window_deflation", partial_window_deflation,
+                             "RFC 6582 always deflates; the undeflated NewReno is ns-2's "
+                             "(profile='ns2')")
     ack_size_bytes = v.integer("ack_size_bytes", ack_size_bytes, 0, 65535)
     if transfer_bytes is not None:
         transfer_bytes = v.integer("transfer_bytes", transfer_bytes, 1)

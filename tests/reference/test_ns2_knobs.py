@@ -73,3 +73,9 @@ def test_script_sets_newreno_deflation_and_refuses_what_ns2_cannot_do() -> None:
 
     with pytest.raises(Ns2Unsupported, match="recovery_exit_growth"):
         build_script("reno", recovery_exit_growth=False, **kw)
+
+
+def test_rfc_profile_refuses_the_undeflated_newreno() -> None:
+    with pytest.raises(ParameterError, match="partial_window_deflation"):
+        build_scenario("newreno", profile="rfc", partial_window_deflation=False)
+    build_scenario("newreno", profile="ns2", partial_window_deflation=False)
