@@ -3,8 +3,8 @@
 Four fixed drop lists (several bursts of 1-6 consecutive segments, seeded draws written out
 below so the data never depends on this script's random generator), 10 Mb/s, RTT 100 ms,
 1000 B, window 64, tick 10 ms, minrto 0.2 s, rtxcur_init 1 s, 10 s, ns-2's defaults, for
-Tahoe, Reno and NewReno. These reach what Fall & Floyd's single burst does not: several
-recoveries, timeouts during fast recovery, partial ACKs covering many segments.
+Tahoe, Reno, NewReno and SACK (Sack1). These reach what Fall & Floyd's single burst does
+not: several recoveries, timeouts during fast recovery, partial ACKs covering many segments.
 
     python tests/reference/make_bursts.py      (needs ns on PATH)
 """
@@ -28,7 +28,7 @@ DROPS = {
           526, 527, 528, 529, 530, 531, 532, 556, 557, 558, 559, 560, 561, 614, 615, 616, 617,
           649, 650, 651, 652, 653, 654],
 }
-VARIANTS = ("tahoe", "reno", "newreno")
+VARIANTS = ("tahoe", "reno", "newreno", "sack")
 
 
 def main() -> None:

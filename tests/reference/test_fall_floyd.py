@@ -8,13 +8,11 @@ window 16, the first transmission of segments 40 .. 40+k-1 lost, 6 s. The engine
 'ns2', same drops) must send the same segments, with the same retransmission flags, at the
 same times (within 1 us), for the whole run.
 
-Known differences (python/lossytcp/ns2/README.md, "Known gaps") are strict xfails, so a fix
-shows up as a failure asking for the mark to go:
-* SACK with 2-4 drops: ns-2's Sack1 retransmits the second hole one ACK later than RFC
-  6675's NextSeg (its own pipe_ rules). SACK with one drop matches since the ACKs carry
-  ns-2's 8 bytes per SACK block.
-Where ns-2's 1996 Sack1 differs from RFC 6675 by design the engine follows the RFC
-(crates/lossytcp-sim tests); those differences stay xfails here rather than being copied.
+Known differences (python/lossytcp/ns2/README.md, "Known gaps") would be strict xfails in
+PLAIN_GAPS / DEFAULT_GAPS, so that a fix shows up as a failure asking for the mark to go;
+there are none left: every variant matches both flavours. SACK does in the ns2 profile
+because that profile runs ns-2's 1996 Sack1 rules (its counted pipe_); the rfc profile keeps
+RFC 6675, checked by the crate's own tests.
 """
 
 from __future__ import annotations
@@ -32,15 +30,9 @@ SC = json.loads((HERE / "scenario.json").read_text())
 KW = {k: SC[k] for k in ("rate_bps", "rtt_s", "packet_size_bytes", "window", "duration_s",
                          "granularity_s", "min_rto_s", "initial_rto_s", "seed")}
 
-PLAIN_GAPS = {
-    **{("sack", k): "ns-2 Sack1's 1996 recovery differs from RFC 6675 (see the README)"
-       for k in (2, 3, 4)},
-}
+PLAIN_GAPS: dict = {}
 #: With ns-2's defaults (limited transmit, delay_growth_) the same recovery gaps remain.
-DEFAULT_GAPS = {
-    **{("sack", k): "ns-2 Sack1's 1996 recovery differs from RFC 6675 (see the README)"
-       for k in (2, 3, 4)},
-}
+DEFAULT_GAPS: dict = {}
 
 
 def _ref(path: Path) -> list[tuple[float, int, bool]]:

@@ -213,10 +213,15 @@ impl Sender {
         if ack > s.snd_una {
             let newly = ack - s.snd_una;
             if self.recovery.ns2_partial_ack(s, ack) {
-                // ns-2 tcp-newreno.cc partialnewack(): `if (rtt_active_ && seqno >= rtt_seq_)
-                // { rtt_active_ = 0; t_backoff_ = 1; }`: timing ends, no sample.
-                if self.timed.is_some_and(|(seq, _)| ack > seq) {
-                    self.timed = None;
+                if self.recovery.ns2_partial_ends_timing() {
+                    // ns-2 tcp-newreno.cc partialnewack(): `if (rtt_active_ && seqno >=
+                    // rtt_seq_) { rtt_active_ = 0; t_backoff_ = 1; }`: timing ends, no sample.
+                    if self.timed.is_some_and(|(seq, _)| ack > seq) {
+                        self.timed = None;
+                        self.rtt.end_backoff();
+                    }
+                } else {
+                    // tcp-sack1.cc recv(), partial ACK: `t_backoff_ = 1`, no sample.
                     self.rtt.end_backoff();
                 }
             } else {

@@ -123,8 +123,14 @@ impl Recovery {
     pub fn ns2_partial_ack(&self, s: &SenderState, ack: u64) -> bool {
         match self {
             Recovery::NewReno(r) => s.profile == Profile::Ns2 && r.is_partial(s, ack),
+            Recovery::Sack(r) => s.profile == Profile::Ns2 && r.is_partial(s, ack),
             _ => false,
         }
+    }
+    /// ns-2's Sack1 keeps timing a segment across partial ACKs (no newack()); NewReno's
+    /// partialnewack() ends the timing once the timed segment is covered.
+    pub fn ns2_partial_ends_timing(&self) -> bool {
+        !matches!(self, Recovery::Sack(_))
     }
     pub fn wants_sack(&self) -> bool {
         matches!(self, Recovery::Sack(_))

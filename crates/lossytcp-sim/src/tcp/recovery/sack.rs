@@ -6,6 +6,16 @@
 //!
 //! After a timeout the RFC profile keeps the scoreboard and go-back-N skips SACKed segments
 //! (§5.1); the ns-2 profile clears it, as `Agent/TCP/Sack1` does.
+//!
+//! The ns-2 profile follows ns-2 2.35's `Agent/TCP/Sack1` (tcp-sack1.cc, 1996), which counts
+//! the pipe instead of computing it. At the fast retransmit, `pipe_` is set to
+//! `maxseq_ - highest_ack_ - numdupacks_`. In recovery every ACK does `--pipe_`, a partial
+//! ACK a second time, and every send (but the fast retransmit itself, sent by `output()`)
+//! does `++pipe_`. `send_much()` sends while `pipe_ < int(cwnd_)`: first the scoreboard's
+//! `GetNextRetran()` (the lowest segment neither SACKed nor retransmitted, below the highest
+//! SACKed one), else new data within the receiver's window. Outside recovery every new ACK
+//! clears the scoreboard, and after a timeout duplicate ACKs are ignored until a new ACK
+//! (`timeout_`). Not modelled: the scoreboard's detection of lost retransmissions.
 
 use std::collections::VecDeque;
 
@@ -24,14 +34,50 @@ pub struct Sack {
     /// Highest segment retransmitted in this recovery (HighRxt), if any.
     high_rxt: Option<u64>,
     recovery_point: u64,
+    /// ns2 profile: `retran[i]` is segment `base + i` retransmitted in this recovery.
+    retran: VecDeque<bool>,
+    /// ns2 profile: tcp-sack1.cc's `pipe_`.
+    pipe_count: i64,
+    /// ns2 profile: tcp-sack1.cc's `timeout_` (duplicate ACKs ignored after a timeout).
+    after_timeout: bool,
 }
 
 impl Sack {
     fn align(&mut self, snd_una: u64) {
         while self.base < snd_una {
             self.sacked.pop_front();
+            self.retran.pop_front();
             self.base += 1;
         }
+    }
+
+    fn clear_scoreboard(&mut self, snd_una: u64) {
+        self.sacked.clear();
+        self.retran.clear();
+        self.base = snd_una;
+        self.high_sacked = 0;
+    }
+
+    fn mark_retran(&mut self, seq: u64) {
+        let i = (seq - self.base) as usize;
+        if self.retran.len() <= i {
+            self.retran.resize(i + 1, false);
+        }
+        self.retran[i] = true;
+    }
+
+    fn is_retran(&self, seq: u64) -> bool {
+        seq >= self.base
+            && self
+                .retran
+                .get((seq - self.base) as usize)
+                .copied()
+                .unwrap_or(false)
+    }
+
+    /// In ns-2 Sack1's recovery (for the sender's RTT rule): a partial ACK.
+    pub fn is_partial(&self, s: &SenderState, ack: u64) -> bool {
+        s.in_recovery && ack < self.recovery_point
     }
 
     fn is_sacked(&self, seq: u64) -> bool {
@@ -44,6 +90,9 @@ impl Sack {
     }
 
     pub fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
+        if s.profile == Profile::Ns2 && self.after_timeout {
+            return; // tcp-sack1.cc recv(): no UpdateScoreBoard() while timeout_
+        }
         for &(start, end) in blocks {
             let start = start.max(s.snd_una);
             let end = end.min(s.snd_max);
@@ -97,6 +146,9 @@ impl Sack {
 
     pub fn on_dupack(&mut self, s: &mut SenderState, g: &Growth) -> bool {
         self.align(s.snd_una);
+        if s.profile == Profile::Ns2 {
+            return self.ns2_on_dupack(s, g);
+        }
         if s.in_recovery || !s.may_start_recovery() {
             return false;
         }
@@ -117,8 +169,55 @@ impl Sack {
         true
     }
 
+    /// tcp-sack1.cc recv() (not in recovery, a duplicate ACK) and dupack_action().
+    fn ns2_on_dupack(&mut self, s: &mut SenderState, g: &Growth) -> bool {
+        if s.in_recovery {
+            self.pipe_count -= 1; // every ACK in fast recovery: --pipe_
+            return false;
+        }
+        if self.after_timeout || s.dupacks != s.dupthresh || !s.may_start_recovery() {
+            return false;
+        }
+        // pipe_ = maxseq_ - highest_ack_ - numdupacks_, with maxseq_ = snd_max - 1 and
+        // highest_ack_ = snd_una - 1.
+        self.pipe_count = s.flight() as i64 - i64::from(s.dupthresh);
+        s.ssthresh = g.ssthresh_on_loss(s);
+        s.cwnd = s.halved_window(s.ssthresh);
+        s.note_loss(LossKind::FastRetransmit);
+        s.in_recovery = true;
+        self.recovery_point = s.snd_max;
+        self.mark_retran(s.snd_una);
+        s.retransmit_now.push(s.snd_una);
+        true
+    }
+
     pub fn on_new_ack(&mut self, s: &mut SenderState, _newly: u64) -> AckVerdict {
         self.align(s.snd_una);
+        if s.profile == Profile::Ns2 {
+            if !s.in_recovery {
+                // recv(): a new ACK outside recovery clears the scoreboard and timeout_.
+                self.clear_scoreboard(s.snd_una);
+                self.after_timeout = false;
+                return AckVerdict::NORMAL;
+            }
+            self.pipe_count -= 1;
+            if s.snd_una >= self.recovery_point {
+                // Recovery over: newack() only, no opencwnd(); cwnd_ stays where the fast
+                // retransmit put it.
+                s.in_recovery = false;
+                self.clear_scoreboard(s.snd_una);
+                return AckVerdict {
+                    grow: false,
+                    restart_timer: true,
+                };
+            }
+            // Partial ACK (partial_ack_ off): --pipe_ once more, newtimer(), t_backoff_ = 1.
+            self.pipe_count -= 1;
+            return AckVerdict {
+                grow: false,
+                restart_timer: true,
+            };
+        }
         if !s.in_recovery {
             return AckVerdict::NORMAL;
         }
@@ -141,14 +240,18 @@ impl Sack {
         s.in_recovery = false;
         self.high_rxt = None;
         if s.profile == Profile::Ns2 {
-            self.sacked.clear();
-            self.base = s.snd_una;
-            self.high_sacked = 0;
+            // Sack1TcpAgent::timeout(): fastrecov_ = FALSE, timeout_ = TRUE, scoreboard
+            // cleared.
+            self.clear_scoreboard(s.snd_una);
+            self.after_timeout = true;
         }
     }
 
     pub fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
         self.align(s.snd_una);
+        if s.profile == Profile::Ns2 {
+            return self.ns2_next_segment(s);
+        }
         if !s.in_recovery {
             // Go-back-N after a timeout skips what the receiver already holds (§5.1).
             while s.snd_nxt < s.snd_max && self.is_sacked(s.snd_nxt) {
@@ -180,6 +283,37 @@ impl Sack {
                 self.high_rxt = Some(q);
                 return Some(q);
             }
+        }
+        None
+    }
+
+    /// tcp-sack1.cc send_much(): outside recovery the window rule (no skipping: the
+    /// scoreboard is empty there); in recovery while `pipe_ < int(cwnd_)`, GetNextRetran()
+    /// first, else new data within `highest_ack_ + wnd_`.
+    fn ns2_next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
+        if !s.in_recovery {
+            return s.next_in_window();
+        }
+        if self.pipe_count >= s.cwnd.floor() as i64 {
+            return None;
+        }
+        let wnd_end = s.snd_una + u64::from(s.max_window);
+        let rexmit =
+            (s.snd_una..self.high_sacked).find(|&q| !self.is_sacked(q) && !self.is_retran(q));
+        if let Some(q) = rexmit {
+            if q >= wnd_end {
+                return None;
+            }
+            self.mark_retran(q);
+            self.pipe_count += 1;
+            return Some(q);
+        }
+        if s.snd_max < wnd_end && s.snd_max < s.limit {
+            let q = s.snd_max;
+            s.snd_max += 1;
+            s.snd_nxt = s.snd_max;
+            self.pipe_count += 1;
+            return Some(q);
         }
         None
     }
