@@ -42,8 +42,8 @@ DATA = {"defaults": _load("grid.csv"), "plain": _load("grid_plain.csv")}
 JUDGED = {"goodput_norm": 0.03, "packets_sent": 0.03, "timeouts": None}
 
 #: Known divergences of the engine's ns2 profile (see python/lossytcp/ns2/README.md).
-_SACK_GAP = ("SACK: ns-2 2.35's Sack1 rules are modelled, but not its scoreboard's detection of "
-             "lost retransmissions (ns2/README.md, 'Known gaps', open)")
+_SACK_GAP = ("SACK: ns-2 2.35's Sack1 rules are modelled, a difference remains at 2% i.i.d. "
+             "loss; not located (ns2/README.md, 'Known gaps', open)")
 KNOWN_PLAIN: dict[str, str] = {
     "sack/2M-20ms/bern-0.02": _SACK_GAP,
     "sack/10M-100ms/bern-0.02": _SACK_GAP,
