@@ -32,8 +32,7 @@ def _ref(path: Path) -> list[tuple[float, int, bool]]:
 
 
 #: Known differences (strict: a fix asks for the mark to go).
-GAPS = {("sack", "d"): "ns-2 Sack1 sends segment 663 one RTT later at 5.08 s after eight "
-                       "recoveries; not located (ns2/README.md, 'Known gaps')"}
+GAPS: dict[tuple[str, str], str] = {}
 
 
 def _params():

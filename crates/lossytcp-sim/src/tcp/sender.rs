@@ -260,7 +260,8 @@ impl Sender {
             } else if verdict.restart_timer {
                 self.arm_timer(now); // §5.3
             }
-        } else if ack == s.snd_una && s.snd_una < s.snd_max {
+        } else if ack == s.snd_una && s.snd_una < s.snd_max && !self.recovery.ns2_ignores_dupack(s)
+        {
             s.dupacks += 1;
             self.dup_run += 1;
             if self.recovery.on_dupack(s, &self.growth) {

@@ -127,6 +127,13 @@ impl Recovery {
             _ => false,
         }
     }
+    /// A duplicate ACK ns-2's Sack1 does not count (see Sack::ns2_ignores_dupack).
+    pub fn ns2_ignores_dupack(&self, s: &SenderState) -> bool {
+        match self {
+            Recovery::Sack(r) => r.ns2_ignores_dupack(s),
+            _ => false,
+        }
+    }
     /// ns-2's Sack1 keeps timing a segment across partial ACKs (no newack()); NewReno's
     /// partialnewack() ends the timing once the timed segment is covered.
     pub fn ns2_partial_ends_timing(&self) -> bool {

@@ -40,6 +40,9 @@ pub struct Sack {
     pipe_count: i64,
     /// ns2 profile: tcp-sack1.cc's `timeout_` (duplicate ACKs ignored after a timeout).
     after_timeout: bool,
+    /// The last ACK's SACK blocks marked a segment not SACKed before (scoreboard.cc
+    /// CheckUpdate()).
+    changed: bool,
 }
 
 impl Sack {
@@ -75,6 +78,13 @@ impl Sack {
                 .unwrap_or(false)
     }
 
+    /// ns-2 Sack1 outside recovery counts a duplicate ACK only if its SACK blocks changed the
+    /// scoreboard (`if (scb_->CheckUpdate()) { ++dupacks_ ... send_one() }`), and none
+    /// while `timeout_`.
+    pub fn ns2_ignores_dupack(&self, s: &SenderState) -> bool {
+        s.profile == Profile::Ns2 && !s.in_recovery && (self.after_timeout || !self.changed)
+    }
+
     /// In ns-2 Sack1's recovery (for the sender's RTT rule): a partial ACK.
     pub fn is_partial(&self, s: &SenderState, ack: u64) -> bool {
         s.in_recovery && ack < self.recovery_point
@@ -90,6 +100,7 @@ impl Sack {
     }
 
     pub fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
+        self.changed = false;
         if s.profile == Profile::Ns2 && self.after_timeout {
             return; // tcp-sack1.cc recv(): no UpdateScoreBoard() while timeout_
         }
@@ -104,7 +115,9 @@ impl Sack {
                 self.sacked.resize(need, false);
             }
             for q in start..end {
-                self.sacked[(q - self.base) as usize] = true;
+                let i = (q - self.base) as usize;
+                self.changed |= !self.sacked[i];
+                self.sacked[i] = true;
             }
             self.high_sacked = self.high_sacked.max(end);
         }
