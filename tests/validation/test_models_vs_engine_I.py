@@ -53,3 +53,18 @@ def test_droptail_high_loss_gap_is_the_backoff_the_model_resets(variant):
     row = vm.run_case(case, seeds=8)   # at p = 0.2 runs vary a lot: a tighter CI
     assert row["model_value"] > row["sim_mean"] + 2 * row["sim_ci95"]
     assert row["rel_error"] > 0.3
+
+
+@pytest.mark.parametrize("p", [0.03, 0.1])
+def test_newreno_q_excess_over_tahoe_is_larger_in_the_model(p):
+    # Paper 002, Figs. 9-10: NewReno's Q lies above Tahoe's, "more so in the model".
+    def rows(variant):
+        case = next(c for c in CASES if c.model == "aqm-renewal" and c.group == "main"
+                    and c.variant == f"{variant}/red" and c.point == f"p={p:g}")
+        return vm.run_case(case)
+
+    tahoe, newreno = rows("tahoe"), rows("newreno")
+    model_excess = newreno["model_timeout_prob"] - tahoe["model_timeout_prob"]
+    sim_excess = newreno["sim_timeout_fraction"] - tahoe["sim_timeout_fraction"]
+    assert model_excess > 0
+    assert model_excess > sim_excess + 0.03, (model_excess, sim_excess)

@@ -56,7 +56,10 @@ W_max, and f_C(x) = sqrt(2 pi b p)(Phi(sqrt(bp) W_max) - Phi(sqrt(bp) x)) + atom
 uses the stationary law, which for large W_max lies a few percent below that bound.
 
 Validation (``scripts/validate_models_I.py``, scenario I in the engine with the ns-2 profile):
-throughput within 25% and Q within 0.08 for RED up to p = 0.2 and DropTail up to p = 0.03.
+throughput within 25% and Q within 0.08 (NewReno under RED: 0.10) for RED up to p = 0.2 and
+DropTail up to p = 0.03. Eq. (18) puts NewReno's Q above Tahoe's under RED; in the engine, as in
+ns-2 2.35, it lies below (model 0.19, engine 0.11 at p = 0.03), the paper's "more so in the
+model".
 Beyond, the engine keeps a backed-off RTO across cycles (Karn's rule) and the model's
 E[Z_TO], which restarts the back-off every cycle, over-predicts DropTail throughput by
 30-170%; with back-off off on both sides (``timeout_formula="no_backoff"``) they agree again.
