@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP_PKGS := 'maturin>=1.5,<2' numpy scipy pandas rich matplotlib hypothesis pytest pytest-xdist ruff
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: demo test test-rust test-python build lint bench reference ns2 clean
+.PHONY: demo test test-rust test-python build lint bench reference ns2 ns3 clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -32,6 +32,15 @@ ns2:
 	      || echo "note: could not install ns2; ns-2 comparisons will be skipped"; \
 	  else echo "note: not root, ns2 not installed; ns-2 comparisons will be skipped"; fi; }
 
+# ns-3 (Debian's libns3-dev; its pkg-config files name libgsl paths) for `make bench` only.
+ns3:
+	@pkg-config --exists ns3-core 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	       libns3-dev libgsl-dev g++ pkg-config) >/dev/null 2>&1 \
+	      || echo "note: could not install libns3-dev; the ns-3 benchmark will be skipped"; \
+	  else echo "note: not root, libns3-dev not installed; the ns-3 benchmark will be skipped"; fi; }
+
 test-rust:
 	cargo test -q -p lossytcp-sim
 
@@ -45,7 +54,7 @@ lint: $(VENV)/.installed
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests bench scripts
 
-bench: build ns2
+bench: build ns2 ns3
 	cargo build -q --release --example run_scenario
 	$(PY) bench/run.py
 	$(PY) bench/models.py
