@@ -7,11 +7,14 @@ the valid range, and returns the value (converted) so callers can write ``x = po
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .errors import ParameterError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _as_float(name: str, value: object, valid: str) -> float:
@@ -66,9 +69,11 @@ def integer(name: str, value: object, lo: int, hi: int | None = None) -> int:
     valid = f"must be an integer >= {lo}" if hi is None else f"must be an integer in [{lo}, {hi}]"
     if isinstance(value, bool):
         raise ParameterError(name, value, valid)
-    if isinstance(value, (int, np.integer)):
+    # numbers.* rather than numpy's types: numpy is imported lazily (a short run from a fresh
+    # interpreter should not pay ~50 ms for it), and numpy registers its scalars there.
+    if isinstance(value, numbers.Integral):
         x = int(value)
-    elif isinstance(value, (float, np.floating)) and float(value).is_integer():
+    elif isinstance(value, numbers.Real) and float(value).is_integer():
         x = int(value)
     else:
         raise ParameterError(name, value, valid)
@@ -90,6 +95,8 @@ def choice(name: str, value: object, options: Sequence[str]) -> str:
 
 def stochastic_matrix(name: str, value: object, *, tol: float = 1e-9) -> np.ndarray:
     """A square matrix with entries in [0, 1] whose rows each sum to 1."""
+    import numpy as np
+
     try:
         m = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -117,6 +124,8 @@ def vector(
     positive_entries: bool = False,
     non_negative_entries: bool = False,
 ) -> np.ndarray:
+    import numpy as np
+
     try:
         v = np.asarray(value, dtype=float)
     except (TypeError, ValueError):

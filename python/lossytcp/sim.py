@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from . import _validate as v
 from .errors import ParameterError
 from .spec import parse_channel
+
+if TYPE_CHECKING:
+    import numpy as np
 
 VARIANTS = ("oldtahoe", "tahoe", "reno", "newreno", "sack")
 
@@ -110,15 +113,21 @@ class SeedSummary:
     reports: tuple[SimReport, ...]
 
     def values(self, metric: str) -> np.ndarray:
+        import numpy as np
+
         return np.array([r.metric(metric) for r in self.reports], dtype=float)
 
     def mean(self, metric: str) -> float:
+        import numpy as np
+
         x = self.values(metric)
         x = x[np.isfinite(x)]
         return float(x.mean()) if x.size else math.nan
 
     def ci95(self, metric: str) -> float:
         """Half-width of the 95% Student-t confidence interval of the mean (0 for one run)."""
+        import numpy as np
+
         x = self.values(metric)
         x = x[np.isfinite(x)]
         if x.size < 2:
@@ -195,7 +204,7 @@ def _scenario(
              "recovery_exit_growth": recovery_exit_growth,
              "timer_every_partial_ack": timer_every_partial_ack}
     for name, flag in knobs.items():
-        if flag is not None and not isinstance(flag, (bool, np.bool_)):
+        if flag is not None and not isinstance(flag, bool) and not _numpy_bool(flag):
             raise ParameterError(name, flag, "must be True, False or None (the profile's "
                                  "default, see help(lossytcp.simulate))")
     if profile == "rfc" and partial_window_deflation is not None \
@@ -384,10 +393,15 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     return _run(scenario, v.choice("variant", variant, VARIANTS))
 
 
+def _numpy_bool(x: object) -> bool:
+    np_mod = sys.modules.get("numpy")   # a numpy bool means numpy is already imported
+    return np_mod is not None and isinstance(x, np_mod.bool_)
+
+
 def simulate_seeds(seeds: int | Iterable[int] = 5, variant: str = "newreno", *,
                    threads: int | None = None, **kwargs: Any) -> SeedSummary:
     """Run :func:`simulate` for several seeds (``5`` means seeds 1..5) in parallel threads."""
-    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+    if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool):
         seed_list: Sequence[int] = list(range(1, v.integer("seeds", seeds, 1) + 1))
     else:
         seed_list = [v.integer("seeds", s, 0) for s in seeds]  # type: ignore[union-attr]
