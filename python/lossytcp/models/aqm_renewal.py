@@ -78,7 +78,7 @@ from scipy.stats import norm
 from .. import _validate as v
 from ._markov import stationary_distribution
 from .base import Model, ModelResult, norm_or_none, register
-from .mathis import _link
+from .mathis import _link, _validate_link
 
 VARIANTS = ("tahoe", "newreno")
 QUEUES = ("red", "droptail")
@@ -115,11 +115,7 @@ class AqmRenewalParams:
           v.choice("timeout_formula", self.timeout_formula, TIMEOUT_FORMULAS))
         if self.max_window is not None:
             s(self, "max_window", v.in_range("max_window", self.max_window, 1, 1e6))
-        if self.rate_bps is not None:
-            s(self, "rate_bps", v.positive("rate_bps", self.rate_bps))
-        if self.packet_size_bytes is not None:
-            s(self, "packet_size_bytes", v.positive("packet_size_bytes", self.packet_size_bytes))
-        _link(self)
+        _validate_link(self)
 
 
 @dataclass(frozen=True, repr=False)

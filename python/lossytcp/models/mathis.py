@@ -26,6 +26,16 @@ from ..errors import ParameterError
 from .base import Model, ModelResult, norm_or_none, register
 
 
+def _validate_link(params) -> None:
+    """Validate the optional link of a frozen parameter dataclass in place."""
+    s = object.__setattr__
+    if params.rate_bps is not None:
+        s(params, "rate_bps", v.positive("rate_bps", params.rate_bps))
+    if params.packet_size_bytes is not None:
+        s(params, "packet_size_bytes", v.positive("packet_size_bytes", params.packet_size_bytes))
+    _link(params)
+
+
 def _link(params) -> float | None:
     """Capacity in packets/s from ``rate_bps`` and ``packet_size_bytes`` (both or neither)."""
     if (params.rate_bps is None) != (params.packet_size_bytes is None):
@@ -53,11 +63,7 @@ class MathisParams:
         s(self, "packets_per_ack", v.in_range("packets_per_ack", self.packets_per_ack, 1, 64))
         if self.max_window is not None:
             s(self, "max_window", v.in_range("max_window", self.max_window, 1, 1e9))
-        if self.rate_bps is not None:
-            s(self, "rate_bps", v.positive("rate_bps", self.rate_bps))
-        if self.packet_size_bytes is not None:
-            s(self, "packet_size_bytes", v.positive("packet_size_bytes", self.packet_size_bytes))
-        _link(self)
+        _validate_link(self)
 
 
 @dataclass(frozen=True, repr=False)

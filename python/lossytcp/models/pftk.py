@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from .. import _validate as v
 from .base import Model, ModelResult, norm_or_none, register
-from .mathis import _link
+from .mathis import _link, _validate_link
 
 VARIANTS = ("full", "approximate")
 
@@ -68,11 +68,7 @@ class PftkParams:
         if self.max_window is not None:
             s(self, "max_window", v.in_range("max_window", self.max_window, 1, 1e9))
         s(self, "formula", v.choice("formula", self.formula, VARIANTS))
-        if self.rate_bps is not None:
-            s(self, "rate_bps", v.positive("rate_bps", self.rate_bps))
-        if self.packet_size_bytes is not None:
-            s(self, "packet_size_bytes", v.positive("packet_size_bytes", self.packet_size_bytes))
-        _link(self)
+        _validate_link(self)
 
 
 @dataclass(frozen=True, repr=False)
