@@ -530,17 +530,20 @@ def _surv_rows(L: np.ndarray, Tj: np.ndarray, Vj: np.ndarray, x: np.ndarray) -> 
     return u0 / L + np.where(pos, tail, 0.0)
 
 
-def _compute(params: AbruptRttParams) -> AbruptRttResult:
-    """The EMC solved through an equivalent sparse chain (see ``_growth_chain``)."""
-    mu = params.rate_pps
+def _arrays(params: AbruptRttParams):
+    """mu, T, V, H, w_m, M, the RTO on leaving state i (Y_i = max(T_i, G, RTO_min)), E[X_i]
+    and the windows 1..w_m."""
     T = np.array(params.rtt_s)
     V = np.array(params.excess_mean_s)
-    H = np.array(params.H)
-    wm = params.max_window
-    M = T.size
     Y = np.maximum(T, max(params.granularity_s, params.min_rto_s))
-    EX = T + V
-    w1 = np.arange(1, wm + 1, dtype=float)
+    wm = params.max_window
+    return (params.rate_pps, T, V, np.array(params.H), wm, T.size, Y, T + V,
+            np.arange(1, wm + 1, dtype=float))
+
+
+def _compute(params: AbruptRttParams) -> AbruptRttResult:
+    """The EMC solved through an equivalent sparse chain (see ``_growth_chain``)."""
+    mu, T, V, H, wm, M, Y, EX, w1 = _arrays(params)
     n_emc = wm * M
     # State numbering: EMC (i, w) -> i*wm + w - 1; growth (j, w) -> n_emc + j*wm + w - 1.
     R, C, D = [], [], []
@@ -648,15 +651,7 @@ def _finish(params, s, EN, ER, p_to, p_da, k_to) -> AbruptRttResult:
 
 def _compute_dense(params: AbruptRttParams) -> AbruptRttResult:
     """Reference: the EMC assembled directly with dense next-window tables (slow; tests)."""
-    mu = params.rate_pps
-    T = np.array(params.rtt_s)
-    V = np.array(params.excess_mean_s)
-    H = np.array(params.H)
-    wm = params.max_window
-    M = T.size
-    Y = np.maximum(T, max(params.granularity_s, params.min_rto_s))
-    EX = T + V
-    w1 = np.arange(1, wm + 1, dtype=float)
+    mu, T, V, H, wm, M, Y, EX, w1 = _arrays(params)
     P = np.zeros((wm * M, wm * M))
     EN, ER = np.zeros((wm, M)), np.zeros((wm, M))
     p_to, p_da, k_to = np.zeros((wm, M)), np.zeros((wm, M)), np.zeros((wm, M))
