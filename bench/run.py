@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from lossytcp.ns2.run import _hwm_bytes  # the same VmHWM poll ns-2 runs are measured with
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "python"))
@@ -51,17 +53,6 @@ t2 = time.perf_counter()
 print(json.dumps({"delivered": r.packets_delivered, "sim_s": t2 - t1, "import_s": t1 - t0,
                   "goodput_norm": r.goodput_norm}))
 """
-
-
-def _hwm_bytes(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for ln in f:
-                if ln.startswith("VmHWM:"):
-                    return int(ln.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
 
 
 def _child(cmd: list[str], cwd: str | None = None) -> tuple[str, float, int]:
