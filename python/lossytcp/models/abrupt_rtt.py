@@ -93,10 +93,15 @@ runs of 1000 max(E[V_i] + T_i)): mean / max relative error 0.8% / 7.5% (OldTahoe
 14.3% (Reno), inside the paper's 10% / 20%; the model is not a systematic lower bound there.
 On the second design (RTTs spread over a factor of ten) the errors grow to 13-15% mean (max
 57-61%, 20 experiments, 2 runs of 200 max(E[V_i] + T_i)) with the model below the engine in
-two thirds of them; not located. Per experiment the model's spurious-timeout rate is 0.6 to 6
-times the engine's, and the gap does not follow it alone. Running the engine with ns-2's
-rules (``profile="ns2"``: ssthresh back to 2 on a repeated timeout, tick-based estimator)
-widens the gap (mean 28-33%), so the RFC 5681 threshold rule is not the cause.
+two thirds of them. Located: the model's RTO on leaving state i is Y_i = max(T_i, G, RTO_min),
+an RFC 6298 estimate whose variance term has died out, so every upward RTT jump times out; in
+the engine 4 RTTVAR, still large a few tens of samples after the previous jump, absorbs the
+small ones. Example (second design, experiment 13: T = 1.70, 1.81, 0.48 s, w_m 51): upward
+jumps 0.114/s, the model's timeouts 0.113/s, the engine's 0.05/s (about the two large jumps
+alone) and 12 pps against the model's 5.7; with the engine's RTTVAR factor set to 0 (RTO =
+SRTT) it times out 0.2/s and falls to 4 pps. The model sits between the two estimators; the
+first design's jumps are large against the RTT, so both time out on the same ones there.
+(ns-2's rules, ``profile="ns2"``, widen the gap: mean 28-33%.)
 
 OldTahoe never detects dupacks (``P_DA = 0``). NewReno equals Reno here (footnote 7: it reacts
 to one DA per window round and the model allows one RTT change per round).
