@@ -59,6 +59,21 @@ impl<E> Scheduler<E> {
             event,
         });
     }
+    /// A place in the tie-breaking order for an event kept outside the heap (it runs before
+    /// anything scheduled later at the same time, as if it had been scheduled now).
+    pub fn next_order(&mut self) -> u64 {
+        self.counter += 1;
+        self.counter
+    }
+    /// Time and order of the earliest event in the heap.
+    pub fn peek_key(&self) -> Option<(Time, u64)> {
+        self.heap.peek().map(|e| (e.at, e.order))
+    }
+    /// Moves the clock to an event run from outside the heap.
+    pub fn advance(&mut self, at: Time) {
+        debug_assert!(at >= self.now, "clock moved back");
+        self.now = at;
+    }
     /// Pops the next event if it is due no later than `until`, advancing the clock to it.
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
         if self.heap.peek()?.at > until {
