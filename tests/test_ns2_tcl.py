@@ -256,10 +256,16 @@ def test_crosscheck_without_ns_names_the_install_command(monkeypatch, capsys) ->
     assert "apt-get install ns2" in out
 
 
-def test_crosscheck_refuses_what_ns2_cannot_express(capsys) -> None:
+def test_crosscheck_refuses_what_ns2_cannot_express(capsys, monkeypatch) -> None:
     if not HAVE_NS:
         pytest.skip("needs ns on PATH to get past the install check")
+    import lossytcp.sim
     from lossytcp.cli import main
+
+    def no_run(*a, **k):
+        raise AssertionError("refused only after the engine had run")
+
+    monkeypatch.setattr(lossytcp.sim, "simulate", no_run)
 
     assert main(["crosscheck", "ns2", "--protect-retransmissions", "--duration", "1s",
                  "--seeds", "1"]) == 2

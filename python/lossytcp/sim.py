@@ -13,8 +13,8 @@ import json
 import math
 import numbers
 import sys
-from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
@@ -399,8 +399,13 @@ def _numpy_bool(x: object) -> bool:
 
 
 def simulate_seeds(seeds: int | Iterable[int] = 5, variant: str = "newreno", *,
-                   threads: int | None = None, **kwargs: Any) -> SeedSummary:
-    """Run :func:`simulate` for several seeds (``5`` means seeds 1..5) in parallel threads."""
+                   threads: int | None = None,
+                   progress: Callable[[int, int], None] | None = None,
+                   **kwargs: Any) -> SeedSummary:
+    """Run :func:`simulate` for several seeds (``5`` means seeds 1..5) in parallel threads.
+
+    ``progress(done, total)`` is called as each run finishes (from the calling thread); every
+    parameter is checked before the first run starts."""
     if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool):
         seed_list: Sequence[int] = list(range(1, v.integer("seeds", seeds, 1) + 1))
     else:
@@ -414,5 +419,10 @@ def simulate_seeds(seeds: int | Iterable[int] = 5, variant: str = "newreno", *,
 
     n = threads or min(len(scenarios), os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=n) as pool:
-        reports = tuple(pool.map(lambda sc: _run(sc, name), scenarios))
+        futures = [pool.submit(_run, sc, name) for sc in scenarios]
+        if progress is not None:
+            progress(0, len(futures))
+            for done, _ in enumerate(as_completed(futures), 1):
+                progress(done, len(futures))
+        reports = tuple(f.result() for f in futures)
     return SeedSummary(reports)

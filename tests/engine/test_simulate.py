@@ -180,6 +180,7 @@ def test_cli_json_has_the_documented_keys():
         capture_output=True, text=True, check=True,
     )
     d = json.loads(out.stdout)
+    assert out.stderr == ""   # no progress bar off a terminal
     for k in ("goodput_norm", "throughput_norm", "timeouts", "fast_retransmits",
               "timeout_fraction"):
         assert set(d[k]) == {"mean", "ci95"}
@@ -237,3 +238,20 @@ def test_trace_channel_per_transmission_or_per_slot(tmp_path):
     with pytest.raises(ParameterError) as e:
         simulate("tahoe", channel=f"trace:file={f},advance=sometimes", **kw)
     assert e.value.name == "channel.advance"
+
+
+def test_simulate_seeds_reports_progress_and_keeps_seed_order():
+    calls = []
+    kw = dict(channel="bernoulli:p=0.01", duration_s=20.0)
+    summary = lossytcp.simulate_seeds(4, "reno", threads=2,
+                                      progress=lambda d, t: calls.append((d, t)), **kw)
+    assert calls == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
+    alone = [lossytcp.simulate("reno", seed=s, **kw).packets_sent for s in (1, 2, 3, 4)]
+    assert [r.packets_sent for r in summary.reports] == alone
+
+
+def test_simulate_seeds_checks_everything_before_the_first_run():
+    calls = []
+    with pytest.raises(lossytcp.ParameterError, match="window"):
+        lossytcp.simulate_seeds(3, "reno", window=0, progress=lambda d, t: calls.append(d))
+    assert calls == []

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ._progress import run_progress
 from .simulate import (
     METRICS,
     add_scenario_arguments,
@@ -86,7 +87,7 @@ def _fmt(x: float, se: float) -> str:
 
 def run(a: argparse.Namespace) -> int:
     from .. import ns2
-    from ..sim import simulate
+    from ..sim import build_scenario, simulate
 
     try:
         ns2.find_ns()
@@ -97,20 +98,28 @@ def run(a: argparse.Namespace) -> int:
     variant = kw.pop("variant")
     seeds = seeds_from_args(a)
     agent = _agent_settings(a.ns2_agent)
-    engine = [simulate(variant, seed=s, **kw) for s in seeds]
     ns2_kw = dict(kw)
-    sims = []
-    for i, s in enumerate(seeds):
-        keep = None
-        if a.keep_script:
-            keep = a.keep_script if i == 0 else a.keep_script.replace(".tcl", "") + f"-seed{s}.tcl"
-        sims.append(ns2.simulate_ns2(variant, seed=s, keep_script=keep, agent_settings=agent,
-                                     **ns2_kw))
-    rows = compare(engine, sims)
+    # Bad input, or a scenario ns-2 cannot express, fails here before any run starts.
+    build_scenario(variant, seed=seeds[0], **kw)
     notes: list[str] = []
     if not str(kw["channel"]).strip().startswith("drops"):
         notes += ns2.build_script(variant, seed=seeds[0], agent_settings=agent,
                                   **ns2_kw).notes
+    sims = []
+    with run_progress(f"{variant}: lossytcp and ns-2 runs", 2 * len(seeds)) as progress:
+        engine = []
+        for s in seeds:
+            engine.append(simulate(variant, seed=s, **kw))
+            progress(len(engine), 2 * len(seeds))
+        for i, s in enumerate(seeds):
+            keep = None
+            if a.keep_script:
+                keep = (a.keep_script if i == 0
+                        else a.keep_script.replace(".tcl", "") + f"-seed{s}.tcl")
+            sims.append(ns2.simulate_ns2(variant, seed=s, keep_script=keep,
+                                         agent_settings=agent, **ns2_kw))
+            progress(len(seeds) + len(sims), 2 * len(seeds))
+    rows = compare(engine, sims)
     if agent:
         notes.append("ns-2 agent settings: " + ", ".join(f"{k} {v}" for k, v in agent.items()))
     notes.append("not observable in ns-2, not judged: " + ", ".join(

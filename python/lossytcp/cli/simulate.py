@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import units
 from ..sim import METRICS, VARIANTS, simulate_seeds
+from ._progress import run_progress
 
 __all__ = ["METRICS", "add_scenario_arguments", "json_safe", "register", "scenario_from_args"]
 
@@ -95,7 +96,9 @@ def _fmt(x: float) -> str:
 def run(a: argparse.Namespace) -> int:
     kw = scenario_from_args(a)
     variant = kw.pop("variant")
-    summary = simulate_seeds(seeds_from_args(a), variant, **kw)
+    seeds = seeds_from_args(a)
+    with run_progress(f"{variant}: runs", len(seeds)) as progress:
+        summary = simulate_seeds(seeds, variant, progress=progress, **kw)
     if a.json:
         print(json.dumps(json_safe(summary.as_dict())))
         return 0
