@@ -28,9 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..errors import ParameterError
+from ..sim import SeedSummary
 from .script import RESULT_TAG, Ns2Script, build_script
 
 __all__ = [
@@ -225,27 +224,11 @@ def simulate_ns2(variant: str = "newreno", *, ns: str | None = None,
 
 
 @dataclass(frozen=True)
-class Ns2Summary:
-    """ns-2 runs of one scenario over several seeds (same interface as the engine's)."""
+class Ns2Summary(SeedSummary):
+    """ns-2 runs of one scenario over several seeds, with the engine's statistics (metrics
+    ns-2 cannot observe are NaN)."""
 
-    reports: tuple[Ns2Report, ...]
-
-    def values(self, metric: str) -> np.ndarray:
-        return np.array([r.metric(metric) for r in self.reports], dtype=float)
-
-    def mean(self, metric: str) -> float:
-        x = self.values(metric)
-        x = x[np.isfinite(x)]
-        return float(x.mean()) if x.size else math.nan
-
-    def ci95(self, metric: str) -> float:
-        x = self.values(metric)
-        x = x[np.isfinite(x)]
-        if x.size < 2:
-            return 0.0 if x.size == 1 else math.nan
-        from scipy import stats
-
-        return float(stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    reports: tuple[Ns2Report, ...]  # type: ignore[assignment]
 
 
 def run_seeds(seeds: int | Iterable[int] = 5, variant: str = "newreno", *,
