@@ -36,34 +36,16 @@ METRICS = (
 )
 
 
-@dataclass(frozen=True)
-class SimReport:
-    """One run of one flow. Rates are over ``elapsed_s`` (to the end of the run, or to the
-    completion of a finite transfer); ``*_norm`` divide by the bottleneck capacity."""
+class RunMetrics:
+    """Rates and ratios derived from a run's counters, for the engine's and ns-2's reports."""
 
-    variant: str
-    seed: int
     packets_sent: int
-    retransmissions: int
-    channel_losses: int
-    queue_drops: int
     packets_received: int
     packets_delivered: int
-    acks_sent: int
     timeouts: int
     fast_retransmits: int
-    spurious_timeouts: int
-    spurious_fast_retransmits: int
     elapsed_s: float
-    completion_time_s: float | None
     capacity_pps: float
-    final_cwnd: float
-    final_ssthresh: float
-    final_rto_s: float
-    srtt_s: float | None
-    events: int
-    send_trace: list[tuple[float, int, bool]] = field(default_factory=list, repr=False)
-    window_trace: list[tuple[float, float, float, float]] = field(default_factory=list, repr=False)
 
     @property
     def throughput_pps(self) -> float:
@@ -95,6 +77,36 @@ class SimReport:
     @property
     def transmissions_per_delivered(self) -> float:
         return self.packets_sent / self.packets_delivered if self.packets_delivered else math.nan
+
+
+@dataclass(frozen=True)
+class SimReport(RunMetrics):
+    """One run of one flow. Rates are over ``elapsed_s`` (to the end of the run, or to the
+    completion of a finite transfer); ``*_norm`` divide by the bottleneck capacity."""
+
+    variant: str
+    seed: int
+    packets_sent: int
+    retransmissions: int
+    channel_losses: int
+    queue_drops: int
+    packets_received: int
+    packets_delivered: int
+    acks_sent: int
+    timeouts: int
+    fast_retransmits: int
+    spurious_timeouts: int
+    spurious_fast_retransmits: int
+    elapsed_s: float
+    completion_time_s: float | None
+    capacity_pps: float
+    final_cwnd: float
+    final_ssthresh: float
+    final_rto_s: float
+    srtt_s: float | None
+    events: int
+    send_trace: list[tuple[float, int, bool]] = field(default_factory=list, repr=False)
+    window_trace: list[tuple[float, float, float, float]] = field(default_factory=list, repr=False)
 
     def metric(self, name: str) -> float:
         x = getattr(self, name)

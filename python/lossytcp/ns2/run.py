@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
-from ..sim import SeedSummary
+from ..sim import RunMetrics, SeedSummary
 from .script import RESULT_TAG, Ns2Script, build_script
 
 __all__ = [
@@ -64,7 +64,7 @@ def find_ns(exe: str | None = None) -> str:
 
 
 @dataclass(frozen=True)
-class Ns2Report:
+class Ns2Report(RunMetrics):
     """One ns-2 run, with the engine's metric names."""
 
     variant: str
@@ -85,34 +85,6 @@ class Ns2Report:
     wall_s: float = math.nan
     peak_rss_bytes: int = 0
     raw: dict[str, float] = field(default_factory=dict, repr=False)
-
-    @property
-    def throughput_pps(self) -> float:
-        return self.packets_received / self.elapsed_s
-
-    @property
-    def goodput_pps(self) -> float:
-        return self.packets_delivered / self.elapsed_s
-
-    @property
-    def throughput_norm(self) -> float:
-        return self.throughput_pps / self.capacity_pps
-
-    @property
-    def goodput_norm(self) -> float:
-        return self.goodput_pps / self.capacity_pps
-
-    @property
-    def loss_events(self) -> int:
-        return self.timeouts + self.fast_retransmits
-
-    @property
-    def timeout_fraction(self) -> float:
-        return self.timeouts / self.loss_events if self.loss_events else math.nan
-
-    @property
-    def transmissions_per_delivered(self) -> float:
-        return self.packets_sent / self.packets_delivered if self.packets_delivered else math.nan
 
     def metric(self, name: str) -> float:
         if name in NOT_OBSERVABLE:
