@@ -212,3 +212,27 @@ fn fast_retransmit_and_recovery_exit_follow_ns2s_cwnd_trace() {
         );
     }
 }
+
+#[test]
+fn sack_fast_retransmit_ack_sends_only_the_retransmission() {
+    // tcp-sack1.cc recv() outside fast recovery calls send_much() only `if (dupacks_ == 0)`:
+    // the third duplicate ACK sends the retransmission and nothing else. Here (window 5) 40
+    // is lost twice, and after the timeout's slow start 51 is lost with so few segments out
+    // that pipe_ = flight - 3 < int(cwnd_ / 2); the next ACK (not this one) sends new data.
+    let r = run(
+        Variant::Sack,
+        &[40, 40, 51],
+        5,
+        Profile::Ns2,
+        Some(false),
+        Some(false),
+    );
+    let i = r.send_trace.iter().position(|x| x.1 == 51 && x.2).unwrap();
+    let t = r.send_trace[i].0;
+    assert!(
+        r.send_trace.iter().filter(|x| x.0 == t).count() == 1,
+        "{:?}",
+        &r.send_trace[i.saturating_sub(3)..i + 4]
+    );
+    assert!(r.send_trace[i + 1].0 > t);
+}

@@ -15,7 +15,8 @@
 //! `GetNextRetran()` (the lowest segment neither SACKed nor retransmitted, below the highest
 //! SACKed one), else new data within the receiver's window. Outside recovery every new ACK
 //! clears the scoreboard, and after a timeout duplicate ACKs are ignored until a new ACK
-//! (`timeout_`). Not modelled: the scoreboard's detection of lost retransmissions.
+//! (`timeout_`). The ACK that triggers the fast retransmit sends nothing else (`send_much()`
+//! only `if (dupacks_ == 0)` outside recovery). Not modelled: the scoreboard's detection of lost retransmissions.
 
 use std::collections::VecDeque;
 
@@ -43,6 +44,8 @@ pub struct Sack {
     /// The last ACK's SACK blocks marked a segment not SACKed before (scoreboard.cc
     /// CheckUpdate()).
     changed: bool,
+    /// ns2 profile: this ACK made the fast retransmit; nothing else goes out on it.
+    hold_sends: bool,
 }
 
 impl Sack {
@@ -101,6 +104,7 @@ impl Sack {
 
     pub fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
         self.changed = false;
+        self.hold_sends = false;
         if s.profile == Profile::Ns2 && self.after_timeout {
             return; // tcp-sack1.cc recv(): no UpdateScoreBoard() while timeout_
         }
@@ -201,6 +205,10 @@ impl Sack {
         self.recovery_point = s.snd_max;
         self.mark_retran(s.snd_una);
         s.retransmit_now.push(s.snd_una);
+        // recv() outside fast recovery calls send_much() only `if (dupacks_ == 0)`: the ACK
+        // that triggers dupack_action() sends the retransmission (output()) and nothing else,
+        // even when pipe_ < int(cwnd_) (small windows: flight - 3 < flight / 2).
+        self.hold_sends = true;
         true
     }
 
@@ -257,6 +265,7 @@ impl Sack {
             // cleared.
             self.clear_scoreboard(s.snd_una);
             self.after_timeout = true;
+            self.hold_sends = false;
         }
     }
 
@@ -307,7 +316,7 @@ impl Sack {
         if !s.in_recovery {
             return s.next_in_window();
         }
-        if self.pipe_count >= s.cwnd.floor() as i64 {
+        if self.hold_sends || self.pipe_count >= s.cwnd.floor() as i64 {
             return None;
         }
         let wnd_end = s.snd_una + u64::from(s.max_window);
