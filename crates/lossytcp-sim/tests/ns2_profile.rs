@@ -236,3 +236,29 @@ fn sack_fast_retransmit_ack_sends_only_the_retransmission() {
     );
     assert!(r.send_trace[i + 1].0 > t);
 }
+
+#[test]
+fn sack_recovery_exit_lifts_the_recover_guard() {
+    // tcp-sack1.cc recv(): the ACK that ends fast recovery sets `recover_ = 0`, so
+    // dupack_action()'s `highest_ack_ > recover_` holds at once. 81 is the first segment sent
+    // during the recovery of 40 (the recovery point): its three duplicate ACKs start a second
+    // recovery instead of waiting for the timer (which the NewReno guard would do).
+    let r = run(
+        Variant::Sack,
+        &[40, 81],
+        64,
+        Profile::Ns2,
+        Some(false),
+        Some(false),
+    );
+    assert_eq!((r.fast_retransmits, r.timeouts), (2, 0));
+    let ns2_guard = run(
+        Variant::NewReno,
+        &[40, 81],
+        64,
+        Profile::Ns2,
+        Some(false),
+        Some(false),
+    );
+    assert_eq!(ns2_guard.timeouts, 1);
+}

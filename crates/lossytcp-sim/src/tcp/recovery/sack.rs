@@ -227,6 +227,10 @@ impl Sack {
                 // retransmit put it.
                 s.in_recovery = false;
                 self.clear_scoreboard(s.snd_una);
+                // `recover_ = 0`: dupack_action()'s guard `highest_ack_ > recover_` holds
+                // again at once, so three duplicate ACKs for a segment sent during this
+                // recovery start a new one (only a timeout's `recover_ = maxseq_` stays).
+                s.recover = None;
                 return AckVerdict {
                     grow: false,
                     restart_timer: true,
