@@ -262,3 +262,31 @@ fn sack_recovery_exit_lifts_the_recover_guard() {
     );
     assert_eq!(ns2_guard.timeouts, 1);
 }
+
+#[test]
+fn ns2_timing_survives_retransmissions_below_the_timed_segment() {
+    // ns-2 tcp.cc output() leaves rtt_active_ alone on retransmissions; timing ends only at a
+    // fast retransmit or a timeout (reset_rtx_timer()). Losses 49-62 and 93-98 (ns-2's burst
+    // seed 2): 99 is sent as new data during the recovery of 49, timed, and acknowledged only
+    // after 93-98 are retransmitted: a sample of about 2.8 RTTs that lifts the RTO above
+    // min_rto (ns-2: 28 ticks, t_srtt_ 99, t_rttvar_ 24). Per-segment Karn would drop it.
+    let drops: Vec<u64> = (49..=62).chain(93..=98).collect();
+    let mut cfg = tcp(64, Profile::Ns2);
+    cfg.min_rto_s = 0.2;
+    cfg.initial_rto_s = 1.0;
+    cfg.limited_transmit = Some(false);
+    let sc = single_link(
+        Variant::Sack,
+        ChannelConfig::Drops { seqs: drops },
+        cfg,
+        AppConfig::Transfer {
+            bytes: 200 * u64::from(SIZE),
+        },
+        20.0,
+        1,
+    );
+    let r = lossytcp_sim::run(&sc).unwrap().flows.remove(0);
+    let max_rto = r.window_trace.iter().map(|w| w.3).fold(0.0, f64::max);
+    let after = r.window_trace.iter().filter(|w| w.0 > 0.9).map(|w| w.3);
+    assert!(after.fold(0.0, f64::max) > 0.3, "max rto {max_rto}");
+}

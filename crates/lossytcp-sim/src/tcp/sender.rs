@@ -150,8 +150,10 @@ impl Sender {
     fn transmit(&mut self, now: Time, seq: u64, retransmission: bool, out: &mut Vec<Segment>) {
         self.log.record(seq, now, retransmission);
         if retransmission {
-            // Karn: a retransmission spoils any timing in flight for that segment.
-            if self.timed.is_some_and(|(t, _)| seq <= t) {
+            // Karn: a retransmission spoils any timing in flight for that segment. ns-2's
+            // output() leaves `rtt_active_` alone on retransmissions: timing ends only at a
+            // fast retransmit or timeout (`reset_rtx_timer()`, see on_ack and on_timeout).
+            if self.state.profile != Profile::Ns2 && self.timed.is_some_and(|(t, _)| seq <= t) {
                 self.timed = None;
             }
         } else if self.sampling == RttSampling::PerWindow && self.timed.is_none() {
@@ -266,6 +268,9 @@ impl Sender {
             self.dup_run += 1;
             if self.recovery.on_dupack(s, &self.growth) {
                 self.arm_timer(now);
+                if self.state.profile == Profile::Ns2 {
+                    self.timed = None; // reset_rtx_timer(1, 0): rtt_active_ = 0
+                }
             }
             if self.limited_transmit
                 && self.dup_run < self.state.dupthresh
