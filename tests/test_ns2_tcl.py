@@ -82,11 +82,23 @@ def test_bad_input_is_rejected_before_any_work() -> None:
         build_script("newreno", granularity_s=0.0)
     assert e.value.name == "granularity_s"
     with pytest.raises(ParameterError) as e:
-        build_script("vegas", **TICK)
+        build_script("cubic", **TICK)
     assert e.value.name == "variant"
+    with pytest.raises(ParameterError) as e:
+        build_script("vegas", vegas_alpha=4, **TICK)
+    assert e.value.name == "vegas_alpha"
     with pytest.raises(ParameterError) as e:
         build_script("newreno", channel="ge:alpha=2,beta=0.1", **TICK)
     assert e.value.name == "channel.alpha"
+
+
+def test_vegas_maps_to_ns2_vegas_with_its_thresholds() -> None:
+    text = build_script("vegas", vegas_alpha=2, vegas_beta=4, vegas_gamma=2, **TICK).text
+    assert "set tcp [new Agent/TCP/Vegas]" in text
+    assert "set sink [new Agent/TCPSink]" in text
+    for line in ("$tcp set v_alpha_ 2", "$tcp set v_beta_ 4", "$tcp set v_gamma_ 2"):
+        assert line in text
+    assert "v_alpha_" not in build_script("newreno", **TICK).text
 
 
 def test_channel_model_choice() -> None:

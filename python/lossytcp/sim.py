@@ -25,7 +25,10 @@ from .spec import parse_channel
 if TYPE_CHECKING:
     import numpy as np
 
-VARIANTS = ("oldtahoe", "tahoe", "reno", "newreno", "sack")
+VARIANTS = ("oldtahoe", "tahoe", "reno", "newreno", "sack", "vegas")
+
+#: Vegas's thresholds when not given (ns-2's v_alpha_, v_beta_, v_gamma_).
+VEGAS_DEFAULTS = {"vegas_alpha": 1, "vegas_beta": 3, "vegas_gamma": 1}
 
 #: Metrics reported per run, in display order.
 METRICS = (
@@ -186,6 +189,10 @@ def _scenario(
     partial_window_deflation: bool | None,
     recovery_exit_growth: bool | None,
     timer_every_partial_ack: bool | None,
+    vegas_alpha: int | None,
+    vegas_beta: int | None,
+    vegas_gamma: int | None,
+    tick_phase: float | None,
     trace_sends: bool,
     trace_window: bool,
     hops: Sequence[Mapping[str, Any]] | None,
@@ -219,6 +226,18 @@ def _scenario(
         if flag is not None and not isinstance(flag, bool) and not _numpy_bool(flag):
             raise ParameterError(name, flag, "must be True, False or None (the profile's "
                                  "default, see help(lossytcp.simulate))")
+    if tick_phase is not None:
+        if profile != "ns2":
+            raise ParameterError("tick_phase", tick_phase, "is the phase of ns-2's tick clock: "
+                                 "it needs profile='ns2'")
+        tick_phase = v.probability("tick_phase", tick_phase, open_high=True)
+    vegas = _vegas_params(variant, vegas_alpha=vegas_alpha, vegas_beta=vegas_beta,
+                          vegas_gamma=vegas_gamma)
+    if variant == "vegas" and limited_transmit:
+        raise ParameterError("limited_transmit", limited_transmit,
+                             "Vegas has its own rule for the first duplicate ACKs (nothing new "
+                             "is sent until the DupThresh-th, as in ns-2's Agent/TCP/Vegas); "
+                             "leave it None or False")
     if profile == "rfc" and partial_window_deflation is not None \
             and not partial_window_deflation:
         raise ParameterError("partial_window_deflation", partial_window_deflation,
@@ -278,6 +297,7 @@ def _scenario(
         "fixed_rto_s": fixed_rto_s, "max_backoff": max_backoff if backoff else 1,
         "rtt_sampling": rtt_sampling, "delayed_ack": bool(delayed_ack), "profile": profile,
         **{k: None if f is None else bool(f) for k, f in knobs.items()},
+        "vegas": vegas, "tick_phase": tick_phase,
     }
     app = ({"kind": "bulk"} if transfer_bytes is None
            else {"kind": "transfer", "bytes": transfer_bytes})
@@ -290,6 +310,23 @@ def _scenario(
                    "reverse": list(range(n, 2 * n)), "tcp": tcp, "app": app}],
         "trace": {"sends": bool(trace_sends), "window": bool(trace_window)},
     }
+
+
+def _vegas_params(variant: str, **given: int | None) -> dict[str, int]:
+    """Vegas's alpha, beta and gamma (segments queued in the network), refused for other
+    variants so that a threshold is never silently ignored."""
+    if variant != "vegas":
+        for name, x in given.items():
+            if x is not None:
+                raise ParameterError(name, x, f"applies to variant 'vegas' only, not "
+                                     f"'{variant}'")
+    p = {name: VEGAS_DEFAULTS[name] if x is None else v.integer(name, x, 0, 1_000_000)
+         for name, x in given.items()}
+    if p["vegas_alpha"] > p["vegas_beta"]:
+        raise ParameterError("vegas_alpha", p["vegas_alpha"],
+                             f"must be <= vegas_beta = {p['vegas_beta']} (grow below alpha "
+                             "segments queued, shrink above beta)")
+    return {"alpha": p["vegas_alpha"], "beta": p["vegas_beta"], "gamma": p["vegas_gamma"]}
 
 
 def _hops(hops: object, queue_packets: int) -> list[dict[str, Any]]:
@@ -347,7 +384,8 @@ _DEFAULTS: dict[str, Any] = dict(
     protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
-    timer_every_partial_ack=None,
+    timer_every_partial_ack=None, vegas_alpha=None, vegas_beta=None, vegas_gamma=None,
+    tick_phase=None,
     trace_sends=False,
     trace_window=False, hops=None,
 )
@@ -397,9 +435,13 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     ``recovery_exit_growth`` (the ACK ending fast recovery also opens cwnd, as ns-2 does;
     default on for 'ns2', off for 'rfc'), ``timer_every_partial_ack`` (NewReno restarts the
     timer on every partial ACK, RFC 6582's Slow-but-Steady; default: the first only),
-    ``trace_sends``, ``trace_window``, ``hops`` (a chain of links instead of one: a list of
-    dicts with ``rate_bps``, ``delay_s`` one way, optional ``queue_packets`` and ``channel``;
-    ACKs return over the same hops).
+    ``vegas_alpha``, ``vegas_beta``, ``vegas_gamma`` (variant 'vegas' only: segments queued
+    in the network below which it grows, above which it shrinks, and above which it leaves
+    slow start; default 1, 3, 1 as ns-2), ``tick_phase`` (profile 'ns2': the phase of ns-2's
+    RTT tick clock, ``boot_time_ / tcpTick_`` in [0, 1); default the phase ns-2 2.35 uses in
+    the scripts of :mod:`lossytcp.ns2`), ``trace_sends``, ``trace_window``, ``hops`` (a chain
+    of links instead of one: a list of dicts with ``rate_bps``, ``delay_s`` one way, optional
+    ``queue_packets`` and ``channel``; ACKs return over the same hops).
     """
     scenario = build_scenario(variant, **kwargs)
     return _run(scenario, v.choice("variant", variant, VARIANTS))

@@ -3,8 +3,9 @@
 Four fixed drop lists (several bursts of 1-6 consecutive segments, seeded draws written out
 below so the data never depends on this script's random generator), 10 Mb/s, RTT 100 ms,
 1000 B, window 64, tick 10 ms, minrto 0.2 s, rtxcur_init 1 s, 10 s, ns-2's defaults, for
-Tahoe, Reno, NewReno and SACK (Sack1). These reach what Fall & Floyd's single burst does
-not: several recoveries, timeouts during fast recovery, partial ACKs covering many segments.
+Tahoe, Reno, NewReno, SACK (Sack1) and Vegas (20 s: it reaches list d's last segments later).
+These reach what Fall & Floyd's single burst does not: several recoveries, timeouts during
+fast recovery, partial ACKs covering many segments, Vegas's fine-grained retransmissions.
 
     python tests/reference/make_bursts.py      (needs ns on PATH)
 """
@@ -28,17 +29,21 @@ DROPS = {
           526, 527, 528, 529, 530, 531, 532, 556, 557, 558, 559, 560, 561, 614, 615, 616, 617,
           649, 650, 651, 652, 653, 654],
 }
-VARIANTS = ("tahoe", "reno", "newreno", "sack")
+VARIANTS = ("tahoe", "reno", "newreno", "sack", "vegas")
+#: Variants that need longer than ``duration_s`` to send every listed segment.
+DURATION_S_BY_VARIANT = {"vegas": 20.0}
 
 
 def main() -> None:
     HERE.mkdir(parents=True, exist_ok=True)
-    (HERE / "scenario.json").write_text(json.dumps({**SCENARIO, "drops": DROPS,
-                                                    "variants": list(VARIANTS)}, indent=1))
+    (HERE / "scenario.json").write_text(json.dumps(
+        {**SCENARIO, "duration_s_by_variant": DURATION_S_BY_VARIANT, "drops": DROPS,
+         "variants": list(VARIANTS)}, indent=1))
     for v in VARIANTS:
         for name, drops in DROPS.items():
             ch = "drops:seq=" + "+".join(map(str, drops))
-            _, trace = run_drops(v, channel=ch, **SCENARIO)
+            kw = {**SCENARIO, "duration_s": DURATION_S_BY_VARIANT.get(v, SCENARIO["duration_s"])}
+            _, trace = run_drops(v, channel=ch, **kw)
             with open(HERE / f"{v}-{name}.csv", "w", newline="") as f:
                 w = csv.writer(f)
                 w.writerow(["time_s", "seq", "retransmission"])

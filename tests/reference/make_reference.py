@@ -9,7 +9,8 @@ Two data sets, both produced by ``lossytcp.ns2`` (the generated Tcl scripts run 
 * ``fall_floyd/<variant>-<k>drops.csv``: the sender's send trace (time, segment,
   retransmission flag) for Fall & Floyd's experiment: 10 Mb/s, one-way delay 50 ms,
   1000 B packets, window 16, segments 40 .. 40+k-1 lost once, k = 1..4, for Tahoe, Reno,
-  NewReno (``Agent/TCP/Newreno``) and SACK (``Agent/TCP/Sack1``), 6 s. ns-2's defaults;
+  NewReno (``Agent/TCP/Newreno``), SACK (``Agent/TCP/Sack1``) and Vegas
+  (``Agent/TCP/Vegas``), 6 s. ns-2's defaults;
   and again in ``fall_floyd/plain/`` with two ns-2 extras switched off, limited transmit
   (``singledup_ 0``) and delayed cwnd growth on the first ACK (``delay_growth_ false``),
   which isolates the recovery algorithms themselves.
@@ -53,7 +54,7 @@ METRICS = ("goodput_norm", "throughput_norm", "packets_sent", "retransmissions",
 
 FF = dict(rate_bps=10e6, rtt_s=0.1, packet_size_bytes=1000, window=16, duration_s=6.0,
           granularity_s=0.01, min_rto_s=1.0, initial_rto_s=3.0, seed=1)
-FF_VARIANTS = ("tahoe", "reno", "newreno", "sack")
+FF_VARIANTS = ("tahoe", "reno", "newreno", "sack", "vegas")
 FF_FIRST = 40
 #: ns-2 extras switched off for the plain sets (the engine: limited_transmit=False,
 #: delay_growth=False).

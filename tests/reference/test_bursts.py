@@ -4,7 +4,8 @@ Data: fall_floyd/bursts/<variant>-<list>.csv, made by make_bursts.py (ns-2 with 
 defaults; scenario and drop lists in scenario.json). Four drop lists with several bursts of
 1-6 consecutive segments over 10 s: repeated recoveries, timeouts during fast recovery
 (ns-2 halves cwnd_ without the dupack inflation), partial ACKs covering many segments
-(NewReno's two-segment burst limit), Sack1's counted pipe. The engine must send the same
+(NewReno's two-segment burst limit), Sack1's counted pipe, Vegas's fine-grained
+retransmissions on the first duplicate ACK and on the ACKs after one. The engine must send the same
 segments with the same retransmission flags at the same times (within 1 us) for the whole
 run.
 """
@@ -46,8 +47,10 @@ def _params():
 @pytest.mark.parametrize("variant,name", list(_params()))
 def test_send_trace_matches_ns2_under_bursts(variant: str, name: str) -> None:
     drops = SC["drops"][name]
+    duration = SC.get("duration_s_by_variant", {}).get(variant, SC["duration_s"])
     rep = lossytcp.simulate(variant, profile="ns2", trace_sends=True,
-                            channel="drops:seq=" + "+".join(map(str, drops)), **KW)
+                            channel="drops:seq=" + "+".join(map(str, drops)),
+                            **{**KW, "duration_s": duration})
     ours = [(float(t), int(s), bool(rx)) for t, s, rx in rep.send_trace]
     ref = _ref(HERE / f"{variant}-{name}.csv")
     for i, (x, y) in enumerate(zip(ours, ref, strict=False)):

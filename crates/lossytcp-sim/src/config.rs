@@ -144,6 +144,28 @@ pub enum Variant {
     Reno,
     NewReno,
     Sack,
+    /// Brakmo & Peterson 1995, as ns-2 2.35's `Agent/TCP/Vegas`.
+    Vegas,
+}
+
+/// Vegas's thresholds, in segments queued in the network (ns-2: `v_alpha_ 1`, `v_beta_ 3`,
+/// `v_gamma_ 1`): grow below alpha, shrink above beta, leave slow start above gamma.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VegasParams {
+    pub alpha: u32,
+    pub beta: u32,
+    pub gamma: u32,
+}
+
+impl Default for VegasParams {
+    fn default() -> Self {
+        Self {
+            alpha: 1,
+            beta: 3,
+            gamma: 1,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -218,6 +240,14 @@ pub struct TcpConfig {
     /// `None` = first only, in both profiles.
     #[serde(default)]
     pub timer_every_partial_ack: Option<bool>,
+    /// Vegas only.
+    #[serde(default)]
+    pub vegas: VegasParams,
+    /// ns2 profile: the phase of the agent's RTT tick clock, as a fraction of a tick in
+    /// [0, 1) (ns-2's `boot_time_ / tcpTick_`). `None` = the phase ns-2 2.35 itself uses in
+    /// the scripts `lossytcp.ns2` writes (see `variant::ns2_tick_phase`).
+    #[serde(default)]
+    pub tick_phase: Option<f64>,
 }
 
 impl TcpConfig {
@@ -396,6 +426,14 @@ impl Scenario {
             finite_pos("initial_rto_s", t.initial_rto_s)?;
             if let Some(x) = t.fixed_rto_s {
                 finite_pos("fixed_rto_s", x)?;
+            }
+            if let Some(x) = t.tick_phase {
+                if !(0.0..1.0).contains(&x) {
+                    return Err(format!("flows[{i}]: tick_phase = {x} must be in [0, 1)"));
+                }
+            }
+            if t.vegas.alpha > t.vegas.beta {
+                return Err(format!("flows[{i}]: Vegas needs alpha <= beta"));
             }
         }
         Ok(())

@@ -6,7 +6,6 @@ use crate::config::{AppConfig, DelayConfig, Scenario};
 use crate::link::{Fate, Link};
 use crate::metrics::{FlowReport, LinkReport, RunReport};
 use crate::packet::{FlowId, Kind, LinkId, Packet};
-use crate::rng::{Rng, Stream};
 use crate::sched::Scheduler;
 use crate::tcp::receiver::{AckOut, RxAction};
 use crate::tcp::{LossKind, Receiver, Segment, Sender};
@@ -139,8 +138,7 @@ impl Simulation {
                     bytes.div_ceil(u64::from(f.tcp.packet_size_bytes)).max(1)
                 }
             };
-            let mut sender = Sender::new(f.variant, &f.tcp, limit);
-            sender.set_tick_phase(Rng::derive(sc.seed, Stream::Flow, i as u64).uniform());
+            let sender = Sender::new(f.variant, &f.tcp, limit);
             let receiver = Receiver::new(sender.wants_sack(), f.tcp.delayed_ack);
             let sack_block_bytes = sender.sack_block_bytes();
             let capacity_pps = f

@@ -122,8 +122,9 @@ def run(a: argparse.Namespace) -> int:
     rows = compare(engine, sims)
     if agent:
         notes.append("ns-2 agent settings: " + ", ".join(f"{k} {v}" for k, v in agent.items()))
+    hidden = (*ns2.NOT_OBSERVABLE, *ns2.NOT_OBSERVABLE_FOR.get(variant, ()))
     notes.append("not observable in ns-2, not judged: " + ", ".join(
-        m for m in METRICS if m in ns2.NOT_OBSERVABLE))
+        m for m in METRICS if m in hidden))
     if a.json:
         print(json.dumps(json_safe({"variant": variant, "seeds": seeds, "scenario": kw,
                                     "metrics": rows, "notes": notes})))

@@ -43,6 +43,10 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--transfer", default=None, help="finite transfer size, e.g. 100KB")
     p.add_argument("--profile", default="rfc", choices=["rfc", "ns2"],
                    help="rfc: RFC 5681/6582/6675/6298; ns2: behave as ns-2 2.35's agents")
+    for name, default, what in (("alpha", 1, "grows below"), ("beta", 3, "shrinks above"),
+                                ("gamma", 1, "leaves slow start above")):
+        p.add_argument(f"--vegas-{name}", type=int, default=None,
+                       help=f"vegas only: {what} this many segments queued (default {default})")
 
 
 def scenario_from_args(a: argparse.Namespace) -> dict[str, Any]:
@@ -71,6 +75,8 @@ def scenario_from_args(a: argparse.Namespace) -> dict[str, Any]:
         transfer_bytes=(None if a.transfer is None
                         else int(units.size_bytes(a.transfer, "transfer"))),
         profile=a.profile,
+        **{f"vegas_{n}": getattr(a, f"vegas_{n}") for n in ("alpha", "beta", "gamma")
+           if getattr(a, f"vegas_{n}") is not None},
     )
 
 

@@ -8,6 +8,7 @@ reports with the engine's metric names; :func:`run_drops` adds the sender's send
 
 from .run import (
     NOT_OBSERVABLE,
+    NOT_OBSERVABLE_FOR,
     NS2_INSTALL,
     Ns2Error,
     Ns2NotInstalled,
@@ -26,9 +27,8 @@ from .run import (
 from .script import AGENTS, Ns2Script, Ns2Unsupported, build_script, ns2_seed
 
 __all__ = [
-    "AGENTS", "NOT_OBSERVABLE", "NS2_INSTALL", "Ns2Error", "Ns2NotInstalled", "Ns2Report",
-    "Ns2Script", "Ns2Summary", "Ns2Unsupported", "build_script", "compare_send_traces",
-    "find_ns", "ns2_seed",
-    "parse_link_fates", "parse_result", "parse_send_trace", "run_drops", "run_script",
-    "run_seeds", "simulate_ns2",
+    "AGENTS", "NOT_OBSERVABLE", "NOT_OBSERVABLE_FOR", "NS2_INSTALL", "Ns2Error",
+    "Ns2NotInstalled", "Ns2Report", "Ns2Script", "Ns2Summary", "Ns2Unsupported",
+    "build_script", "compare_send_traces", "find_ns", "ns2_seed", "parse_link_fates",
+    "parse_result", "parse_send_trace", "run_drops", "run_script", "run_seeds", "simulate_ns2",
 ]

@@ -13,6 +13,9 @@ How each metric is obtained from ns-2 (no packet trace needed):
   unwrapped past 2^31 bytes.
 * ``queue_drops`` = the data queue monitor's ``pdrops_``.
 * spurious timeouts and fast retransmits: not observable from ns-2's counters (NaN).
+* Vegas: its fast retransmissions do not go through ``slowdown()`` (tcp-vegas.cc cuts the
+  window itself), so ``ncwndcuts_`` counts its timeouts only and ``fast_retransmits``,
+  ``loss_events`` and ``timeout_fraction`` are not observable (NaN).
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ NS2_INSTALL = "sudo apt-get install ns2   (Debian/Ubuntu package of ns-2 2.35)"
 
 #: Metrics ns-2 cannot give: reported as NaN and never judged.
 NOT_OBSERVABLE = ("spurious_timeouts", "spurious_fast_retransmits", "completion_time_s")
+#: ... and those it cannot give for some variants.
+NOT_OBSERVABLE_FOR = {"vegas": ("fast_retransmits", "loss_events", "timeout_fraction")}
 
 
 class Ns2NotInstalled(RuntimeError):
@@ -87,7 +92,7 @@ class Ns2Report(RunMetrics):
     raw: dict[str, float] = field(default_factory=dict, repr=False)
 
     def metric(self, name: str) -> float:
-        if name in NOT_OBSERVABLE:
+        if name in NOT_OBSERVABLE or name in NOT_OBSERVABLE_FOR.get(self.variant, ()):
             return math.nan
         x = getattr(self, name)
         return math.nan if x is None else float(x)

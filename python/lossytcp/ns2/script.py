@@ -17,6 +17,7 @@ tahoe      ``Agent/TCP``                               ``Agent/TCPSink``
 reno       ``Agent/TCP/Reno``                          ``Agent/TCPSink``
 newreno    ``Agent/TCP/Newreno``                       ``Agent/TCPSink``
 sack       ``Agent/TCP/Sack1``                         ``Agent/TCPSink/Sack1``
+vegas      ``Agent/TCP/Vegas`` (``v_alpha_``, ...)       ``Agent/TCPSink``
 =========  ==========================================  ==========================
 
 (``/DelAck`` receivers with ``interval_ 0.1`` when ``delayed_ack``.) Timer settings:
@@ -51,6 +52,7 @@ AGENTS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "reno": ("Agent/TCP/Reno", "Agent/TCPSink", {}),
     "newreno": ("Agent/TCP/Newreno", "Agent/TCPSink", {}),
     "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1", {}),
+    "vegas": ("Agent/TCP/Vegas", "Agent/TCPSink", {}),
 }
 
 #: ns-2's delayed-ACK timer (Agent/TCPSink/DelAck interval_), also the engine's default.
@@ -293,9 +295,6 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
         # no timestamps option, no random send overhead, no burst limit: ns-2's defaults,
         # stated so that a changed ns-default.tcl cannot change the scenario silently
         "timestamps_": "false", "overhead_": 0, "maxburst_": 0,
-        # the engine starts with ssthresh = 64 x the maximum window (no limit in effect);
-        # ns-2's default of 20 would end slow start early on large windows
-        "ssthresh_": 64 * max(tcp["max_window"], 2),
         # ns-2 2.35's defaults, stated: the first ACK does not open cwnd (tcp.cc newack);
         # limited transmit, a new segment on each of the first dupacks (RFC 3042). The
         # engine's knobs of the same behaviours, when given, set them (None: ns-2's default,
@@ -304,6 +303,8 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
         "singledup_": 0 if tcp.get("limited_transmit") is False else 1,
         **extra,
     }
+    if variant == "vegas":
+        tcp_settings.update({f"v_{k}_": tcp["vegas"][k] for k in ("alpha", "beta", "gamma")})
     if variant == "newreno" and tcp.get("partial_window_deflation") is not None:
         tcp_settings["partial_window_deflation_"] = int(tcp["partial_window_deflation"])
     for k, val in (agent_settings or {}).items():

@@ -3,6 +3,7 @@
 //! the current time and collects the segments to transmit (quinn-proto's shape).
 
 pub mod cc;
+pub mod fine_clock;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;

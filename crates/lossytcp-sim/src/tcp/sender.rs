@@ -2,6 +2,7 @@
 
 use crate::config::{Profile, RttSampling, TcpConfig, Variant};
 use crate::tcp::cc::Growth;
+use crate::tcp::fine_clock::FineClock;
 use crate::tcp::recovery::Recovery;
 use crate::tcp::rtt::{RttConfig, RttEstimator};
 use crate::tcp::state::{LossEvent, LossKind, SenderState};
@@ -71,8 +72,8 @@ pub struct Sender {
 
 impl Sender {
     pub fn new(variant: Variant, cfg: &TcpConfig, limit: u64) -> Self {
-        let (growth, recovery) = variant::build(variant);
-        let rtt = RttEstimator::new(RttConfig {
+        let (growth, recovery) = variant::build(variant, cfg.vegas);
+        let mut rtt = RttEstimator::new(RttConfig {
             min_rto: Dur::from_secs(cfg.min_rto_s),
             max_rto: Dur::from_secs(cfg.max_rto_s),
             initial_rto: Dur::from_secs(cfg.initial_rto_s),
@@ -95,6 +96,14 @@ impl Sender {
         state.partial_window_deflation = cfg.partial_window_deflation_on();
         state.recovery_exit_growth = cfg.recovery_exit_growth_on();
         state.timer_every_partial_ack = cfg.timer_every_partial_ack_on();
+        let vegas = variant == Variant::Vegas;
+        rtt.set_tick_phase(
+            cfg.tick_phase
+                .unwrap_or_else(|| variant::ns2_tick_phase(variant)),
+        );
+        if vegas {
+            state.fine = Some(FineClock::new(cfg.max_window, cfg.profile == Profile::Ns2));
+        }
         Self {
             state,
             growth,
@@ -104,18 +113,15 @@ impl Sender {
             log: SendLog::new(cfg.max_window),
             timed: None,
             rto_deadline: None,
-            limited_transmit: cfg.limited_transmit_on(),
+            // Vegas has its own rule for the first duplicate ACKs (ns-2's Vegas never calls
+            // send_one()); the Python front refuses limited_transmit=True for it.
+            limited_transmit: cfg.limited_transmit_on() && !vegas,
             delay_growth: cfg.delay_growth_on(),
             initial_window: f64::from(cfg.initial_window),
             dup_run: 0,
         }
     }
 
-    /// ns2 profile: the phase of the agent's RTT tick clock, a uniform draw in [0, 1) from
-    /// the flow's own random stream (ns-2: `boot_time_ = Random::uniform(tcpTick_)`).
-    pub fn set_tick_phase(&mut self, phase: f64) {
-        self.rtt.set_tick_phase(phase);
-    }
     pub fn wants_sack(&self) -> bool {
         self.recovery.wants_sack()
     }
@@ -149,6 +155,9 @@ impl Sender {
 
     fn transmit(&mut self, now: Time, seq: u64, retransmission: bool, out: &mut Vec<Segment>) {
         self.log.record(seq, now, retransmission);
+        if let Some(c) = &mut self.state.fine {
+            c.record(seq);
+        }
         if retransmission {
             // Karn: a retransmission spoils any timing in flight for that segment. ns-2's
             // output() leaves `rtt_active_` alone on retransmissions: timing ends only at a
@@ -172,9 +181,19 @@ impl Sender {
     fn send_pending(&mut self, now: Time, out: &mut Vec<Segment>) {
         let urgent = std::mem::take(&mut self.state.retransmit_now);
         for seq in urgent {
-            self.transmit(now, seq, true, out);
+            // Vegas may "retransmit" a segment never sent when a stale slot of its fine clock
+            // says it expired (ns-2 does); it is then new data, and the regular send of the
+            // same segment that follows is the retransmission, as ns-2's counters have it.
+            let retx = seq < self.state.snd_max;
+            self.state.snd_max = self.state.snd_max.max(seq + 1);
+            self.transmit(now, seq, retx, out);
         }
-        let mut budget = self.recovery.ns2_burst_cap(&self.state).unwrap_or(u32::MAX);
+        let mut budget = self.recovery.burst_cap(&self.state).unwrap_or(u32::MAX);
+        if budget > 0 {
+            if let Some(c) = &mut self.state.fine {
+                c.sending_from(self.state.snd_nxt);
+            }
+        }
         while budget > 0 {
             let high = self.state.snd_max;
             let Some(seq) = self.recovery.next_segment(&mut self.state) else {
@@ -202,18 +221,36 @@ impl Sender {
         }
     }
 
+    fn clock_at(&mut self, now: Time) {
+        if let Some(c) = &mut self.state.fine {
+            c.at(now);
+        }
+    }
+
     /// Sends the initial window.
     pub fn start(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.clock_at(now);
         self.send_pending(now, out);
     }
 
     /// An ACK arrived: `ack` is the next segment the receiver expects.
     pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
+        self.clock_at(now);
         let s = &mut self.state;
+        if let Some(c) = &mut s.fine {
+            c.on_ack_arrival();
+        }
         let ack = ack.min(s.snd_max);
         self.recovery.on_sack_blocks(s, sack);
+        let vegas = matches!(self.growth, Growth::Vegas(_));
         if ack > s.snd_una {
             let newly = ack - s.snd_una;
+            let old_una = s.snd_una;
+            // tcp-vegas.cc recv() tests `last_ack_ == 0` before newack(): one ACK later than
+            // tcp.cc does, and before the window rule.
+            if self.delay_growth && vegas && old_una == 1 {
+                s.cwnd = self.initial_window;
+            }
             if self.recovery.ns2_partial_ack(s, ack) {
                 if self.recovery.ns2_partial_ends_timing() {
                     // ns-2 tcp-newreno.cc partialnewack(): `if (rtt_active_ && seqno >=
@@ -250,11 +287,15 @@ impl Sender {
             if verdict.grow {
                 self.growth.on_ack(s, newly);
             }
+            if let Some(c) = &mut s.fine {
+                c.on_new_ack(old_una, ack);
+            }
+            self.recovery.after_new_ack(s);
             self.dup_run = 0;
             // ns-2 tcp.cc recv(): `if (last_ack_ == 0 && delay_growth_) cwnd_ =
             // initial_window();` after the new ACK was processed. ns-2 numbers an ACK by the
             // last segment received in order, so its last_ack_ == 0 is our ack == 1.
-            if self.delay_growth && ack == 1 {
+            if self.delay_growth && !vegas && ack == 1 {
                 s.cwnd = self.initial_window;
             }
             if s.snd_una >= s.snd_max {
@@ -267,6 +308,9 @@ impl Sender {
             s.dupacks += 1;
             self.dup_run += 1;
             if self.recovery.on_dupack(s, &self.growth) {
+                if self.recovery.ns2_backs_off_at_fast_retransmit(&self.state) {
+                    self.rtt.back_off();
+                }
                 self.arm_timer(now);
                 if self.state.profile == Profile::Ns2 {
                     self.timed = None; // reset_rtx_timer(1, 0): rtt_active_ = 0
@@ -284,6 +328,7 @@ impl Sender {
 
     /// The retransmission timer fired at `now` (the caller checks the deadline).
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.clock_at(now);
         self.rto_deadline = None;
         let s = &mut self.state;
         if s.snd_una >= s.snd_max {

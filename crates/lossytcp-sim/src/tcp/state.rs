@@ -1,6 +1,7 @@
 //! The variables every variant shares, in segments (RFC 5681 names where they exist).
 
 use crate::config::Profile;
+use crate::tcp::fine_clock::FineClock;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossKind {
@@ -50,6 +51,8 @@ pub struct SenderState {
     pub recovery_exit_growth: bool,
     /// TcpConfig::timer_every_partial_ack, resolved (NewReno's Slow-but-Steady timer).
     pub timer_every_partial_ack: bool,
+    /// Per-segment fine-grained timing, for the variants that use it (Vegas).
+    pub fine: Option<FineClock>,
 }
 
 impl SenderState {
@@ -65,8 +68,16 @@ impl SenderState {
             snd_nxt: 0,
             snd_max: 0,
             cwnd: initial_window as f64,
-            // RFC 5681 §3.1: "arbitrarily high", here the largest window the receiver allows.
-            ssthresh: f64::from(max_window).max(2.0) * 64.0,
+            ssthresh: match profile {
+                // RFC 5681 §3.1: "arbitrarily high".
+                Profile::Rfc => f64::from(max_window).max(2.0) * 64.0,
+                // ns-2 resets every agent when the run starts (Simulator run -> node reset),
+                // and TcpAgent::reset() sets `ssthresh_ = int(wnd_)`, whatever the script
+                // set before (seen in ns-2's ssthresh_ trace: 1024 -> 16 at time 0).
+                // Vegas is in congestion avoidance from the window on; Reno's growth only
+                // changes beyond the window, where it does not limit sending.
+                Profile::Ns2 => f64::from(max_window),
+            },
             dupacks: 0,
             recover: None,
             in_recovery: false,
@@ -80,6 +91,7 @@ impl SenderState {
             recovery_base: 0.0,
             recovery_exit_growth: false,
             timer_every_partial_ack: false,
+            fine: None,
         }
     }
 

@@ -6,6 +6,7 @@
 //!   `SenderState::dupacks` already counts it.
 //! * `on_new_ack`: an ACK that advanced `snd_una` (already moved); returns what the sender
 //!   should do with the window and the timer.
+//! * `after_new_ack`: the same ACK, after the growth plugin and the fine clock saw it.
 //! * `on_timeout`: after the sender's common RTO reaction (ssthresh, cwnd = 1, go-back-N).
 //! * `next_segment`: the next segment to send, or `None` when the window is full.
 
@@ -14,12 +15,14 @@ mod reno;
 mod rto_only;
 mod sack;
 mod tahoe;
+mod vegas;
 
 pub use newreno::NewReno;
 pub use reno::Reno;
 pub use rto_only::RtoOnly;
 pub use sack::Sack;
 pub use tahoe::Tahoe;
+pub use vegas::Vegas;
 
 use super::cc::Growth;
 use super::state::SenderState;
@@ -48,6 +51,7 @@ pub enum Recovery {
     Reno(Reno),
     NewReno(NewReno),
     Sack(Sack),
+    Vegas(Vegas),
 }
 
 macro_rules! dispatch {
@@ -58,6 +62,7 @@ macro_rules! dispatch {
             Recovery::Reno($r) => $e,
             Recovery::NewReno($r) => $e,
             Recovery::Sack($r) => $e,
+            Recovery::Vegas($r) => $e,
         }
     };
 }
@@ -75,6 +80,11 @@ impl Recovery {
     pub fn on_new_ack(&mut self, s: &mut SenderState, newly_acked: u64) -> AckVerdict {
         dispatch!(self, r => r.on_new_ack(s, newly_acked))
     }
+    pub fn after_new_ack(&mut self, s: &mut SenderState) {
+        if let Recovery::Vegas(r) = self {
+            r.after_new_ack(s);
+        }
+    }
     pub fn on_timeout(&mut self, s: &mut SenderState) {
         dispatch!(self, r => r.on_timeout(s))
     }
@@ -84,16 +94,25 @@ impl Recovery {
             _ => s.next_in_window(),
         }
     }
-    /// ns-2 tcp-newreno.cc recv(): while `dupacks_ > numdupacks_ - 1` (from the fast
-    /// retransmit to the full ACK or a timeout) the ACK clock calls `send_much(0, 0, 2)`:
-    /// at most two segments per ACK besides the partial-ACK retransmission
-    /// (`newreno_changes_ 0`, the default). Matters after a partial ACK that covers many
-    /// segments, when the deflated window would release a burst.
-    pub fn ns2_burst_cap(&self, s: &SenderState) -> Option<u32> {
+    /// How many segments the ACK clock may release now besides `retransmit_now` (None: as
+    /// many as the window allows).
+    /// * ns-2 tcp-newreno.cc recv(): while `dupacks_ > numdupacks_ - 1` (from the fast
+    ///   retransmit to the full ACK or a timeout) the ACK clock calls `send_much(0, 0, 2)`:
+    ///   at most two segments per ACK besides the partial-ACK retransmission
+    ///   (`newreno_changes_ 0`, the default). Matters after a partial ACK that covers many
+    ///   segments, when the deflated window would release a burst. ns2 profile only.
+    /// * Vegas sends nothing new on the first DupThresh - 1 duplicate ACKs (both profiles).
+    pub fn burst_cap(&self, s: &SenderState) -> Option<u32> {
         match self {
             Recovery::NewReno(_) if s.profile == Profile::Ns2 && s.in_recovery => Some(2),
+            Recovery::Vegas(r) if r.holds_new_data(s) => Some(0),
             _ => None,
         }
+    }
+    /// ns-2's Vegas restarts the coarse timer at a fast retransmit with `reset_rtx_timer(1)`,
+    /// whose default second argument backs the RTO off as a timeout would (tcp-vegas.cc).
+    pub fn ns2_backs_off_at_fast_retransmit(&self, s: &SenderState) -> bool {
+        matches!(self, Recovery::Vegas(_)) && s.profile == Profile::Ns2
     }
     /// ns-2 tcp-reno.cc RenoTcpAgent::timeout(): `dupwnd_ = 0; dupacks_ = 0;` before
     /// TcpAgent::timeout() halves the window, so a timeout during fast recovery halves

@@ -1,0 +1,181 @@
+//! TCP Vegas's window rule (Brakmo & Peterson, "TCP Vegas: End to End Congestion Avoidance
+//! on a Global Internet", IEEE JSAC 1995, Sections 3.2-3.3), as ns-2 2.35's
+//! `Agent/TCP/Vegas` (tcp-vegas.cc) applies it.
+//!
+//! Once per RTT (when the segment sent at the last decision is acknowledged) Vegas compares
+//! the rate it expects, window / BaseRTT, with the rate it achieved, segments sent in the
+//! last RTT / measured RTT, and converts the difference into segments queued in the network:
+//! `diff = (expected - actual) x BaseRTT`. In congestion avoidance it adds about one segment
+//! over the next RTT if `diff < alpha`, removes one if `diff > beta`, else holds. Slow start
+//! doubles the window only every other RTT and ends (ssthresh = 2, cwnd cut by 1/8) once
+//! `diff > gamma`. The increase is spread over the ACKs of the RTT and only while the window
+//! is in use (`cwnd - outstanding <= 2`). Loss reactions are `recovery::vegas`'s.
+
+pub use crate::config::VegasParams;
+use crate::tcp::state::SenderState;
+
+#[derive(Clone, Debug)]
+pub struct Vegas {
+    p: VegasParams,
+    /// `v_begseq_`: the decision is due when the ACK reaches this segment.
+    begseq: u64,
+    /// `v_begtime_`: fine time of the last decision.
+    begtime: f64,
+    /// `v_incr_`: added to cwnd on each ACK until the next decision.
+    incr: f64,
+    /// `v_inc_flag_`: slow start grows in every other RTT only.
+    grow_this_rtt: bool,
+}
+
+impl Vegas {
+    pub fn new(p: VegasParams) -> Self {
+        Self {
+            p,
+            begseq: 0,
+            begtime: 0.0,
+            incr: 0.0,
+            grow_this_rtt: true,
+        }
+    }
+
+    pub fn on_ack(&mut self, s: &mut SenderState) {
+        let Some(clock) = s.fine.as_mut() else {
+            return;
+        };
+        // ns-2 numbers ACKs and t_seqno_ so that `t_seqno_ - last_ack_` is the flight + 1.
+        let in_use = (s.snd_nxt + 1 - s.snd_una) as f64;
+        if s.snd_una > self.begseq {
+            let now = clock.now();
+            let rtt = clock.take_round_mean().unwrap_or(now - self.begtime);
+            let sent_in_rtt = s.snd_nxt as f64 - self.begseq as f64;
+            if rtt > 0.0 {
+                // A lone segment in flight measures the path without queueing.
+                if rtt < clock.base_rtt || sent_in_rtt <= 1.0 {
+                    clock.base_rtt = rtt;
+                }
+                let base = clock.base_rtt;
+                let actual = sent_in_rtt / rtt;
+                let expected = in_use / base;
+                // C's int(): truncation toward zero.
+                let diff = ((expected - actual) * base + 0.5) as i64;
+                if s.cwnd < s.ssthresh {
+                    self.grow_this_rtt = !self.grow_this_rtt;
+                    if !self.grow_this_rtt {
+                        self.incr = 0.0;
+                    } else if diff > i64::from(self.p.gamma) {
+                        // Leave slow start a little below the window that queued gamma.
+                        s.ssthresh = 2.0;
+                        s.cwnd -= s.cwnd / 8.0;
+                        s.cwnd = s.cwnd.max(2.0);
+                        self.incr = 0.0;
+                    } else {
+                        self.incr = 1.0;
+                    }
+                } else if diff > i64::from(self.p.beta) {
+                    s.cwnd = (s.cwnd - 1.0).max(2.0);
+                    self.incr = 0.0;
+                } else if diff < i64::from(self.p.alpha) {
+                    self.incr = 1.0 / s.cwnd;
+                } else {
+                    self.incr = 0.0;
+                }
+            }
+            self.begseq = s.snd_nxt;
+            self.begtime = now;
+        }
+        // The slow-start increment stops at ssthresh even within the RTT.
+        if self.incr == 1.0 && s.cwnd >= s.ssthresh {
+            self.incr = 0.0;
+        }
+        if self.incr > 0.0 && s.cwnd - in_use <= 2.0 {
+            s.cwnd += self.incr;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Profile;
+    use crate::tcp::fine_clock::FineClock;
+    use crate::time::{Dur, Time};
+
+    const P: VegasParams = VegasParams {
+        alpha: 1,
+        beta: 3,
+        gamma: 1,
+    };
+
+    fn state(cwnd: f64, ssthresh: f64) -> SenderState {
+        let mut s = SenderState::new(2, 100, 3, Profile::Rfc, u64::MAX);
+        s.cwnd = cwnd;
+        s.ssthresh = ssthresh;
+        s.fine = Some(FineClock::new(100, false));
+        s
+    }
+
+    /// One decision: `sent` segments went out in the last RTT of `rtt_s`, BaseRTT `base_s`.
+    fn decide(g: &mut Vegas, s: &mut SenderState, sent: u64, rtt_s: f64, base_s: f64) {
+        g.begseq = s.snd_una;
+        s.snd_una += 1;
+        s.snd_nxt = g.begseq + sent;
+        let c = s.fine.as_mut().unwrap();
+        c.base_rtt = base_s;
+        c.at(Time::ZERO + Dur::from_secs(g.begtime + rtt_s));
+        g.on_ack(s);
+    }
+
+    #[test]
+    fn congestion_avoidance_holds_between_alpha_and_beta() {
+        // 9 in use over BaseRTT 100 ms: expected 90/s; 9 sent in 112.5 ms: actual 80/s,
+        // diff = 10/s x 0.1 s = 1 segment queued: between alpha = 1 and beta = 3, hold.
+        let mut s = state(10.0, 2.0);
+        let mut g = Vegas::new(P);
+        s.snd_una = 100;
+        decide(&mut g, &mut s, 9, 0.1125, 0.1);
+        assert_eq!(g.incr, 0.0);
+        // diff = 0 (no queue): grow by 1/cwnd per ACK while the window is in use.
+        let mut s = state(10.0, 2.0);
+        s.snd_una = 100;
+        decide(&mut g, &mut s, 9, 0.1, 0.1);
+        assert_eq!(g.incr, 0.1);
+        // 9 sent in 200 ms: diff = 45/s x 0.1 s = 4.5 -> 5 > beta: one segment less.
+        let mut s = state(10.0, 2.0);
+        s.snd_una = 100;
+        decide(&mut g, &mut s, 9, 0.2, 0.1);
+        assert_eq!(s.cwnd, 9.0);
+        assert_eq!(g.incr, 0.0);
+    }
+
+    #[test]
+    fn slow_start_grows_every_other_rtt_and_ends_above_gamma() {
+        let mut s = state(4.0, 1e9);
+        let mut g = Vegas::new(P);
+        s.snd_una = 10;
+        decide(&mut g, &mut s, 3, 0.1, 0.1);
+        assert_eq!(g.incr, 0.0, "first RTT after the start: hold");
+        decide(&mut g, &mut s, 3, 0.1, 0.1);
+        assert_eq!(g.incr, 1.0, "next RTT: double");
+        assert_eq!(
+            s.cwnd, 5.0,
+            "one segment per ACK while the window is in use"
+        );
+        decide(&mut g, &mut s, 3, 0.1, 0.1);
+        // 15 in use, 15 sent in 300 ms: diff = 100/s x 0.1 s = 10 > gamma: leave slow
+        // start with cwnd cut by an eighth.
+        s.cwnd = 16.0;
+        decide(&mut g, &mut s, 15, 0.3, 0.1);
+        assert_eq!(s.ssthresh, 2.0);
+        assert_eq!(s.cwnd, 14.0);
+    }
+
+    #[test]
+    fn increase_waits_while_the_window_is_not_in_use() {
+        let mut s = state(10.0, 2.0);
+        let mut g = Vegas::new(P);
+        s.snd_una = 100;
+        decide(&mut g, &mut s, 5, 0.1, 0.1); // 5 in use: cwnd - 5 > 2
+        assert_eq!(g.incr, 0.1);
+        assert_eq!(s.cwnd, 10.0);
+    }
+}

@@ -1,0 +1,258 @@
+//! TCP Vegas's retransmission rule (Brakmo & Peterson 1995, Section 3.1), as ns-2 2.35's
+//! `Agent/TCP/Vegas` (tcp-vegas.cc recv() and timeout()).
+//!
+//! * A duplicate ACK retransmits the first unacknowledged segment at once if it has waited
+//!   longer than the fine timeout (`FineClock::expired`), else on the DupThresh-th one.
+//! * The window shrinks only if it has not already been cut since that segment was sent:
+//!   to 3/4 (to 1/2 if the segment was a retransmission, to 2 if the window was 3 or less),
+//!   then inflates by the duplicate ACKs so far, and one segment per further duplicate ACK.
+//! * The first one or two new ACKs after such a retransmission check the next segment's
+//!   fine timeout and retransmit it if it expired, catching a second loss without waiting
+//!   for three more duplicate ACKs.
+//! * The ACK that ends it all deflates the window to the cut value and sets ssthresh = 2
+//!   (Vegas uses ssthresh only to leave slow start).
+//! * A timeout restarts from a window of two segments.
+//! * Between the first and the DupThresh-th duplicate ACK nothing new is sent.
+
+use crate::tcp::cc::Growth;
+use crate::tcp::recovery::AckVerdict;
+use crate::tcp::state::{LossKind, SenderState};
+
+#[derive(Clone, Debug, Default)]
+pub struct Vegas {
+    /// ns-2's `dupacks_` as Vegas keeps it: set to DupThresh after a retransmission, so that
+    /// further duplicate ACKs inflate the window and the next new ACK deflates it.
+    dupacks: u32,
+    /// `v_worried_`: new ACKs still to check for an expired segment.
+    worried: u64,
+    /// `v_newcwnd_`: the cut window, before inflation.
+    cut_window: f64,
+    /// `t_cwnd_changed_`: fine time of the last cut.
+    cut_at: f64,
+    /// `last_cwnd_action_ == CWND_ACTION_TIMEOUT`: with `recover`, ns-2's `bugFix_` guard.
+    after_timeout: bool,
+}
+
+/// Vegas always restarts from two segments after a timeout (ns-2 `v_slowstart_`).
+const RESTART_WINDOW: f64 = 2.0;
+
+impl Vegas {
+    pub fn on_dupack(&mut self, s: &mut SenderState, _g: &Growth) -> bool {
+        self.dupacks += 1;
+        let una = s.snd_una;
+        let Some(clock) = &s.fine else {
+            return false;
+        };
+        if !clock.expired(una) && self.dupacks != s.dupthresh {
+            if self.dupacks > s.dupthresh {
+                s.cwnd += 1.0;
+            }
+            return false;
+        }
+        // ns-2 `bugFix_`: after a timeout, no fast retransmit until `recover` is passed.
+        if self.after_timeout && !s.may_start_recovery() {
+            return false;
+        }
+        let sent_at = clock.send_time(una);
+        let retransmitted = clock.transmissions(una) > 1;
+        let now = clock.now();
+        // ns-2 window(): whole segments, capped by the receiver's window.
+        let win = s.cwnd.min(f64::from(s.max_window)) as u32;
+        self.after_timeout = false;
+        self.worried = (s.snd_nxt + 1 - una).min(2);
+        if let Some(c) = &mut s.fine {
+            c.back_off(retransmitted);
+        }
+        if self.cut_at < sent_at {
+            let cut = if win <= 3 {
+                2
+            } else if retransmitted {
+                win >> 1
+            } else {
+                win - (win >> 2)
+            };
+            self.cut_window = f64::from(cut);
+            s.cwnd = self.cut_window + f64::from(self.dupacks);
+            self.cut_at = now;
+        }
+        s.note_loss(LossKind::FastRetransmit);
+        s.retransmit_now.push(una);
+        if !retransmitted {
+            self.dupacks = s.dupthresh;
+        }
+        true
+    }
+
+    pub fn on_new_ack(&mut self, s: &mut SenderState, _newly: u64) -> AckVerdict {
+        if self.dupacks > s.dupthresh && s.cwnd > self.cut_window {
+            s.cwnd = self.cut_window;
+            s.ssthresh = 2.0;
+        }
+        self.dupacks = 0;
+        AckVerdict::NORMAL
+    }
+
+    /// After the window rule and the fine clock have seen the new ACK.
+    pub fn after_new_ack(&mut self, s: &mut SenderState) {
+        if self.worried == 0 {
+            return;
+        }
+        self.worried -= 1;
+        if s.fine.as_ref().is_some_and(|c| c.expired(s.snd_una)) {
+            self.dupacks = s.dupthresh;
+            s.retransmit_now.push(s.snd_una);
+        } else {
+            self.worried = 0;
+        }
+    }
+
+    pub fn on_timeout(&mut self, s: &mut SenderState) {
+        self.dupacks = 0;
+        self.after_timeout = true;
+        s.cwnd = RESTART_WINDOW;
+        self.cut_window = 0.0;
+        if let Some(c) = &s.fine {
+            self.cut_at = c.now();
+        }
+    }
+
+    /// New data waits while the duplicate ACKs are fewer than DupThresh (ns-2 recv():
+    /// `if (dupacks_ == 0 || dupacks_ > numdupacks_ - 1) send_much(...)`).
+    pub fn holds_new_data(&self, s: &SenderState) -> bool {
+        self.dupacks > 0 && self.dupacks < s.dupthresh
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Profile;
+    use crate::tcp::cc::Reno;
+    use crate::tcp::fine_clock::FineClock;
+    use crate::time::{Dur, Time};
+
+    /// Segments 0..4 sent at 0 ms, 4..10 at 10 ms, the first ACK at 100 ms (fine timeout
+    /// 150 ms). The last cut was at 0 ms.
+    fn setup(cwnd: f64) -> (SenderState, Growth) {
+        let mut s = SenderState::new(2, 64, 3, Profile::Rfc, u64::MAX);
+        let mut c = FineClock::new(64, false);
+        c.sending_from(0);
+        for q in 0..10 {
+            if q == 4 {
+                c.at(Time::ZERO + Dur::from_secs(0.01));
+            }
+            c.record(q);
+        }
+        c.at(Time::ZERO + Dur::from_secs(0.1));
+        c.on_ack_arrival();
+        s.fine = Some(c);
+        s.cwnd = cwnd;
+        s.snd_una = 4;
+        s.snd_nxt = 10;
+        s.snd_max = 10;
+        (s, Growth::Reno(Reno))
+    }
+
+    fn at(s: &mut SenderState, secs: f64) {
+        s.fine
+            .as_mut()
+            .unwrap()
+            .at(Time::ZERO + Dur::from_secs(secs));
+    }
+
+    #[test]
+    fn third_dupack_cuts_to_three_quarters_and_inflates() {
+        let (mut s, g) = setup(8.0);
+        let mut r = Vegas::default();
+        at(&mut s, 0.1); // 90 ms since segment 4 was sent: not expired
+        assert!(!r.on_dupack(&mut s, &g));
+        assert!(r.holds_new_data(&s));
+        assert!(!r.on_dupack(&mut s, &g));
+        assert!(r.on_dupack(&mut s, &g));
+        assert_eq!(s.retransmit_now, vec![4]);
+        assert_eq!(s.cwnd, 6.0 + 3.0, "8 - 8/4, inflated by three dupacks");
+        assert!(!r.holds_new_data(&s));
+        assert!(!r.on_dupack(&mut s, &g));
+        assert_eq!(s.cwnd, 10.0);
+        r.on_new_ack(&mut s, 1);
+        assert_eq!((s.cwnd, s.ssthresh), (6.0, 2.0));
+    }
+
+    #[test]
+    fn an_expired_segment_goes_on_the_first_dupack() {
+        let (mut s, g) = setup(8.0);
+        let mut r = Vegas::default();
+        at(&mut s, 0.17); // 160 ms > 150 ms
+        assert!(r.on_dupack(&mut s, &g));
+        assert_eq!(s.retransmit_now, vec![4]);
+        assert_eq!(s.cwnd, 6.0 + 1.0);
+        assert_eq!(r.dupacks, 3, "a first retransmission jumps to DupThresh");
+    }
+
+    #[test]
+    fn the_next_new_acks_retransmit_expired_segments() {
+        let (mut s, g) = setup(8.0);
+        let mut r = Vegas::default();
+        at(&mut s, 0.17);
+        r.on_dupack(&mut s, &g);
+        s.retransmit_now.clear();
+        s.fine.as_mut().unwrap().record(4);
+        at(&mut s, 0.27);
+        s.snd_una = 5;
+        r.on_new_ack(&mut s, 1);
+        r.after_new_ack(&mut s);
+        assert_eq!(
+            s.retransmit_now,
+            vec![5],
+            "segment 5 waited 260 ms > 169 ms"
+        );
+        r.after_new_ack(&mut s);
+        r.after_new_ack(&mut s);
+        assert_eq!(
+            s.retransmit_now,
+            vec![5, 5],
+            "two new ACKs are checked, not three"
+        );
+        assert_eq!(r.dupacks, 3);
+    }
+
+    #[test]
+    fn no_second_cut_for_a_segment_sent_before_the_last_cut() {
+        let (mut s, g) = setup(8.0);
+        let mut r = Vegas::default();
+        at(&mut s, 0.17);
+        r.on_dupack(&mut s, &g); // cut at 170 ms to 6
+        s.snd_una = 5;
+        r.on_new_ack(&mut s, 1);
+        assert_eq!(
+            s.cwnd, 7.0,
+            "dupacks_ = DupThresh is not above it: no deflation"
+        );
+        r.on_dupack(&mut s, &g);
+        r.on_dupack(&mut s, &g);
+        assert!(r.on_dupack(&mut s, &g), "segment 5 retransmitted");
+        assert_eq!(
+            s.cwnd, 7.0,
+            "segment 5 was sent before the cut: no second cut"
+        );
+    }
+
+    #[test]
+    fn timeout_restarts_from_two_and_guards_fast_retransmit() {
+        let (mut s, g) = setup(8.0);
+        let mut r = Vegas::default();
+        s.note_loss(LossKind::Timeout); // recover = snd_max = 10
+        r.on_timeout(&mut s);
+        assert_eq!(s.cwnd, 2.0);
+        at(&mut s, 1.0);
+        for _ in 0..5 {
+            assert!(!r.on_dupack(&mut s, &g), "recover not passed");
+        }
+        s.snd_una = 11;
+        s.snd_max = 12;
+        r.on_new_ack(&mut s, 1);
+        r.on_dupack(&mut s, &g);
+        r.on_dupack(&mut s, &g);
+        assert!(r.on_dupack(&mut s, &g));
+    }
+}
