@@ -270,22 +270,39 @@ def compare_send_traces(variant: str = "newreno", *, context: int = 6,
     Runs both with send traces (the engine with ``profile='ns2'`` unless ``profile`` is
     given) and returns the first index at which the segment, the retransmission flag or the
     time (beyond 1 us) differ, with ``context`` sends on each side of it; ``index`` is None
-    when the traces agree over the whole run.
+    when the traces agree over the whole run. Both sides see the same losses: a
+    ``drops:...`` channel is placed in ns-2's packet stream (:func:`run_drops`); any other
+    channel runs in ns-2, and its fate for every transmission (read from ns-2's link trace)
+    is replayed in the engine through a ``trace:`` channel, so that what is compared is the
+    sender, never two draws of the channel.
     """
     from ..sim import simulate
 
     kwargs.setdefault("profile", "ns2")
-    engine = [tuple(x) for x in simulate(variant, trace_sends=True, **kwargs).send_trace]
     ns_kw = {k: v for k, v in kwargs.items() if k != "profile"}
     ch = ns_kw.get("channel", "none")
-    if isinstance(ch, str) and ch.strip().lower().startswith("drops"):
-        _, ref = run_drops(variant, agent_settings=agent_settings, **ns_kw)
-    else:
-        with tempfile.TemporaryDirectory(prefix="lossytcp-ns2-") as wd:
+    if str(kwargs.get("ack_channel", "none")).strip().lower() != "none":
+        raise ParameterError("ack_channel", kwargs["ack_channel"], "compare_send_traces "
+                             "replays the data channel's losses only: use a lossless ACK path")
+    with tempfile.TemporaryDirectory(prefix="lossytcp-ns2-") as wd:
+        if isinstance(ch, str) and ch.strip().lower().startswith("drops"):
+            _, ref = run_drops(variant, agent_settings=agent_settings, **ns_kw)
+            engine_kw = kwargs
+            replayed = None
+        else:
             tr = Path(wd) / "link.tr"
             run_script(build_script(variant, trace_file=str(tr), agent_settings=agent_settings,
                                     **ns_kw), workdir=wd)
-            ref = parse_send_trace(tr.read_text())
+            text = tr.read_text()
+            ref = parse_send_trace(text)
+            fates = [lost for _, _, lost in parse_link_fates(text)]
+            outcomes = Path(wd) / "fates.txt"
+            # past ns-2's last transmission the engine has diverged anyway; the trace
+            # channel needs at least one outcome
+            outcomes.write_text("".join("1\n" if x else "0\n" for x in fates) or "0\n")
+            engine_kw = {**kwargs, "channel": f"trace:file={outcomes}"}
+            replayed = sum(fates)
+        engine = [tuple(x) for x in simulate(variant, trace_sends=True, **engine_kw).send_trace]
     index = None
     for i, (a, b) in enumerate(zip(ref, engine, strict=False)):
         if a[1] != b[1] or a[2] != b[2] or abs(a[0] - b[0]) > 1e-6:
@@ -297,7 +314,8 @@ def compare_send_traces(variant: str = "newreno", *, context: int = 6,
     lo = 0 if index is None else max(0, index - context)
     hi = 0 if index is None else index + context
     return {"index": index, "ns2_sends": len(ref), "engine_sends": len(engine),
-            "ns2": ref[lo:hi], "engine": engine[lo:hi], "from": lo}
+            "ns2": ref[lo:hi], "engine": engine[lo:hi], "from": lo,
+            "replayed_losses": replayed}
 
 
 def run_drops(variant: str = "newreno", *, ns: str | None = None,
