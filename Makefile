@@ -61,6 +61,9 @@ bench: build ns2 ns3
 
 reference: build ns2
 	$(PY) tests/reference/make_reference.py
+	$(PY) tests/reference/make_bursts.py
+	$(PY) tests/reference/make_sack_traces.py
+	$(PY) tests/reference/make_replays.py
 
 clean:
 	rm -rf target $(VENV) python/lossytcp/*.so
