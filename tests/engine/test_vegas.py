@@ -95,3 +95,27 @@ def test_vegas_invariants_under_random_loss(p: float, alpha: int, extra: int, ga
     # Vegas never goes below two segments: its cuts stop there and a timeout restarts there.
     assert r.final_cwnd >= 2
     assert r.final_ssthresh >= 2
+
+
+def test_cli_vegas_thresholds_reach_the_engine() -> None:
+    import json
+    import subprocess
+    import sys
+
+    def run(*flags: str) -> dict:
+        out = subprocess.run(
+            [sys.executable, "-m", "lossytcp", "simulate", "--variant", "vegas", "--rate",
+             "10Mbps", "--rtt", "100ms", "--packet-size", "1000B", "--window", "400",
+             "--duration", "40s", "--seeds", "1", "--json", *flags],
+            capture_output=True, text=True, check=True)
+        return json.loads(out.stdout)
+
+    # The thresholds pass through: the CLI run is the library run with the same thresholds.
+    assert run()["goodput_norm"]["mean"] > 0.85
+    lib = lossytcp.simulate("vegas", **PATH, duration_s=40, vegas_alpha=4, vegas_beta=8)
+    assert run("--vegas-alpha", "4", "--vegas-beta", "8")["packets_sent"]["mean"] == \
+        lib.packets_sent
+    bad = subprocess.run([sys.executable, "-m", "lossytcp", "simulate", "--variant", "reno",
+                          "--vegas-alpha", "2"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "'vegas_alpha' = 2" in bad.stderr
+    assert "Traceback" not in bad.stderr
