@@ -65,6 +65,14 @@ impl<E> Scheduler<E> {
         self.counter += 1;
         self.counter
     }
+    /// Schedules `event` at `at` in a tie-breaking place taken earlier with `next_order()`: among
+    /// events due at `at` it runs after those scheduled before that place was taken and before
+    /// those scheduled after (a timer re-armed lazily keeps the place of its last re-arming).
+    pub fn schedule_at_order(&mut self, at: Time, order: u64, event: E) {
+        debug_assert!(at >= self.now, "event scheduled in the past");
+        debug_assert!(order <= self.counter, "order not taken from next_order()");
+        self.heap.push(Entry { at, order, event });
+    }
     /// Time and order of the earliest event in the heap.
     pub fn peek_key(&self) -> Option<(Time, u64)> {
         self.heap.peek().map(|e| (e.at, e.order))
@@ -104,6 +112,17 @@ mod tests {
         s.schedule(Time(5), 'd');
         let got: Vec<char> = std::iter::from_fn(|| s.pop_until(Time::MAX).map(|e| e.1)).collect();
         assert_eq!(got, vec!['a', 'b', 'c', 'd']);
+    }
+
+    #[test]
+    fn an_event_keeps_the_place_it_was_given() {
+        let mut s = Scheduler::default();
+        let early = s.next_order();
+        s.schedule(Time(5), 'b');
+        s.schedule_at_order(Time(5), early, 'a');
+        s.schedule(Time(5), 'c');
+        let got: Vec<char> = std::iter::from_fn(|| s.pop_until(Time::MAX).map(|e| e.1)).collect();
+        assert_eq!(got, vec!['a', 'b', 'c']);
     }
 
     #[test]

@@ -79,6 +79,8 @@ struct Flow {
     delack_interval: Dur,
     delack_gen: u64,
     timer_at: Option<Time>,
+    /// The sender's retransmission deadline and the tie-breaking place of its last arming.
+    timer_armed: Option<(Time, u64)>,
     start: Time,
     oracle: Oracle,
     report: FlowReport,
@@ -159,6 +161,7 @@ impl Simulation {
                 delack_interval: Dur::from_secs(f.tcp.delack_interval_s),
                 delack_gen: 0,
                 timer_at: None,
+                timer_armed: None,
                 start,
                 oracle: Oracle::new(f.tcp.max_window),
                 report: FlowReport {
@@ -405,13 +408,27 @@ impl Simulation {
 
     /// Keeps one heap entry per flow for its retransmission timer: the deadline moves on
     /// almost every ACK, so the heap is touched only when it moves earlier or the entry fires.
+    /// Among events due at the same instant the timer runs in the place of its last arming,
+    /// as if it had been scheduled then: ns-2 cancels and reinserts its timer at every
+    /// restart, and its scheduler runs simultaneous events in insertion order.
     fn sync_timer(&mut self, fid: usize) {
         let f = &mut self.flows[fid];
-        if let Some(d) = f.sender.rto_deadline() {
-            if f.timer_at.is_none_or(|t| d < t) {
-                f.timer_at = Some(d);
-                self.sched.schedule(d, Event::Rto(fid as FlowId));
+        let Some(d) = f.sender.rto_deadline() else {
+            f.timer_armed = None;
+            return;
+        };
+        let order = match f.timer_armed {
+            Some((t, o)) if t == d => o,
+            _ => {
+                let o = self.sched.next_order();
+                f.timer_armed = Some((d, o));
+                o
             }
+        };
+        if f.timer_at.is_none_or(|t| d < t) {
+            f.timer_at = Some(d);
+            self.sched
+                .schedule_at_order(d, order, Event::Rto(fid as FlowId));
         }
     }
 
