@@ -31,7 +31,8 @@ the engine. (``$ns lossmodel`` would put the model before the queue, where a pac
 would be drawn at enqueue time and a dropped packet would free the link at once.)
 
 Random numbers come from Tcl's own ``rand()`` (Park and Miller's minimal standard
-generator, period 2^31 - 2, seeded by ``srand(seed + 1)``), not from an ns-2 ``RNG``
+generator, period 2^31 - 2, seeded by ``srand(ns2_seed(seed))``, a scrambled seed: see
+:func:`lossytcp.ns2.script.ns2_seed`), not from an ns-2 ``RNG``
 object: calling an OTcl object costs about 10 us, ``rand()`` about 0.1 us. One stream serves
 every model of a run; a run is fully determined by its seed.
 """

