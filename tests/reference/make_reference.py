@@ -62,7 +62,7 @@ CHANNELS = {
     "twostate": "twostate:good=1s,bad=50ms",
     "burst": "burst:p=0.01,hold=50ms",
 }
-VARIANTS = ("oldtahoe", "tahoe", "reno", "newreno", "sack")
+VARIANTS = ("oldtahoe", "tahoe", "reno", "newreno", "sack", "vegas")
 METRICS = ("goodput_norm", "throughput_norm", "packets_sent", "retransmissions",
            "channel_losses", "timeouts", "fast_retransmits", "timeout_fraction")
 

@@ -298,9 +298,10 @@ impl Sender {
             if self.delay_growth && !vegas && ack == 1 {
                 s.cwnd = self.initial_window;
             }
-            if s.snd_una >= s.snd_max {
+            let idle = s.snd_una >= s.snd_max;
+            if idle && !s.timer_runs_when_idle() {
                 self.rto_deadline = None; // RFC 6298 §5.2
-            } else if verdict.restart_timer {
+            } else if idle || verdict.restart_timer {
                 self.arm_timer(now); // §5.3
             }
         } else if ack == s.snd_una && s.snd_una < s.snd_max && !self.recovery.ns2_ignores_dupack(s)
@@ -331,7 +332,7 @@ impl Sender {
         self.clock_at(now);
         self.rto_deadline = None;
         let s = &mut self.state;
-        if s.snd_una >= s.snd_max {
+        if s.snd_una >= s.snd_max && !s.timer_runs_when_idle() {
             return;
         }
         if self.recovery.ns2_timeout_prepare(s) {

@@ -100,11 +100,26 @@ impl SenderState {
         self.snd_max - self.snd_una
     }
 
-    /// The window that limits sending: min(cwnd, advertised window), whole segments.
+    /// The window that limits sending: min(cwnd, advertised window), whole segments; at least
+    /// one in the rfc profile. ns-2's window() is `int(cwnd_)` with no floor: its Vegas can
+    /// deflate to a window of 0 and then waits for the timer.
     pub fn usable_window(&self) -> u64 {
         // `as` truncates (= floor for cwnd >= 0, and NaN or negatives give 0): f64::floor is a
         // libm call on baseline x86-64 and this runs for every segment sent.
-        (self.cwnd as u64).max(1).min(u64::from(self.max_window))
+        let w = self.cwnd as u64;
+        let w = if self.profile == Profile::Rfc {
+            w.max(1)
+        } else {
+            w
+        };
+        w.min(u64::from(self.max_window))
+    }
+
+    /// Nothing is outstanding but the application has more: RFC 6298 §5.2 stops the timer,
+    /// ns-2's newtimer() restarts it on every new ACK (after newack() `t_seqno_ > seqno`
+    /// always holds), so a sender whose window is 0 times out.
+    pub fn timer_runs_when_idle(&self) -> bool {
+        self.profile == Profile::Ns2 && self.snd_una < self.limit
     }
 
     /// RFC 6582 §3.2 step 1 (and ns-2's `bugfix_`): after a loss event, a new one may start

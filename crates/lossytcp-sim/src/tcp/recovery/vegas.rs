@@ -14,6 +14,7 @@
 //! * A timeout restarts from a window of two segments.
 //! * Between the first and the DupThresh-th duplicate ACK nothing new is sent.
 
+use crate::config::Profile;
 use crate::tcp::cc::Growth;
 use crate::tcp::recovery::AckVerdict;
 use crate::tcp::state::{LossKind, SenderState};
@@ -85,7 +86,13 @@ impl Vegas {
 
     pub fn on_new_ack(&mut self, s: &mut SenderState, _newly: u64) -> AckVerdict {
         if self.dupacks > s.dupthresh && s.cwnd > self.cut_window {
-            s.cwnd = self.cut_window;
+            s.cwnd = match s.profile {
+                // After a timeout no cut is recorded (`v_newcwnd_ = 0`), yet a retransmission
+                // on the ACKs that follow sets `dupacks_` and a further duplicate ACK inflates:
+                // ns-2 then deflates to a window of 0 and waits for the timer.
+                Profile::Ns2 => self.cut_window,
+                Profile::Rfc => self.cut_window.max(RESTART_WINDOW),
+            };
             s.ssthresh = 2.0;
         }
         self.dupacks = 0;
@@ -126,7 +133,6 @@ impl Vegas {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Profile;
     use crate::tcp::cc::Reno;
     use crate::tcp::fine_clock::FineClock;
     use crate::time::{Dur, Time};
@@ -235,6 +241,29 @@ mod tests {
             s.cwnd, 7.0,
             "segment 5 was sent before the cut: no second cut"
         );
+    }
+
+    #[test]
+    fn deflation_after_a_timeout_without_a_cut() {
+        // A timeout records no cut (ns-2 `v_newcwnd_ = 0`); a new ACK then finds segment 4
+        // expired and retransmits it (dupacks_ = 3), a duplicate ACK inflates (4 > 3), and
+        // the next new ACK deflates: ns-2 to a window of 0, the rfc profile to two segments.
+        for (profile, deflated) in [(Profile::Ns2, 0.0), (Profile::Rfc, 2.0)] {
+            let (mut s, g) = setup(8.0);
+            s.profile = profile;
+            let mut r = Vegas::default();
+            r.on_timeout(&mut s);
+            r.worried = 1;
+            at(&mut s, 0.5);
+            r.on_new_ack(&mut s, 1);
+            r.after_new_ack(&mut s);
+            assert_eq!(s.retransmit_now, vec![4]);
+            s.fine.as_mut().unwrap().record(4);
+            assert!(!r.on_dupack(&mut s, &g));
+            assert_eq!(s.cwnd, 3.0);
+            r.on_new_ack(&mut s, 1);
+            assert_eq!((s.cwnd, s.ssthresh), (deflated, 2.0), "{profile:?}");
+        }
     }
 
     #[test]
