@@ -30,7 +30,6 @@ import lossytcp
 from lossytcp.ns2.script import ns2_seed
 from lossytcp.spec import parse_channel
 
-
 #: Vegas decides once per RTT on ``int((expected - actual) x BaseRTT + 0.5)``. On these
 #: deterministic paths the RTT after a loss is often exactly twice BaseRTT with three
 #: segments sent and two in use, and the value is exactly 1.0 in exact arithmetic; ns-2's
