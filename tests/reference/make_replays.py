@@ -23,28 +23,21 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "python"))
 
+from make_reference import CHANNELS as GRID_CHANNELS  # noqa: E402
+from make_reference import PATHS, TIMERS, VARIANTS  # noqa: E402
+
 from lossytcp.ns2.run import parse_link_fates, parse_send_trace, run_script  # noqa: E402
 from lossytcp.ns2.script import build_script  # noqa: E402
 
 OUT = HERE / "replays.json"
 BLOCK = 256
 DURATION_S = 30.0
-TIMERS = dict(granularity_s=0.01, min_rto_s=0.2, initial_rto_s=1.0)
-PATHS = {
-    "2M-20ms": dict(rate_bps=2e6, rtt_s=0.02, packet_size_bytes=500, window=20),
-    "10M-100ms": dict(rate_bps=10e6, rtt_s=0.1, packet_size_bytes=1000, window=64),
-}
-CHANNELS = {
-    "bern-0.02": "bernoulli:p=0.02",
-    "ge-slot": "ge:alpha=0.01,beta=0.2,advance=slot",
-    "ge-tx": "ge:alpha=0.005,beta=0.3,advance=transmission",
-    "twostate": "twostate:good=1s,bad=50ms",
-    "burst": "burst:p=0.01,hold=50ms",
-}
+#: The grid's channels but the lightest, and Gilbert-Elliott stepped per transmission.
+CHANNELS = {**{k: v for k, v in GRID_CHANNELS.items() if k != "bern-0.001"},
+            "ge-tx": "ge:alpha=0.005,beta=0.3,advance=transmission"}
 #: (path, channel) pairs: every channel on the long path, the i.i.d. and slot ones on both.
 PAIRS = [("10M-100ms", ch) for ch in CHANNELS] + [("2M-20ms", "bern-0.02"),
                                                   ("2M-20ms", "ge-slot")]
-VARIANTS = ("oldtahoe", "tahoe", "reno", "newreno", "sack", "vegas")
 
 
 def digests(sends: list[tuple[float, int, bool]]) -> list[str]:
