@@ -64,6 +64,8 @@ pub struct Sender {
     limited_transmit: bool,
     /// ns-2 `delay_growth_`: the ACK of segment 0 sets cwnd to the initial window.
     delay_growth: bool,
+    /// Vegas tests `delay_growth_` at another ACK (see on_ack).
+    vegas: bool,
     initial_window: f64,
     /// Duplicate ACKs since the last new ACK. Unlike `state.dupacks` a loss event does not
     /// clear it: ns-2's `dupacks_` is reset only by `newack()`, and `send_one()` is gated on it.
@@ -117,6 +119,7 @@ impl Sender {
             // send_one()); the Python front refuses limited_transmit=True for it.
             limited_transmit: cfg.limited_transmit_on() && !vegas,
             delay_growth: cfg.delay_growth_on(),
+            vegas,
             initial_window: f64::from(cfg.initial_window),
             dup_run: 0,
         }
@@ -242,13 +245,12 @@ impl Sender {
         }
         let ack = ack.min(s.snd_max);
         self.recovery.on_sack_blocks(s, sack);
-        let vegas = matches!(self.growth, Growth::Vegas(_));
         if ack > s.snd_una {
             let newly = ack - s.snd_una;
             let old_una = s.snd_una;
             // tcp-vegas.cc recv() tests `last_ack_ == 0` before newack(): one ACK later than
             // tcp.cc does, and before the window rule.
-            if self.delay_growth && vegas && old_una == 1 {
+            if self.delay_growth && self.vegas && old_una == 1 {
                 s.cwnd = self.initial_window;
             }
             if self.recovery.ns2_partial_ack(s, ack) {
@@ -295,7 +297,7 @@ impl Sender {
             // ns-2 tcp.cc recv(): `if (last_ack_ == 0 && delay_growth_) cwnd_ =
             // initial_window();` after the new ACK was processed. ns-2 numbers an ACK by the
             // last segment received in order, so its last_ack_ == 0 is our ack == 1.
-            if self.delay_growth && !vegas && ack == 1 {
+            if self.delay_growth && !self.vegas && ack == 1 {
                 s.cwnd = self.initial_window;
             }
             let idle = s.snd_una >= s.snd_max;

@@ -27,6 +27,9 @@ impl Growth {
     /// window on a timeout as Reno does (ns-2: slowdown(CLOSE_SSTHRESH_HALF)); its duplicate
     /// ACK reaction is `recovery::vegas`'s.
     pub fn ssthresh_on_loss(&self, s: &SenderState) -> f64 {
-        Reno.ssthresh_on_loss(s)
+        match self {
+            Growth::Reno(g) => g.ssthresh_on_loss(s),
+            Growth::Vegas(_) => Reno.ssthresh_on_loss(s),
+        }
     }
 }

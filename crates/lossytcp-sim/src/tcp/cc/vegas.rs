@@ -106,8 +106,9 @@ mod tests {
         gamma: 1,
     };
 
-    fn state(cwnd: f64, ssthresh: f64) -> SenderState {
+    fn state(cwnd: f64, ssthresh: f64, snd_una: u64) -> SenderState {
         let mut s = SenderState::new(2, 100, 3, Profile::Rfc, u64::MAX);
+        s.snd_una = snd_una;
         s.cwnd = cwnd;
         s.ssthresh = ssthresh;
         s.fine = Some(FineClock::new(100, false));
@@ -129,19 +130,16 @@ mod tests {
     fn congestion_avoidance_holds_between_alpha_and_beta() {
         // 9 in use over BaseRTT 100 ms: expected 90/s; 9 sent in 112.5 ms: actual 80/s,
         // diff = 10/s x 0.1 s = 1 segment queued: between alpha = 1 and beta = 3, hold.
-        let mut s = state(10.0, 2.0);
+        let mut s = state(10.0, 2.0, 100);
         let mut g = Vegas::new(P);
-        s.snd_una = 100;
         decide(&mut g, &mut s, 9, 0.1125, 0.1);
         assert_eq!(g.incr, 0.0);
         // diff = 0 (no queue): grow by 1/cwnd per ACK while the window is in use.
-        let mut s = state(10.0, 2.0);
-        s.snd_una = 100;
+        let mut s = state(10.0, 2.0, 100);
         decide(&mut g, &mut s, 9, 0.1, 0.1);
         assert_eq!(g.incr, 0.1);
         // 9 sent in 200 ms: diff = 45/s x 0.1 s = 4.5 -> 5 > beta: one segment less.
-        let mut s = state(10.0, 2.0);
-        s.snd_una = 100;
+        let mut s = state(10.0, 2.0, 100);
         decide(&mut g, &mut s, 9, 0.2, 0.1);
         assert_eq!(s.cwnd, 9.0);
         assert_eq!(g.incr, 0.0);
@@ -149,9 +147,8 @@ mod tests {
 
     #[test]
     fn slow_start_grows_every_other_rtt_and_ends_above_gamma() {
-        let mut s = state(4.0, 1e9);
+        let mut s = state(4.0, 1e9, 10);
         let mut g = Vegas::new(P);
-        s.snd_una = 10;
         decide(&mut g, &mut s, 3, 0.1, 0.1);
         assert_eq!(g.incr, 0.0, "first RTT after the start: hold");
         decide(&mut g, &mut s, 3, 0.1, 0.1);
@@ -171,9 +168,8 @@ mod tests {
 
     #[test]
     fn increase_waits_while_the_window_is_not_in_use() {
-        let mut s = state(10.0, 2.0);
+        let mut s = state(10.0, 2.0, 100);
         let mut g = Vegas::new(P);
-        s.snd_una = 100;
         decide(&mut g, &mut s, 5, 0.1, 0.1); // 5 in use: cwnd - 5 > 2
         assert_eq!(g.incr, 0.1);
         assert_eq!(s.cwnd, 10.0);
