@@ -1,0 +1,100 @@
+"""Golden runs of the engine: a matrix of scenarios (every variant, both profiles, every
+channel kind, the timers, delays and knobs the papers use) and a digest of each run's whole
+report (counters, send trace and window trace), so that a refactoring of the engine can show
+it changed no bit (s2n-quic's snapshotted scenario runs).
+
+This script writes ``golden_scenarios.json`` (each scenario as the engine's JSON, built by
+:func:`lossytcp.build_scenario`); ``crates/lossytcp-sim/tests/golden.rs`` runs them without
+Python and compares each report's digest with ``golden_digests.json``. The digest covers the
+report keys listed in that file, so a report that gains a key keeps its digests. Regenerate
+only for a change of behaviour that a commit explains:
+
+    .venv/bin/python tests/reference/make_golden.py
+    LOSSYTCP_BLESS=1 cargo test -p lossytcp-sim --test golden
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "python"))
+
+from lossytcp.sim import build_scenario  # noqa: E402
+
+OUT = HERE / "golden_scenarios.json"
+VARIANTS = ("oldtahoe", "tahoe", "reno", "newreno", "sack", "vegas")
+CHANNELS = {
+    "bern": "bernoulli:p=0.02",
+    "ge-slot": "ge:alpha=0.01,beta=0.2,advance=slot",
+    "burst": "burst:p=0.01,hold=100ms",
+}
+PROFILES = {
+    "rfc": {"profile": "rfc"},
+    "ns2": {"profile": "ns2", "granularity_s": 0.01, "min_rto_s": 0.2, "initial_rto_s": 3.0},
+}
+BASE = {"rate_bps": 2e6, "rtt_s": 0.04, "packet_size_bytes": 500, "window": 20,
+        "duration_s": 30.0, "seed": 7, "trace_sends": True, "trace_window": True}
+
+
+def cases() -> list[tuple[str, str, dict[str, Any]]]:
+    out: list[tuple[str, str, dict[str, Any]]] = []
+    for v in VARIANTS:
+        for pname, prof in PROFILES.items():
+            for cname, ch in CHANNELS.items():
+                out.append((f"{v}/{pname}/{cname}", v, {**BASE, **prof, "channel": ch}))
+            # Delayed ACKs and a queue small enough to overflow in slow start.
+            out.append((f"{v}/{pname}/delack-queue", v,
+                        {**BASE, **prof, "rate_bps": 5e6, "rtt_s": 0.1, "window": 64,
+                         "packet_size_bytes": 1500, "queue_packets": 20, "delayed_ack": True,
+                         "channel": "bernoulli:p=0.001"}))
+            # Fall & Floyd's three drops in one window.
+            out.append((f"{v}/{pname}/drops", v,
+                        {**BASE, **prof, "window": 28, "channel": "drops:seq=14+26+28",
+                         "duration_s": 10.0}))
+        out.append((f"{v}/rfc/ge-tx-ackloss", v,
+                    {**BASE, "channel": "ge:alpha=0.005,beta=0.3,advance=transmission",
+                     "ack_channel": "bernoulli:p=0.05", "rtt_sampling": "per_window"}))
+        out.append((f"{v}/rfc/twostate-transfer", v,
+                    {**BASE, "channel": "twostate:good=1s,bad=50ms", "transfer_bytes": 400_000,
+                     "delayed_ack": True}))
+    # Paper 001: the semi-Markov RTT; paper 004: the slot model with a fixed RTO.
+    delay = {"rtt_s": [0.058056, 0.060383, 0.081911],
+             "H": [[0.1, 0.33, 0.57], [0.30, 0.12, 0.58], [0.165, 0.36, 0.475]],
+             "excess_mean_s": [0.1067, 0.1183, 0.0042]}
+    for v in ("oldtahoe", "reno"):
+        out.append((f"{v}/rfc/semi-markov", v,
+                    {**BASE, "rate_bps": 9.68e6, "packet_size_bytes": 1000, "window": 60,
+                     "delay": delay, "granularity_s": 0.0, "min_rto_s": 0.0,
+                     "dupack_threshold": 3, "duration_s": 60.0}))
+    for v in ("tahoe", "reno", "newreno"):
+        out.append((f"{v}/rfc/slot-model", v,
+                    {**BASE, "rate_bps": 1.5e6, "packet_size_bytes": 1024, "window": 24,
+                     "slot_model": True, "fixed_rto_s": 100 * 1024 * 8 / 1.5e6,
+                     "channel": "ge:alpha=0.02,beta=0.3,advance=slot"}))
+    # Two hops with a small queue on the second, SACK and Reno.
+    for v in ("sack", "reno"):
+        out.append((f"{v}/rfc/two-hop", v,
+                    {"hops": [{"rate_bps": 1e7, "delay_s": 0.02},
+                              {"rate_bps": 2e6, "delay_s": 0.01, "queue_packets": 8,
+                               "channel": "bernoulli:p=0.005"}],
+                     "window": 32, "duration_s": 30.0, "seed": 3, "trace_sends": True,
+                     "trace_window": True}))
+    return out
+
+
+def main() -> int:
+    rows = []
+    for name, variant, kw in cases():
+        sc = build_scenario(variant, **kw)
+        rows.append({"name": name, "scenario": sc})
+    OUT.write_text(json.dumps(rows, sort_keys=True) + "\n")
+    print(f"wrote {len(rows)} golden scenarios to {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
