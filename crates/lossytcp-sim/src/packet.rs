@@ -37,3 +37,13 @@ impl Packet {
         }
     }
 }
+
+/// Why a packet did not arrive: ground truth that only the engine has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossCause {
+    /// Lost on a link's channel (a wireless error).
+    Channel,
+    /// Dropped by a queue: an AQM's early drop or a full buffer (congestion).
+    Queue,
+}

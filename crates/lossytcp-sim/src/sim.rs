@@ -5,10 +5,12 @@ use std::collections::VecDeque;
 use crate::config::{AppConfig, DelayConfig, Scenario};
 use crate::link::{Fate, Link};
 use crate::metrics::{FlowReport, LinkReport, RunReport};
+use crate::packet::LossCause;
 use crate::packet::{FlowId, Kind, LinkId, Packet};
 use crate::sched::Scheduler;
 use crate::tcp::receiver::{AckOut, RxAction};
-use crate::tcp::{LossKind, Receiver, Segment, Sender};
+use crate::tcp::variant::preset;
+use crate::tcp::{LossKind, LossTruth, Receiver, Segment, Sender};
 use crate::time::{Dur, Time};
 
 enum Event {
@@ -20,6 +22,8 @@ enum Event {
     /// one entry per busy link instead of one per packet in flight.
     PipeHead(LinkId),
     Rto(FlowId),
+    /// The sender's pacing timer.
+    Pace(FlowId),
     DelAck(FlowId, u64),
     Start(FlowId),
 }
@@ -30,6 +34,8 @@ struct Oracle {
     seq: Vec<u64>,
     sent: Vec<u32>,
     dropped: Vec<u32>,
+    /// Why the latest dropped copy was dropped.
+    cause: Vec<Option<LossCause>>,
     mask: u64,
 }
 
@@ -40,6 +46,7 @@ impl Oracle {
             seq: vec![u64::MAX; n],
             sent: vec![0; n],
             dropped: vec![0; n],
+            cause: vec![None; n],
             mask: n as u64 - 1,
         }
     }
@@ -49,6 +56,7 @@ impl Oracle {
             self.seq[i] = seq;
             self.sent[i] = 0;
             self.dropped[i] = 0;
+            self.cause[i] = None;
         }
         i
     }
@@ -56,15 +64,27 @@ impl Oracle {
         let i = self.slot(seq);
         self.sent[i] += 1;
     }
-    fn on_drop(&mut self, seq: u64) {
+    fn on_drop(&mut self, seq: u64, cause: LossCause) {
         let i = (seq & self.mask) as usize;
         if self.seq[i] == seq {
             self.dropped[i] += 1;
+            self.cause[i] = Some(cause);
         }
     }
     fn some_copy_survives(&self, seq: u64) -> bool {
         let i = (seq & self.mask) as usize;
         self.seq[i] == seq && self.sent[i] > self.dropped[i]
+    }
+}
+
+impl LossTruth for Oracle {
+    fn cause(&self, seq: u64) -> Option<LossCause> {
+        let i = (seq & self.mask) as usize;
+        if self.seq[i] == seq {
+            self.cause[i]
+        } else {
+            None
+        }
     }
 }
 
@@ -81,6 +101,8 @@ struct Flow {
     timer_at: Option<Time>,
     /// The sender's retransmission deadline and the tie-breaking place of its last arming.
     timer_armed: Option<(Time, u64)>,
+    /// The pending pacing event, if any.
+    pace_at: Option<Time>,
     start: Time,
     oracle: Oracle,
     report: FlowReport,
@@ -140,7 +162,7 @@ impl Simulation {
                     bytes.div_ceil(u64::from(f.tcp.packet_size_bytes)).max(1)
                 }
             };
-            let sender = Sender::new(f.variant, &f.tcp, limit);
+            let sender = Sender::new(&preset(f.variant, &f.tcp), limit);
             let receiver = Receiver::new(sender.wants_sack(), f.tcp.delayed_ack);
             let sack_block_bytes = sender.sack_block_bytes();
             let capacity_pps = f
@@ -162,6 +184,7 @@ impl Simulation {
                 delack_gen: 0,
                 timer_at: None,
                 timer_armed: None,
+                pace_at: None,
                 start,
                 oracle: Oracle::new(f.tcp.max_window),
                 report: FlowReport {
@@ -226,6 +249,7 @@ impl Simulation {
                 }
                 Event::PipeHead(l) => self.pipe_head(now, l),
                 Event::Rto(f) => self.on_rto(now, f),
+                Event::Pace(f) => self.on_pace(now, f),
                 Event::DelAck(f, g) => self.on_delack(now, f, g),
                 Event::Start(f) => self.on_start(now, f),
             }
@@ -310,7 +334,14 @@ impl Simulation {
     fn on_drop(&mut self, p: Packet, channel: bool) {
         if let Kind::Data { seq, .. } = p.kind {
             let f = &mut self.flows[p.flow as usize];
-            f.oracle.on_drop(seq);
+            f.oracle.on_drop(
+                seq,
+                if channel {
+                    LossCause::Channel
+                } else {
+                    LossCause::Queue
+                },
+            );
             if channel {
                 f.report.channel_losses += 1;
             } else {
@@ -346,9 +377,9 @@ impl Simulation {
             }
             Kind::Ack { ack, .. } => {
                 let mut out = std::mem::take(&mut self.out);
-                self.flows[fid]
-                    .sender
-                    .on_ack(now, ack, p.sack_blocks(), &mut out);
+                let f = &mut self.flows[fid];
+                f.sender
+                    .on_ack(now, ack, p.sack_blocks(), &f.oracle, &mut out);
                 self.after_sender(now, fid, &mut out);
                 self.out = out;
             }
@@ -398,11 +429,39 @@ impl Simulation {
         match f.sender.rto_deadline() {
             Some(d) if d <= now => {
                 let mut out = std::mem::take(&mut self.out);
-                self.flows[fid as usize].sender.on_timeout(now, &mut out);
+                let f = &mut self.flows[fid as usize];
+                f.sender.on_timeout(now, &f.oracle, &mut out);
                 self.after_sender(now, fid as usize, &mut out);
                 self.out = out;
             }
             _ => self.sync_timer(fid as usize),
+        }
+    }
+
+    fn on_pace(&mut self, now: Time, fid: FlowId) {
+        let f = &mut self.flows[fid as usize];
+        if f.pace_at != Some(now) {
+            return; // superseded
+        }
+        f.pace_at = None;
+        let mut out = std::mem::take(&mut self.out);
+        self.flows[fid as usize]
+            .sender
+            .on_pacing_timer(now, &mut out);
+        self.after_sender(now, fid as usize, &mut out);
+        self.out = out;
+    }
+
+    /// Schedules the sender's pacing timer when data waits for it.
+    fn sync_pacing(&mut self, fid: usize) {
+        let f = &mut self.flows[fid];
+        match f.sender.pacing_deadline() {
+            Some(t) if f.pace_at != Some(t) => {
+                f.pace_at = Some(t);
+                self.sched.schedule(t, Event::Pace(fid as FlowId));
+            }
+            Some(_) => {}
+            None => f.pace_at = None,
         }
     }
 
@@ -486,6 +545,7 @@ impl Simulation {
             self.enqueue(now, first, p);
         }
         self.sync_timer(fid);
+        self.sync_pacing(fid);
     }
 
     fn finish(mut self) -> RunReport {

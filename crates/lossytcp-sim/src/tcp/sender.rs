@@ -1,12 +1,16 @@
-//! The TCP sender: shared ACK/timeout mechanics around the growth and recovery plugins.
+//! The TCP sender: what every variant shares (ACK processing, duplicate-ACK counting, the
+//! retransmission timer, RTT timing, the send log with delivery-rate samples, pacing), around
+//! the growth and recovery plugins.
 
-use crate::config::{Profile, RttSampling, TcpConfig, Variant};
-use crate::tcp::cc::Growth;
-use crate::tcp::fine_clock::FineClock;
-use crate::tcp::recovery::Recovery;
-use crate::tcp::rtt::{RttConfig, RttEstimator};
-use crate::tcp::state::{LossEvent, LossKind, SenderState};
-use crate::tcp::variant;
+use super::cc::{Growth, GrowthImpl};
+use super::config::{DelayGrowth, FineClockMode, SenderConfig};
+use super::fine_clock::FineClock;
+use super::rate::SendLog;
+use super::recovery::{DupAck, PartialAckTiming, Recovery, RecoveryImpl};
+use super::rtt::RttEstimator;
+use super::state::{LossEvent, LossKind, SenderState};
+use super::{AckCtx, CongestionKind, Cut, LossTruth};
+use crate::config::RttSampling;
 use crate::time::{Dur, Time};
 
 /// A data segment the sender wants on the wire now.
@@ -16,110 +20,54 @@ pub struct Segment {
     pub retransmission: bool,
 }
 
-/// Send time and retransmission mark of the latest transmission of each segment in the
-/// window (Karn's rule), in a ring indexed by `seq & mask`.
-#[derive(Clone, Debug)]
-struct SendLog {
-    seq: Vec<u64>,
-    at: Vec<Time>,
-    retx: Vec<bool>,
-    mask: u64,
-}
-
-impl SendLog {
-    fn new(window: u32) -> Self {
-        let n = (u64::from(window) + 2).next_power_of_two() as usize;
-        Self {
-            seq: vec![u64::MAX; n],
-            at: vec![Time::ZERO; n],
-            retx: vec![false; n],
-            mask: n as u64 - 1,
-        }
-    }
-    fn record(&mut self, seq: u64, at: Time, retx: bool) {
-        let i = (seq & self.mask) as usize;
-        let retx = retx || self.seq[i] == seq && self.retx[i];
-        self.seq[i] = seq;
-        self.at[i] = at;
-        self.retx[i] = retx;
-    }
-    /// Send time of `seq` if it was transmitted exactly once.
-    fn clean_send_time(&self, seq: u64) -> Option<Time> {
-        let i = (seq & self.mask) as usize;
-        (self.seq[i] == seq && !self.retx[i]).then_some(self.at[i])
-    }
-}
-
 pub struct Sender {
     pub state: SenderState,
-    growth: Growth,
-    recovery: Recovery,
+    growth: GrowthImpl,
+    recovery: RecoveryImpl,
     rtt: RttEstimator,
     sampling: RttSampling,
+    compat: super::Compat,
     log: SendLog,
     /// Per-window sampling: the timed segment and when it was sent.
     timed: Option<(u64, Time)>,
     rto_deadline: Option<Time>,
-    /// RFC 3042 limited transmit on the first DupThresh - 1 duplicate ACKs.
-    limited_transmit: bool,
-    /// ns-2 `delay_growth_`: the ACK of segment 0 sets cwnd to the initial window.
-    delay_growth: bool,
-    /// Vegas tests `delay_growth_` at another ACK (see on_ack).
-    vegas: bool,
+    /// Pacing: the earliest time the next segment may leave.
+    next_send_at: Time,
+    /// Data waits for the pacing timer.
+    paced_out: bool,
     initial_window: f64,
     /// Duplicate ACKs since the last new ACK. Unlike `state.dupacks` a loss event does not
-    /// clear it: ns-2's `dupacks_` is reset only by `newack()`, and `send_one()` is gated on it.
+    /// clear it: ns-2's `dupacks_` is reset only by `newack()` (and the timeouts of Reno and
+    /// NewReno), and `send_one()` is gated on it.
     dup_run: u32,
 }
 
 impl Sender {
-    pub fn new(variant: Variant, cfg: &TcpConfig, limit: u64) -> Self {
-        let (growth, recovery) = variant::build(variant, cfg.vegas);
-        let mut rtt = RttEstimator::new(RttConfig {
-            min_rto: Dur::from_secs(cfg.min_rto_s),
-            max_rto: Dur::from_secs(cfg.max_rto_s),
-            initial_rto: Dur::from_secs(cfg.initial_rto_s),
-            granularity: Dur::from_secs(cfg.granularity_s),
-            fixed_rto: cfg.fixed_rto_s.map(Dur::from_secs),
-            max_backoff: cfg.max_backoff,
-            profile: cfg.profile,
-        });
-        let sampling = match cfg.profile {
-            Profile::Ns2 => RttSampling::PerWindow,
-            Profile::Rfc => cfg.rtt_sampling,
-        };
-        let mut state = SenderState::new(
-            cfg.initial_window,
-            cfg.max_window,
-            cfg.dupack_threshold,
-            cfg.profile,
-            limit,
-        );
-        state.partial_window_deflation = cfg.partial_window_deflation_on();
-        state.recovery_exit_growth = cfg.recovery_exit_growth_on();
-        state.timer_every_partial_ack = cfg.timer_every_partial_ack_on();
-        let vegas = variant == Variant::Vegas;
-        rtt.set_tick_phase(
-            cfg.tick_phase
-                .unwrap_or_else(|| variant::ns2_tick_phase(variant)),
-        );
-        if vegas {
-            state.fine = Some(FineClock::new(cfg.max_window, cfg.profile == Profile::Ns2));
+    /// A sender whose application has `limit` segments (u64::MAX: a bulk sender).
+    pub fn new(cfg: &SenderConfig, limit: u64) -> Self {
+        let mut state = SenderState::new(cfg.initial_window, cfg.max_window, cfg.dupthresh, limit);
+        let c = cfg.compat;
+        if c.ssthresh_starts_at_window {
+            state.ssthresh = f64::from(cfg.max_window);
         }
+        if c.zero_window {
+            state.min_usable_window = 0;
+        }
+        state.fine = cfg
+            .fine_clock
+            .map(|m| FineClock::new(cfg.max_window, m == FineClockMode::Ns2));
         Self {
             state,
-            growth,
-            recovery,
-            rtt,
-            sampling,
+            growth: GrowthImpl::new(&cfg.growth),
+            recovery: RecoveryImpl::new(&cfg.recovery),
+            rtt: RttEstimator::new(cfg.rtt.clone()),
+            sampling: cfg.sampling,
+            compat: c,
             log: SendLog::new(cfg.max_window),
             timed: None,
             rto_deadline: None,
-            // Vegas has its own rule for the first duplicate ACKs (ns-2's Vegas never calls
-            // send_one()); the Python front refuses limited_transmit=True for it.
-            limited_transmit: cfg.limited_transmit_on() && !vegas,
-            delay_growth: cfg.delay_growth_on(),
-            vegas,
+            next_send_at: Time::ZERO,
+            paced_out: false,
             initial_window: f64::from(cfg.initial_window),
             dup_run: 0,
         }
@@ -128,18 +76,20 @@ impl Sender {
     pub fn wants_sack(&self) -> bool {
         self.recovery.wants_sack()
     }
-    /// Bytes each SACK block adds to an ACK. ns-2 tcp-sink.cc Sacker::append_ack():
-    /// `ch->size() += sack_index * 8` (two 4-byte edges per block, no option kind/length
-    /// bytes or padding). The rfc profile keeps ACKs at their configured size.
+    /// Bytes each SACK block adds to an ACK (see `Compat::sack_block_bytes`).
     pub fn sack_block_bytes(&self) -> u32 {
-        if self.state.profile == Profile::Ns2 && self.wants_sack() {
-            8
+        if self.wants_sack() {
+            self.compat.sack_block_bytes
         } else {
             0
         }
     }
     pub fn rto_deadline(&self) -> Option<Time> {
         self.rto_deadline
+    }
+    /// When the pacing timer must call [`Sender::on_pacing_timer`], if data waits for it.
+    pub fn pacing_deadline(&self) -> Option<Time> {
+        self.paced_out.then_some(self.next_send_at)
     }
     pub fn srtt(&self) -> Option<Dur> {
         self.rtt.srtt()
@@ -151,21 +101,31 @@ impl Sender {
     pub fn done(&self) -> bool {
         self.state.snd_una >= self.state.limit
     }
+    /// Segments delivered so far (cumulatively acknowledged or SACKed).
+    pub fn delivered(&self) -> u64 {
+        self.log.delivered()
+    }
 
     fn arm_timer(&mut self, now: Time) {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
     fn transmit(&mut self, now: Time, seq: u64, retransmission: bool, out: &mut Vec<Segment>) {
-        self.log.record(seq, now, retransmission);
+        // Outstanding before this send (new data has already moved snd_max past it).
+        let before = if retransmission {
+            self.state.snd_max
+        } else {
+            seq
+        };
+        let in_flight = before.saturating_sub(self.state.snd_una);
+        self.log.on_send(seq, now, retransmission, in_flight);
         if let Some(c) = &mut self.state.fine {
             c.record(seq);
         }
         if retransmission {
-            // Karn: a retransmission spoils any timing in flight for that segment. ns-2's
-            // output() leaves `rtt_active_` alone on retransmissions: timing ends only at a
-            // fast retransmit or timeout (`reset_rtx_timer()`, see on_ack and on_timeout).
-            if self.state.profile != Profile::Ns2 && self.timed.is_some_and(|(t, _)| seq <= t) {
+            // Karn: a retransmission spoils any timing in flight for that segment (ns-2 ends
+            // the timing only at a fast retransmit or timeout, see `Compat::ns2_rtt_timing`).
+            if !self.compat.ns2_rtt_timing && self.timed.is_some_and(|(t, _)| seq <= t) {
                 self.timed = None;
             }
         } else if self.sampling == RttSampling::PerWindow && self.timed.is_none() {
@@ -175,15 +135,31 @@ impl Sender {
             // RFC 6298 §5.1: start the timer when a segment is sent and none is running.
             self.arm_timer(now);
         }
+        if let Some(rate) = self.state.pacing_rate {
+            self.next_send_at = self.next_send_at.max(now) + Dur::from_secs(1.0 / rate);
+        }
         out.push(Segment {
             seq,
             retransmission,
         });
     }
 
+    /// Pacing allows a segment now (always, without a pacing rate).
+    fn may_send(&mut self, now: Time) -> bool {
+        if self.state.pacing_rate.is_none() || now >= self.next_send_at {
+            return true;
+        }
+        self.paced_out = true;
+        false
+    }
+
     fn send_pending(&mut self, now: Time, out: &mut Vec<Segment>) {
-        let urgent = std::mem::take(&mut self.state.retransmit_now);
-        for seq in urgent {
+        self.paced_out = false;
+        while let Some(&seq) = self.state.retransmit_now.first() {
+            if !self.may_send(now) {
+                return;
+            }
+            self.state.retransmit_now.remove(0);
             // Vegas may "retransmit" a segment never sent when a stale slot of its fine clock
             // says it expired (ns-2 does); it is then new data, and the regular send of the
             // same segment that follows is the retransmission, as ns-2's counters have it.
@@ -198,12 +174,20 @@ impl Sender {
             }
         }
         while budget > 0 {
+            if !self.may_send(now) {
+                return;
+            }
             let high = self.state.snd_max;
             let Some(seq) = self.recovery.next_segment(&mut self.state) else {
                 break;
             };
             self.transmit(now, seq, seq < high, out);
             budget -= 1;
+        }
+        let s = &self.state;
+        if s.snd_nxt >= s.limit && (s.flight() as f64) < s.cwnd {
+            // Draft-cheng §3.4: the window has room the application does not fill.
+            self.log.mark_app_limited(s.flight());
         }
     }
 
@@ -236,116 +220,186 @@ impl Sender {
         self.send_pending(now, out);
     }
 
-    /// An ACK arrived: `ack` is the next segment the receiver expects.
-    pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
+    /// The pacing timer fired: send what pacing held back.
+    pub fn on_pacing_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.clock_at(now);
-        let s = &mut self.state;
-        if let Some(c) = &mut s.fine {
+        self.send_pending(now, out);
+    }
+
+    /// The window cut of a congestion event, decided in one place.
+    fn congestion_event(&mut self, kind: CongestionKind, ctx: &AckCtx) -> Cut {
+        self.growth.on_congestion_event(&self.state, kind, ctx)
+    }
+
+    /// Records the deliveries of an ACK in the send log; returns the context for the plugins.
+    fn deliveries(&mut self, now: Time, old_una: u64, ack: u64, sack: &[(u64, u64)]) -> AckCtx {
+        let mut newly_delivered = 0;
+        for q in old_una..ack {
+            newly_delivered += u64::from(self.log.on_delivered(q, now, false));
+        }
+        for &(start, end) in sack {
+            for q in start.max(ack)..end.min(self.state.snd_max) {
+                newly_delivered += u64::from(self.log.on_delivered(q, now, true));
+            }
+        }
+        let rtt_sample = self.log.pending_rtt(now);
+        if let Some(r) = rtt_sample {
+            if self.state.min_rtt.is_none_or(|m| r < m) {
+                self.state.min_rtt = Some(r);
+            }
+        }
+        let rate = self.log.take_sample(self.state.min_rtt, now);
+        AckCtx {
+            now,
+            rtt_sample,
+            newly_acked: ack - old_una,
+            newly_delivered,
+            rate,
+        }
+    }
+
+    /// An ACK arrived: `ack` is the next segment the receiver expects. `truth` is the
+    /// engine's ground truth, which only an oracle plugin may read.
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sack: &[(u64, u64)],
+        _truth: &dyn LossTruth,
+        out: &mut Vec<Segment>,
+    ) {
+        self.clock_at(now);
+        if let Some(c) = &mut self.state.fine {
             c.on_ack_arrival();
         }
-        let ack = ack.min(s.snd_max);
-        self.recovery.on_sack_blocks(s, sack);
-        if ack > s.snd_una {
-            let newly = ack - s.snd_una;
-            let old_una = s.snd_una;
-            // tcp-vegas.cc recv() tests `last_ack_ == 0` before newack(): one ACK later than
-            // tcp.cc does, and before the window rule.
-            if self.delay_growth && self.vegas && old_una == 1 {
-                s.cwnd = self.initial_window;
-            }
-            if self.recovery.ns2_partial_ack(s, ack) {
-                if self.recovery.ns2_partial_ends_timing() {
-                    // ns-2 tcp-newreno.cc partialnewack(): `if (rtt_active_ && seqno >=
-                    // rtt_seq_) { rtt_active_ = 0; t_backoff_ = 1; }`: timing ends, no sample.
-                    if self.timed.is_some_and(|(seq, _)| ack > seq) {
-                        self.timed = None;
-                        self.rtt.end_backoff();
-                    }
-                } else {
-                    // tcp-sack1.cc recv(), partial ACK: `t_backoff_ = 1`, no sample.
-                    self.rtt.end_backoff();
-                }
-            } else {
-                match self.sampling {
-                    RttSampling::PerAck => {
-                        if let Some(t) = self.log.clean_send_time(ack - 1) {
-                            self.rtt.sample(now - t);
-                        }
-                    }
-                    RttSampling::PerWindow => {
-                        if let Some((seq, t)) = self.timed {
-                            if ack > seq {
-                                self.rtt.sample_sent(t, now);
-                                self.timed = None;
-                            }
-                        }
-                    }
-                }
-            }
-            s.snd_una = ack;
-            s.snd_nxt = s.snd_nxt.max(ack);
-            s.dupacks = 0;
-            let verdict = self.recovery.on_new_ack(s, newly);
-            if verdict.grow {
-                self.growth.on_ack(s, newly);
-            }
-            if let Some(c) = &mut s.fine {
-                c.on_new_ack(old_una, ack);
-            }
-            self.recovery.after_new_ack(s);
-            self.dup_run = 0;
-            // ns-2 tcp.cc recv(): `if (last_ack_ == 0 && delay_growth_) cwnd_ =
-            // initial_window();` after the new ACK was processed. ns-2 numbers an ACK by the
-            // last segment received in order, so its last_ack_ == 0 is our ack == 1.
-            if self.delay_growth && !self.vegas && ack == 1 {
-                s.cwnd = self.initial_window;
-            }
-            let idle = s.snd_una >= s.snd_max;
-            if idle && !s.timer_runs_when_idle() {
-                self.rto_deadline = None; // RFC 6298 §5.2
-            } else if idle || verdict.restart_timer {
-                self.arm_timer(now); // §5.3
-            }
-        } else if ack == s.snd_una && s.snd_una < s.snd_max && !self.recovery.ns2_ignores_dupack(s)
+        let ack = ack.min(self.state.snd_max);
+        let old_una = self.state.snd_una;
+        let ctx = self.deliveries(now, old_una, ack.max(old_una), sack);
+        self.growth.on_ack_arrival(&self.state, &ctx);
+        self.recovery.on_sack_blocks(&self.state, sack);
+        if ack > old_una {
+            self.on_new_ack(now, ack, &ctx);
+        } else if ack == old_una
+            && old_una < self.state.snd_max
+            && self.recovery.counts_dupack(&self.state)
         {
-            s.dupacks += 1;
-            self.dup_run += 1;
-            if self.recovery.on_dupack(s, &self.growth) {
-                if self.recovery.ns2_backs_off_at_fast_retransmit(&self.state) {
-                    self.rtt.back_off();
-                }
-                self.arm_timer(now);
-                if self.state.profile == Profile::Ns2 {
-                    self.timed = None; // reset_rtx_timer(1, 0): rtt_active_ = 0
-                }
-            }
-            if self.limited_transmit
-                && self.dup_run < self.state.dupthresh
-                && !self.state.in_recovery
-            {
-                self.send_one(now, out);
-            }
+            self.on_dupack(now, &ctx, out);
+        }
+        if self.growth.owns_window() {
+            self.growth.cong_control(&mut self.state, &ctx);
         }
         self.send_pending(now, out);
     }
 
+    fn on_new_ack(&mut self, now: Time, ack: u64, ctx: &AckCtx) {
+        let s = &mut self.state;
+        let old_una = s.snd_una;
+        if self.compat.delay_growth == DelayGrowth::BeforeSecondAck && old_una == 1 {
+            s.cwnd = self.initial_window;
+        }
+        match self.recovery.partial_ack_timing(s, ack) {
+            PartialAckTiming::Sample => match self.sampling {
+                RttSampling::PerAck => {
+                    if let Some(t) = self.log.clean_send_time(ack - 1) {
+                        self.rtt.sample(now - t);
+                    }
+                }
+                RttSampling::PerWindow => {
+                    if let Some((seq, t)) = self.timed {
+                        if ack > seq {
+                            self.rtt.sample_sent(t, now);
+                            self.timed = None;
+                        }
+                    }
+                }
+            },
+            PartialAckTiming::EndTimingIfCovered => {
+                if self.timed.is_some_and(|(seq, _)| ack > seq) {
+                    self.timed = None;
+                    self.rtt.end_backoff();
+                }
+            }
+            PartialAckTiming::EndBackoff => self.rtt.end_backoff(),
+        }
+        s.snd_una = ack;
+        s.snd_nxt = s.snd_nxt.max(ack);
+        s.dupacks = 0;
+        let verdict = self.recovery.on_new_ack(s, ack - old_una);
+        if verdict.exited {
+            self.growth.on_recovery_exit(s, ctx);
+        }
+        if verdict.grow && !self.growth.owns_window() {
+            self.growth.on_ack(s, ctx);
+        }
+        if let Some(c) = &mut s.fine {
+            c.on_new_ack(old_una, ack);
+        }
+        self.recovery.after_new_ack(s);
+        self.dup_run = 0;
+        if self.compat.delay_growth == DelayGrowth::AfterFirstAck && ack == 1 {
+            s.cwnd = self.initial_window;
+        }
+        let idle = s.snd_una >= s.snd_max;
+        let timer_when_idle = self.compat.timer_when_idle && s.snd_una < s.limit;
+        if idle && !timer_when_idle {
+            self.rto_deadline = None; // RFC 6298 §5.2
+        } else if idle || verdict.restart_timer {
+            self.arm_timer(now); // §5.3
+        }
+    }
+
+    fn on_dupack(&mut self, now: Time, ctx: &AckCtx, out: &mut Vec<Segment>) {
+        self.state.dupacks += 1;
+        self.dup_run += 1;
+        let cut = match self.recovery.on_dupack(&mut self.state) {
+            DupAck::Nothing => None,
+            DupAck::Enter => Some(Some(
+                self.congestion_event(CongestionKind::FastRetransmit, ctx),
+            )),
+            DupAck::EnterWithoutCut => Some(None),
+        };
+        if let Some(cut) = cut {
+            self.recovery.enter(&mut self.state, cut);
+            if self.recovery.backs_off_rto_at_fast_retransmit() {
+                self.rtt.back_off();
+            }
+            self.arm_timer(now);
+            if self.compat.ns2_rtt_timing {
+                self.timed = None; // reset_rtx_timer(1, 0): rtt_active_ = 0
+            }
+        }
+        if self.compat.limited_transmit
+            && self.dup_run < self.state.dupthresh
+            && !self.state.in_recovery
+        {
+            self.send_one(now, out);
+        }
+    }
+
     /// The retransmission timer fired at `now` (the caller checks the deadline).
-    pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
+    pub fn on_timeout(&mut self, now: Time, _truth: &dyn LossTruth, out: &mut Vec<Segment>) {
         self.clock_at(now);
         self.rto_deadline = None;
-        let s = &mut self.state;
-        if s.snd_una >= s.snd_max && !s.timer_runs_when_idle() {
+        let s = &self.state;
+        let timer_when_idle = self.compat.timer_when_idle && s.snd_una < s.limit;
+        if s.snd_una >= s.snd_max && !timer_when_idle {
             return;
         }
-        if self.recovery.ns2_timeout_prepare(s) {
+        if self.recovery.on_timeout(&mut self.state) {
             self.dup_run = 0;
         }
         // RFC 5681 §3.1 eq. (4) and the loss window of one segment; RFC 6298 §5.4-5.6.
-        s.ssthresh = self.growth.ssthresh_on_loss(s);
-        s.cwnd = 1.0;
+        let ctx = AckCtx {
+            now,
+            ..AckCtx::default()
+        };
+        let cut = self.congestion_event(CongestionKind::Timeout, &ctx);
+        let s = &mut self.state;
+        s.ssthresh = cut.ssthresh;
+        s.cwnd = cut.cwnd;
         s.note_loss(LossKind::Timeout);
         s.snd_nxt = s.snd_una;
-        self.recovery.on_timeout(s);
+        self.recovery.after_timeout(s);
         self.rtt.back_off();
         self.timed = None;
         self.send_pending(now, out);
