@@ -545,7 +545,9 @@ impl Simulation {
             self.enqueue(now, first, p);
         }
         self.sync_timer(fid);
-        self.sync_pacing(fid);
+        if self.flows[fid].sender.state.pacing_rate.is_some() || self.flows[fid].pace_at.is_some() {
+            self.sync_pacing(fid);
+        }
     }
 
     fn finish(mut self) -> RunReport {

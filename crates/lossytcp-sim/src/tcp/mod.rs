@@ -39,11 +39,15 @@ use rate::RateSample;
 pub struct AckCtx {
     pub now: Time,
     /// An exact RTT measured on this ACK: from the newest segment it newly delivers, if that
-    /// was transmitted once (Karn). Independent of the sampling rule the RTO estimator uses.
+    /// was transmitted once (Karn). Measured when the RTO estimator samples every ACK or the
+    /// growth plugin asks for it (`Growth::wants_rtt_samples`), whatever rule the estimator
+    /// follows.
     pub rtt_sample: Option<Dur>,
     /// Segments this ACK newly acknowledged cumulatively (0 for a duplicate ACK).
     pub newly_acked: u64,
-    /// Segments newly delivered: cumulatively acknowledged or SACKed for the first time.
+    /// Segments newly delivered: cumulatively acknowledged or SACKed for the first time (SACKed
+    /// ones are counted for growth plugins that want rate samples; for the others this is
+    /// `newly_acked`).
     pub newly_delivered: u64,
     /// The delivery-rate sample of this ACK (draft-cheng-iccrg-delivery-rate-estimation).
     pub rate: Option<RateSample>,

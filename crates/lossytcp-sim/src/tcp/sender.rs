@@ -35,6 +35,8 @@ pub struct Sender {
     next_send_at: Time,
     /// Data waits for the pacing timer.
     paced_out: bool,
+    /// Measure `AckCtx::rtt_sample` on every ACK (see its doc).
+    exact_rtt: bool,
     initial_window: f64,
     /// Duplicate ACKs since the last new ACK. Unlike `state.dupacks` a loss event does not
     /// clear it: ns-2's `dupacks_` is reset only by `newack()` (and the timeouts of Reno and
@@ -56,18 +58,22 @@ impl Sender {
         state.fine = cfg
             .fine_clock
             .map(|m| FineClock::new(cfg.max_window, m == FineClockMode::Ns2));
+        let growth = GrowthImpl::new(&cfg.growth);
+        let log = SendLog::new(cfg.max_window, growth.wants_rate_samples());
+        let exact_rtt = cfg.sampling == RttSampling::PerAck || growth.wants_rtt_samples();
         Self {
             state,
-            growth: GrowthImpl::new(&cfg.growth),
+            growth,
             recovery: RecoveryImpl::new(&cfg.recovery),
             rtt: RttEstimator::new(cfg.rtt.clone()),
             sampling: cfg.sampling,
             compat: c,
-            log: SendLog::new(cfg.max_window),
+            log,
             timed: None,
             rto_deadline: None,
             next_send_at: Time::ZERO,
             paced_out: false,
+            exact_rtt,
             initial_window: f64::from(cfg.initial_window),
             dup_run: 0,
         }
@@ -101,15 +107,12 @@ impl Sender {
     pub fn done(&self) -> bool {
         self.state.snd_una >= self.state.limit
     }
-    /// Segments delivered so far (cumulatively acknowledged or SACKed).
-    pub fn delivered(&self) -> u64 {
-        self.log.delivered()
-    }
 
     fn arm_timer(&mut self, now: Time) {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
+    #[inline]
     fn transmit(&mut self, now: Time, seq: u64, retransmission: bool, out: &mut Vec<Segment>) {
         // Outstanding before this send (new data has already moved snd_max past it).
         let before = if retransmission {
@@ -144,9 +147,9 @@ impl Sender {
         });
     }
 
-    /// Pacing allows a segment now (always, without a pacing rate).
+    /// Pacing allows a segment now.
     fn may_send(&mut self, now: Time) -> bool {
-        if self.state.pacing_rate.is_none() || now >= self.next_send_at {
+        if now >= self.next_send_at {
             return true;
         }
         self.paced_out = true;
@@ -155,11 +158,14 @@ impl Sender {
 
     fn send_pending(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.paced_out = false;
-        while let Some(&seq) = self.state.retransmit_now.first() {
-            if !self.may_send(now) {
+        let paced = self.state.pacing_rate.is_some();
+        let mut i = 0;
+        while let Some(&seq) = self.state.retransmit_now.get(i) {
+            if paced && !self.may_send(now) {
+                self.state.retransmit_now.drain(..i);
                 return;
             }
-            self.state.retransmit_now.remove(0);
+            i += 1;
             // Vegas may "retransmit" a segment never sent when a stale slot of its fine clock
             // says it expired (ns-2 does); it is then new data, and the regular send of the
             // same segment that follows is the retransmission, as ns-2's counters have it.
@@ -167,6 +173,7 @@ impl Sender {
             self.state.snd_max = self.state.snd_max.max(seq + 1);
             self.transmit(now, seq, retx, out);
         }
+        self.state.retransmit_now.clear();
         let mut budget = self.recovery.burst_cap(&self.state).unwrap_or(u32::MAX);
         if budget > 0 {
             if let Some(c) = &mut self.state.fine {
@@ -174,7 +181,7 @@ impl Sender {
             }
         }
         while budget > 0 {
-            if !self.may_send(now) {
+            if paced && !self.may_send(now) {
                 return;
             }
             let high = self.state.snd_max;
@@ -185,7 +192,7 @@ impl Sender {
             budget -= 1;
         }
         let s = &self.state;
-        if s.snd_nxt >= s.limit && (s.flight() as f64) < s.cwnd {
+        if self.log.sampling() && s.snd_nxt >= s.limit && (s.flight() as f64) < s.cwnd {
             // Draft-cheng §3.4: the window has room the application does not fill.
             self.log.mark_app_limited(s.flight());
         }
@@ -232,7 +239,25 @@ impl Sender {
     }
 
     /// Records the deliveries of an ACK in the send log; returns the context for the plugins.
+    #[inline]
     fn deliveries(&mut self, now: Time, old_una: u64, ack: u64, sack: &[(u64, u64)]) -> AckCtx {
+        if !self.log.sampling() {
+            let rtt_sample = (self.exact_rtt && ack > old_una)
+                .then(|| self.log.clean_send_time(ack - 1).map(|t| now - t))
+                .flatten();
+            if let Some(r) = rtt_sample {
+                if self.state.min_rtt.is_none_or(|m| r < m) {
+                    self.state.min_rtt = Some(r);
+                }
+            }
+            return AckCtx {
+                now,
+                rtt_sample,
+                newly_acked: ack - old_una,
+                newly_delivered: ack - old_una,
+                rate: None,
+            };
+        }
         let mut newly_delivered = 0;
         for q in old_una..ack {
             newly_delivered += u64::from(self.log.on_delivered(q, now, false));
@@ -291,6 +316,7 @@ impl Sender {
         self.send_pending(now, out);
     }
 
+    #[inline]
     fn on_new_ack(&mut self, now: Time, ack: u64, ctx: &AckCtx) {
         let s = &mut self.state;
         let old_una = s.snd_una;
@@ -300,8 +326,8 @@ impl Sender {
         match self.recovery.partial_ack_timing(s, ack) {
             PartialAckTiming::Sample => match self.sampling {
                 RttSampling::PerAck => {
-                    if let Some(t) = self.log.clean_send_time(ack - 1) {
-                        self.rtt.sample(now - t);
+                    if let Some(r) = ctx.rtt_sample {
+                        self.rtt.sample(r);
                     }
                 }
                 RttSampling::PerWindow => {

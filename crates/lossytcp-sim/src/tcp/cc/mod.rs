@@ -31,6 +31,19 @@ pub trait Growth {
     /// (timeout), while `s` still holds the window at the loss.
     fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, ctx: &AckCtx) -> Cut;
 
+    /// The plugin reads `AckCtx::rtt_sample` (or `SenderState::min_rtt`): the sender measures
+    /// the exact RTT of every ACK for it even when the RTO estimator times one segment per
+    /// window.
+    fn wants_rtt_samples(&self) -> bool {
+        self.wants_rate_samples()
+    }
+
+    /// The plugin reads `AckCtx::rate` and `AckCtx::newly_delivered` counts SACKed segments:
+    /// the sender then keeps the delivery state per segment (not free: see `rate::SendLog`).
+    fn wants_rate_samples(&self) -> bool {
+        self.owns_window()
+    }
+
     /// Fast recovery ended (the ACK that covers the recovery point).
     fn on_recovery_exit(&mut self, _s: &mut SenderState, _ctx: &AckCtx) {}
 
@@ -92,6 +105,12 @@ impl Growth for GrowthImpl {
     }
     fn on_recovery_exit(&mut self, s: &mut SenderState, ctx: &AckCtx) {
         dispatch!(self, g => g.on_recovery_exit(s, ctx))
+    }
+    fn wants_rtt_samples(&self) -> bool {
+        dispatch!(self, g => g.wants_rtt_samples())
+    }
+    fn wants_rate_samples(&self) -> bool {
+        dispatch!(self, g => g.wants_rate_samples())
     }
     #[inline]
     fn owns_window(&self) -> bool {

@@ -81,6 +81,7 @@ impl Recovery for NewReno {
         self.partial_acks = 0;
     }
 
+    #[inline]
     fn partial_ack_timing(&self, s: &SenderState, ack: u64) -> PartialAckTiming {
         if self.p.ns2_partial_ack_timing && self.is_partial(s, ack) {
             PartialAckTiming::EndTimingIfCovered
@@ -89,10 +90,12 @@ impl Recovery for NewReno {
         }
     }
 
+    #[inline]
     fn burst_cap(&self, s: &SenderState) -> Option<u32> {
         self.p.max_burst.filter(|_| s.in_recovery)
     }
 
+    #[inline]
     fn on_new_ack(&mut self, s: &mut SenderState, newly: u64) -> AckVerdict {
         if !s.in_recovery {
             return AckVerdict::NORMAL;

@@ -69,6 +69,7 @@ impl Recovery for Reno {
     fn enter(&mut self, s: &mut SenderState, cut: Option<Cut>) {
         self.base = enter_fast_recovery(s, cut);
     }
+    #[inline]
     fn on_new_ack(&mut self, s: &mut SenderState, _newly: u64) -> AckVerdict {
         if !s.in_recovery {
             return AckVerdict::NORMAL;

@@ -13,6 +13,7 @@ impl Recovery for RtoOnly {
     }
     /// Never called: no duplicate ACK starts a loss event.
     fn enter(&mut self, _s: &mut SenderState, _cut: Option<Cut>) {}
+    #[inline]
     fn on_new_ack(&mut self, _s: &mut SenderState, _newly: u64) -> AckVerdict {
         AckVerdict::NORMAL
     }

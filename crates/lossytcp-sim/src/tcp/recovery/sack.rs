@@ -59,6 +59,7 @@ impl Recovery for Sack {
         true
     }
 
+    #[inline]
     fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
         self.board.mark(s, blocks);
     }
@@ -89,6 +90,7 @@ impl Recovery for Sack {
         self.high_rxt = Some(s.snd_una);
     }
 
+    #[inline]
     fn on_new_ack(&mut self, s: &mut SenderState, _newly: u64) -> AckVerdict {
         self.board.align(s.snd_una);
         if !s.in_recovery {
@@ -113,6 +115,7 @@ impl Recovery for Sack {
         false
     }
 
+    #[inline]
     fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
         self.board.align(s.snd_una);
         if !s.in_recovery {

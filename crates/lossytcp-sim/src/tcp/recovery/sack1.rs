@@ -70,6 +70,7 @@ impl Recovery for Sack1 {
         true
     }
 
+    #[inline]
     fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
         self.changed = false;
         self.hold_sends = false;
@@ -81,6 +82,7 @@ impl Recovery for Sack1 {
 
     /// Outside recovery a duplicate ACK counts only if its SACK blocks changed the scoreboard
     /// (`if (scb_->CheckUpdate()) { ++dupacks_ ... send_one() }`), and none while `timeout_`.
+    #[inline]
     fn counts_dupack(&self, s: &SenderState) -> bool {
         s.in_recovery || (!self.after_timeout && self.changed)
     }
@@ -118,6 +120,7 @@ impl Recovery for Sack1 {
     }
 
     /// A partial ACK (partial_ack_ off) takes no RTT sample; recv() sets `t_backoff_ = 1`.
+    #[inline]
     fn partial_ack_timing(&self, s: &SenderState, ack: u64) -> PartialAckTiming {
         if s.in_recovery && ack < self.recovery_point {
             PartialAckTiming::EndBackoff
@@ -126,6 +129,7 @@ impl Recovery for Sack1 {
         }
     }
 
+    #[inline]
     fn on_new_ack(&mut self, s: &mut SenderState, _newly: u64) -> AckVerdict {
         self.align(s.snd_una);
         if !s.in_recovery {
@@ -171,6 +175,7 @@ impl Recovery for Sack1 {
     /// send_much(): outside recovery the window rule (the scoreboard is empty there); in
     /// recovery while `pipe_ < int(cwnd_)`, GetNextRetran() first, else new data within
     /// `highest_ack_ + wnd_`.
+    #[inline]
     fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
         self.align(s.snd_una);
         if !s.in_recovery {

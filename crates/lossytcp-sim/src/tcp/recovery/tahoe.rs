@@ -26,6 +26,7 @@ impl Recovery for Tahoe {
         s.note_loss(LossKind::FastRetransmit);
         s.snd_nxt = s.snd_una;
     }
+    #[inline]
     fn on_new_ack(&mut self, _s: &mut SenderState, _newly: u64) -> AckVerdict {
         AckVerdict::NORMAL
     }

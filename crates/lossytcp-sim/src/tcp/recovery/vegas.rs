@@ -113,6 +113,7 @@ impl Recovery for Vegas {
         }
     }
 
+    #[inline]
     fn on_new_ack(&mut self, s: &mut SenderState, _newly: u64) -> AckVerdict {
         if self.dupacks > s.dupthresh && s.cwnd > self.cut_window {
             s.cwnd = if self.p.zero_window_deflation {
@@ -128,6 +129,7 @@ impl Recovery for Vegas {
 
     /// After the window rule and the fine clock have seen the new ACK: the first one or two
     /// new ACKs after a retransmission retransmit the next segment if its fine timeout expired.
+    #[inline]
     fn after_new_ack(&mut self, s: &mut SenderState) {
         if self.worried == 0 {
             return;
@@ -152,6 +154,7 @@ impl Recovery for Vegas {
         false
     }
 
+    #[inline]
     fn burst_cap(&self, s: &SenderState) -> Option<u32> {
         self.holds_new_data(s).then_some(0)
     }
