@@ -20,10 +20,13 @@ pub struct Segment {
     pub retransmission: bool,
 }
 
-pub struct Sender {
+/// The plugins are type parameters, so a growth or recovery plugin of another crate (or of a
+/// test) plugs in without touching the engine; the simulator uses the enum-dispatched sets of
+/// this crate's plugins.
+pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     pub state: SenderState,
-    growth: GrowthImpl,
-    recovery: RecoveryImpl,
+    growth: G,
+    recovery: R,
     rtt: RttEstimator,
     sampling: RttSampling,
     compat: super::Compat,
@@ -35,6 +38,8 @@ pub struct Sender {
     next_send_at: Time,
     /// Data waits for the pacing timer.
     paced_out: bool,
+    /// The segment the window released but pacing held back (sent first next time).
+    held: Option<Segment>,
     /// Measure `AckCtx::rtt_sample` on every ACK (see its doc).
     exact_rtt: bool,
     initial_window: f64,
@@ -45,8 +50,21 @@ pub struct Sender {
 }
 
 impl Sender {
-    /// A sender whose application has `limit` segments (u64::MAX: a bulk sender).
+    /// A sender whose application has `limit` segments (u64::MAX: a bulk sender), with the
+    /// plugins `cfg` names.
     pub fn new(cfg: &SenderConfig, limit: u64) -> Self {
+        Self::with_plugins(
+            cfg,
+            GrowthImpl::new(&cfg.growth),
+            RecoveryImpl::new(&cfg.recovery),
+            limit,
+        )
+    }
+}
+
+impl<G: Growth, R: Recovery> Sender<G, R> {
+    /// A sender with the given plugins (`cfg.growth` and `cfg.recovery` are not read).
+    pub fn with_plugins(cfg: &SenderConfig, growth: G, recovery: R, limit: u64) -> Self {
         let mut state = SenderState::new(cfg.initial_window, cfg.max_window, cfg.dupthresh, limit);
         let c = cfg.compat;
         if c.ssthresh_starts_at_window {
@@ -58,13 +76,12 @@ impl Sender {
         state.fine = cfg
             .fine_clock
             .map(|m| FineClock::new(cfg.max_window, m == FineClockMode::Ns2));
-        let growth = GrowthImpl::new(&cfg.growth);
         let log = SendLog::new(cfg.max_window, growth.wants_rate_samples());
         let exact_rtt = cfg.sampling == RttSampling::PerAck || growth.wants_rtt_samples();
         Self {
             state,
             growth,
-            recovery: RecoveryImpl::new(&cfg.recovery),
+            recovery,
             rtt: RttEstimator::new(cfg.rtt.clone()),
             sampling: cfg.sampling,
             compat: c,
@@ -73,6 +90,7 @@ impl Sender {
             rto_deadline: None,
             next_send_at: Time::ZERO,
             paced_out: false,
+            held: None,
             exact_rtt,
             initial_window: f64::from(cfg.initial_window),
             dup_run: 0,
@@ -174,6 +192,13 @@ impl Sender {
             self.transmit(now, seq, retx, out);
         }
         self.state.retransmit_now.clear();
+        if let Some(h) = self.held {
+            if !self.may_send(now) {
+                return;
+            }
+            self.held = None;
+            self.transmit(now, h.seq, h.retransmission, out);
+        }
         let mut budget = self.recovery.burst_cap(&self.state).unwrap_or(u32::MAX);
         if budget > 0 {
             if let Some(c) = &mut self.state.fine {
@@ -181,13 +206,17 @@ impl Sender {
             }
         }
         while budget > 0 {
-            if paced && !self.may_send(now) {
-                return;
-            }
             let high = self.state.snd_max;
             let Some(seq) = self.recovery.next_segment(&mut self.state) else {
                 break;
             };
+            if paced && !self.may_send(now) {
+                self.held = Some(Segment {
+                    seq,
+                    retransmission: seq < high,
+                });
+                return;
+            }
             self.transmit(now, seq, seq < high, out);
             budget -= 1;
         }
@@ -437,5 +466,154 @@ impl Sender {
     /// Loss events since the last call (the simulator classifies them as spurious or not).
     pub fn drain_events(&mut self) -> std::vec::Drain<'_, LossEvent> {
         self.state.events.drain(..)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::{GrowthConfig, Reno, RenoParams};
+    use crate::tcp::recovery::{RecoveryConfig, Sack};
+    use crate::tcp::rtt::RttConfig;
+    use crate::tcp::{Compat, NoTruth};
+
+    fn ms(x: u64) -> Time {
+        Time(x * 1_000_000)
+    }
+
+    fn cfg(initial_window: u32) -> SenderConfig {
+        SenderConfig {
+            growth: GrowthConfig::Reno(RenoParams::default()),
+            recovery: RecoveryConfig::Sack,
+            rtt: RttConfig::default(),
+            sampling: RttSampling::PerAck,
+            compat: Compat::default(),
+            max_window: 16,
+            initial_window,
+            dupthresh: 3,
+            fine_clock: None,
+        }
+    }
+
+    /// Reno growth that records the context of every ACK and asks for every measurement.
+    #[derive(Default)]
+    struct Recorder {
+        reno: Reno,
+        seen: Vec<AckCtx>,
+    }
+
+    impl Growth for Recorder {
+        fn on_ack_arrival(&mut self, _s: &SenderState, ctx: &AckCtx) {
+            self.seen.push(*ctx);
+        }
+        fn on_ack(&mut self, s: &mut SenderState, ctx: &AckCtx) {
+            self.reno.on_ack(s, ctx);
+        }
+        fn on_congestion_event(&mut self, s: &SenderState, k: CongestionKind, c: &AckCtx) -> Cut {
+            self.reno.on_congestion_event(s, k, c)
+        }
+        fn wants_rate_samples(&self) -> bool {
+            true
+        }
+    }
+
+    fn sent(out: &mut Vec<Segment>) -> Vec<u64> {
+        out.drain(..).map(|s| s.seq).collect()
+    }
+
+    #[test]
+    fn growth_hooks_see_the_clock_rtt_acked_delivered_and_rate() {
+        let c = cfg(4);
+        let mut tx = Sender::with_plugins(&c, Recorder::default(), Sack::default(), u64::MAX);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        assert_eq!(sent(&mut out), vec![0, 1, 2, 3]);
+        // Segment 0 arrives: one delivered in 100 ms; slow start opens cwnd to 5.
+        tx.on_ack(ms(100), 1, &[], &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![4, 5]);
+        // Segment 1 was lost; segment 2 is SACKed: a duplicate ACK that delivers one.
+        tx.on_ack(ms(101), 1, &[(2, 3)], &NoTruth, &mut out);
+        let seen = &tx.growth.seen;
+        assert_eq!(seen.len(), 2);
+        let a = seen[0];
+        assert_eq!(a.now, ms(100));
+        assert_eq!(a.rtt_sample, Some(Dur::from_secs(0.1)));
+        assert_eq!((a.newly_acked, a.newly_delivered), (1, 1));
+        let r = a.rate.expect("a rate sample");
+        // Sent with nothing delivered at time 0; one delivered over max(0, 100 ms).
+        assert_eq!((r.delivered, r.interval), (1, Dur::from_secs(0.1)));
+        assert_eq!(r.delivery_rate, 10.0);
+        let b = seen[1];
+        assert_eq!((b.newly_acked, b.newly_delivered), (0, 1));
+        assert_eq!(b.rtt_sample, Some(Dur::from_secs(0.101)));
+        let r = b.rate.expect("a rate sample");
+        assert_eq!((r.delivered, r.interval), (2, Dur::from_secs(0.101)));
+        assert_eq!(tx.state.min_rtt, Some(Dur::from_secs(0.1)));
+    }
+
+    /// A plugin that owns the window (BBR's shape): a fixed window and pacing rate.
+    struct FixedRate {
+        cwnd: f64,
+        rate: f64,
+        cut: bool,
+    }
+
+    impl Growth for FixedRate {
+        fn on_ack(&mut self, _s: &mut SenderState, _ctx: &AckCtx) {
+            panic!("a plugin that owns the window gets cong_control, not on_ack");
+        }
+        fn on_congestion_event(&mut self, s: &SenderState, _k: CongestionKind, _c: &AckCtx) -> Cut {
+            self.cut = true;
+            Cut {
+                ssthresh: s.ssthresh,
+                cwnd: s.cwnd,
+            }
+        }
+        fn owns_window(&self) -> bool {
+            true
+        }
+        fn cong_control(&mut self, s: &mut SenderState, ctx: &AckCtx) {
+            assert!(ctx.rate.is_some() || ctx.newly_delivered == 0);
+            s.cwnd = self.cwnd;
+            s.pacing_rate = Some(self.rate);
+        }
+    }
+
+    #[test]
+    fn a_window_owning_plugin_paces_its_segments() {
+        let c = cfg(4);
+        let g = FixedRate {
+            cwnd: 6.0,
+            rate: 100.0,
+            cut: false,
+        };
+        let mut tx = Sender::with_plugins(&c, g, Sack::default(), u64::MAX);
+        tx.state.pacing_rate = Some(100.0); // 10 ms per segment from the start
+        let mut out = Vec::new();
+        let mut times = Vec::new();
+        tx.start(ms(0), &mut out);
+        times.extend(out.drain(..).map(|s| (0, s.seq)));
+        while let Some(t) = tx.pacing_deadline() {
+            tx.on_pacing_timer(t, &mut out);
+            times.extend(out.drain(..).map(|s| (t.0 / 1_000_000, s.seq)));
+        }
+        assert_eq!(times, vec![(0, 0), (10, 1), (20, 2), (30, 3)]);
+        // The ACK of segment 0 at 100 ms: the plugin sets cwnd 6, so segments 4-6 may go,
+        // one now and the others 10 ms apart.
+        tx.on_ack(ms(100), 1, &[], &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![4]);
+        assert_eq!(tx.state.cwnd, 6.0);
+        assert_eq!(tx.pacing_deadline(), Some(ms(110)));
+        tx.on_pacing_timer(ms(110), &mut out);
+        assert_eq!(sent(&mut out), vec![5]);
+        tx.on_pacing_timer(ms(120), &mut out);
+        assert_eq!(sent(&mut out), vec![6]);
+        assert_eq!(tx.pacing_deadline(), None, "the window is full");
+        // Three SACKs of segments above the lost 1: a fast retransmit, cut by the plugin.
+        for (k, hi) in [(2u64, 3u64), (2, 4), (2, 5)].iter().enumerate() {
+            tx.on_ack(ms(130 + k as u64), 1, &[*hi], &NoTruth, &mut out);
+        }
+        assert!(tx.growth.cut);
+        assert_eq!(tx.state.events.len(), 1);
     }
 }
