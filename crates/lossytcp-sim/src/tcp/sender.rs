@@ -33,6 +33,8 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     log: SendLog,
     /// Per-window sampling: the timed segment and when it was sent.
     timed: Option<(u64, Time)>,
+    /// The highest segment ever retransmitted (for Karn's rule on cumulative ACKs).
+    max_retransmitted: Option<u64>,
     rto_deadline: Option<Time>,
     /// Pacing: the earliest time the next segment may leave.
     next_send_at: Time,
@@ -87,6 +89,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             compat: c,
             log,
             timed: None,
+            max_retransmitted: None,
             rto_deadline: None,
             next_send_at: Time::ZERO,
             paced_out: false,
@@ -144,6 +147,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             c.record(seq);
         }
         if retransmission {
+            self.max_retransmitted = Some(self.max_retransmitted.map_or(seq, |m| m.max(seq)));
             // Karn: a retransmission spoils any timing in flight for that segment (ns-2 ends
             // the timing only at a fast retransmit or timeout, see `Compat::ns2_rtt_timing`).
             if !self.compat.ns2_rtt_timing && self.timed.is_some_and(|(t, _)| seq <= t) {
@@ -267,11 +271,21 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.growth.on_congestion_event(&self.state, kind, ctx)
     }
 
+    /// Karn's rule for a cumulative ACK (RFC 6298 §3): an ACK that newly acknowledges a
+    /// retransmitted segment is ambiguous as a whole. Its newest segment may have been sent
+    /// once, but it arrived long before: the ACK comes now because a retransmission filled
+    /// the hole below it, so `now - send time` measures the recovery, not the path. (Linux
+    /// discards such samples likewise: FLAG_RETRANS_DATA_ACKED in tcp_clean_rtx_queue().)
+    fn unambiguous(&self, old_una: u64, ack: u64) -> bool {
+        self.max_retransmitted.is_none_or(|m| m < old_una)
+            || !(old_una..ack).any(|q| self.log.clean_send_time(q).is_none())
+    }
+
     /// Records the deliveries of an ACK in the send log; returns the context for the plugins.
     #[inline]
     fn deliveries(&mut self, now: Time, old_una: u64, ack: u64, sack: &[(u64, u64)]) -> AckCtx {
         if !self.log.sampling() {
-            let rtt_sample = (self.exact_rtt && ack > old_una)
+            let rtt_sample = (self.exact_rtt && ack > old_una && self.unambiguous(old_una, ack))
                 .then(|| self.log.clean_send_time(ack - 1).map(|t| now - t))
                 .flatten();
             if let Some(r) = rtt_sample {
@@ -296,7 +310,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 newly_delivered += u64::from(self.log.on_delivered(q, now, true));
             }
         }
-        let rtt_sample = self.log.pending_rtt(now);
+        let rtt_sample = self
+            .log
+            .pending_rtt(now)
+            .filter(|_| self.unambiguous(old_una, ack));
         if let Some(r) = rtt_sample {
             if self.state.min_rtt.is_none_or(|m| r < m) {
                 self.state.min_rtt = Some(r);
