@@ -146,6 +146,47 @@ pub enum Variant {
     Sack,
     /// Brakmo & Peterson 1995, as ns-2 2.35's `Agent/TCP/Vegas`.
     Vegas,
+    /// Paper 003: NewReno whose reaction to a loss follows the Vegas loss predictor.
+    NewRenoLp,
+    /// Paper 003's upper bound: NewReno told the true cause of each loss.
+    IdealLp,
+    /// Westwood (Mascolo et al. 2001) with NewReno's recovery, as paper 003's Westwood-NR.
+    WestwoodNr,
+    /// Linux's Westwood+ with NewReno's recovery.
+    WestwoodPlus,
+}
+
+/// The Vegas loss predictor's thresholds of NewReno-LP, segments queued in the network
+/// (paper 003: alpha = 1, beta = 3).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LpParams {
+    pub alpha: f64,
+    pub beta: f64,
+}
+
+impl Default for LpParams {
+    fn default() -> Self {
+        Self {
+            alpha: 1.0,
+            beta: 3.0,
+        }
+    }
+}
+
+/// Westwood-NR's bandwidth filter: cut-off frequency `1 / tau_s`, a virtual null sample after
+/// `tau_s / m` without ACKs (Mascolo et al. 2001; see `tcp::cc::westwood`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WestwoodFilter {
+    pub tau_s: f64,
+    pub m: f64,
+}
+
+impl Default for WestwoodFilter {
+    fn default() -> Self {
+        Self { tau_s: 0.5, m: 2.0 }
+    }
 }
 
 /// Vegas's thresholds, in segments queued in the network (ns-2: `v_alpha_ 1`, `v_beta_ 3`,
@@ -243,6 +284,12 @@ pub struct TcpConfig {
     /// Vegas only.
     #[serde(default)]
     pub vegas: VegasParams,
+    /// NewReno-LP only.
+    #[serde(default)]
+    pub lp: LpParams,
+    /// Westwood-NR only.
+    #[serde(default)]
+    pub westwood: WestwoodFilter,
     /// ns2 profile: the phase of the agent's RTT tick clock, as a fraction of a tick in
     /// [0, 1) (ns-2's `boot_time_ / tcpTick_`). `None` = the phase ns-2 2.35 itself uses in
     /// the scripts `lossytcp.ns2` writes (see `variant::ns2_tick_phase`).
@@ -434,6 +481,18 @@ impl Scenario {
             }
             if t.vegas.alpha > t.vegas.beta {
                 return Err(format!("flows[{i}]: Vegas needs alpha <= beta"));
+            }
+            if !(t.lp.alpha.is_finite() && t.lp.beta.is_finite() && t.lp.alpha <= t.lp.beta) {
+                return Err(format!(
+                    "flows[{i}]: the loss predictor needs finite alpha <= beta"
+                ));
+            }
+            finite_pos("westwood.tau_s", t.westwood.tau_s)?;
+            if !(t.westwood.m.is_finite() && t.westwood.m >= 2.0) {
+                return Err(format!(
+                    "flows[{i}]: westwood.m = {} must be >= 2 (Nyquist)",
+                    t.westwood.m
+                ));
             }
         }
         Ok(())

@@ -508,6 +508,24 @@ impl Simulation {
                         f.report.spurious_fast_retransmits += u64::from(spurious);
                     }
                 }
+                // A classifier's verdict against the truth: the cause of the segment's last
+                // dropped copy; a spurious detection (a copy survives) has none to judge.
+                if let Some(predicted) = e.predicted {
+                    let truth = if spurious {
+                        None
+                    } else {
+                        f.oracle.cause(e.seq)
+                    };
+                    if let Some(t) = truth {
+                        let c = &mut f.report.classification;
+                        c.classified += 1;
+                        match (predicted, t) {
+                            (p, t) if p == t => c.correct += 1,
+                            (LossCause::Channel, _) => c.congestion_called_wireless += 1,
+                            _ => c.wireless_called_congestion += 1,
+                        }
+                    }
+                }
             }
             for s in out.iter() {
                 f.oracle.on_send(s.seq);

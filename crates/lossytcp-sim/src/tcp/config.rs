@@ -3,6 +3,7 @@
 //! different value of the same fields, chosen once by the preset ([`super::variant`]).
 
 use super::cc::GrowthConfig;
+use super::loss_class::ClassifierConfig;
 use super::recovery::RecoveryConfig;
 use super::rtt::RttConfig;
 use crate::config::RttSampling;
@@ -24,6 +25,9 @@ pub struct SenderConfig {
     pub dupthresh: u32,
     /// Keep Vegas's per-segment fine clock (`fine_clock`), for the plugins that read it.
     pub fine_clock: Option<FineClockMode>,
+    /// Ask a loss classifier at every loss detection and spare the window on a wireless
+    /// verdict (paper 003's NewReno-LP and Ideal-LP).
+    pub classifier: Option<ClassifierConfig>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,6 +17,7 @@
 pub mod cc;
 pub mod config;
 pub mod fine_clock;
+pub mod loss_class;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;

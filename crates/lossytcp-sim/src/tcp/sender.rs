@@ -5,12 +5,14 @@
 use super::cc::{Growth, GrowthImpl};
 use super::config::{DelayGrowth, FineClockMode, SenderConfig};
 use super::fine_clock::FineClock;
+use super::loss_class::{wireless_cut, Classifier};
 use super::rate::SendLog;
 use super::recovery::{DupAck, PartialAckTiming, Recovery, RecoveryImpl};
 use super::rtt::RttEstimator;
 use super::state::{LossEvent, LossKind, SenderState};
 use super::{AckCtx, CongestionKind, Cut, LossTruth};
 use crate::config::RttSampling;
+use crate::packet::LossCause;
 use crate::time::{Dur, Time};
 
 /// A data segment the sender wants on the wire now.
@@ -27,6 +29,7 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     pub state: SenderState,
     growth: G,
     recovery: R,
+    classifier: Option<Classifier>,
     rtt: RttEstimator,
     sampling: RttSampling,
     compat: super::Compat,
@@ -79,11 +82,17 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             .fine_clock
             .map(|m| FineClock::new(cfg.max_window, m == FineClockMode::Ns2));
         let log = SendLog::new(cfg.max_window, growth.wants_rate_samples());
-        let exact_rtt = cfg.sampling == RttSampling::PerAck || growth.wants_rtt_samples();
+        let classifier = cfg.classifier.as_ref().map(Classifier::new);
+        let exact_rtt = cfg.sampling == RttSampling::PerAck
+            || growth.wants_rtt_samples()
+            || classifier
+                .as_ref()
+                .is_some_and(Classifier::wants_rtt_samples);
         Self {
             state,
             growth,
             recovery,
+            classifier,
             rtt: RttEstimator::new(cfg.rtt.clone()),
             sampling: cfg.sampling,
             compat: c,
@@ -266,9 +275,31 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.send_pending(now, out);
     }
 
-    /// The window cut of a congestion event, decided in one place.
-    fn congestion_event(&mut self, kind: CongestionKind, ctx: &AckCtx) -> Cut {
-        self.growth.on_congestion_event(&self.state, kind, ctx)
+    /// The window cut of a congestion event, decided in one place: the loss classifier's, if
+    /// the sender has one and it calls the loss wireless, else the growth plugin's. Returns
+    /// the classifier's verdict too, for the loss event.
+    fn congestion_event(
+        &mut self,
+        kind: CongestionKind,
+        ctx: &AckCtx,
+        truth: &dyn LossTruth,
+    ) -> (Cut, Option<LossCause>) {
+        let verdict = self
+            .classifier
+            .as_mut()
+            .map(|c| c.classify(&self.state, truth));
+        let cut = match verdict {
+            Some(LossCause::Channel) => wireless_cut(&self.state, kind),
+            _ => self.growth.on_congestion_event(&self.state, kind, ctx),
+        };
+        (cut, verdict)
+    }
+
+    /// Attaches the classifier's verdict to the loss event just noted.
+    fn note_verdict(&mut self, verdict: Option<LossCause>) {
+        if let (Some(v), Some(e)) = (verdict, self.state.events.last_mut()) {
+            e.predicted = Some(v);
+        }
     }
 
     /// Karn's rule for a cumulative ACK (RFC 6298 §3): an ACK that newly acknowledges a
@@ -336,7 +367,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         now: Time,
         ack: u64,
         sack: &[(u64, u64)],
-        _truth: &dyn LossTruth,
+        truth: &dyn LossTruth,
         out: &mut Vec<Segment>,
     ) {
         self.clock_at(now);
@@ -354,7 +385,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             && old_una < self.state.snd_max
             && self.recovery.counts_dupack(&self.state)
         {
-            self.on_dupack(now, &ctx, out);
+            self.on_dupack(now, &ctx, truth, out);
+        }
+        if let Some(c) = &mut self.classifier {
+            c.on_ack(&self.state, &ctx);
         }
         if self.growth.owns_window() {
             self.growth.cong_control(&mut self.state, &ctx);
@@ -420,18 +454,26 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
     }
 
-    fn on_dupack(&mut self, now: Time, ctx: &AckCtx, out: &mut Vec<Segment>) {
+    fn on_dupack(
+        &mut self,
+        now: Time,
+        ctx: &AckCtx,
+        truth: &dyn LossTruth,
+        out: &mut Vec<Segment>,
+    ) {
         self.state.dupacks += 1;
         self.dup_run += 1;
-        let cut = match self.recovery.on_dupack(&mut self.state) {
+        let entered = match self.recovery.on_dupack(&mut self.state) {
             DupAck::Nothing => None,
-            DupAck::Enter => Some(Some(
-                self.congestion_event(CongestionKind::FastRetransmit, ctx),
-            )),
-            DupAck::EnterWithoutCut => Some(None),
+            DupAck::Enter => {
+                let (cut, v) = self.congestion_event(CongestionKind::FastRetransmit, ctx, truth);
+                Some((Some(cut), v))
+            }
+            DupAck::EnterWithoutCut => Some((None, None)),
         };
-        if let Some(cut) = cut {
+        if let Some((cut, verdict)) = entered {
             self.recovery.enter(&mut self.state, cut);
+            self.note_verdict(verdict);
             if self.recovery.backs_off_rto_at_fast_retransmit() {
                 self.rtt.back_off();
             }
@@ -449,7 +491,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     }
 
     /// The retransmission timer fired at `now` (the caller checks the deadline).
-    pub fn on_timeout(&mut self, now: Time, _truth: &dyn LossTruth, out: &mut Vec<Segment>) {
+    pub fn on_timeout(&mut self, now: Time, truth: &dyn LossTruth, out: &mut Vec<Segment>) {
         self.clock_at(now);
         self.rto_deadline = None;
         let s = &self.state;
@@ -465,11 +507,13 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             now,
             ..AckCtx::default()
         };
-        let cut = self.congestion_event(CongestionKind::Timeout, &ctx);
+        let (cut, verdict) = self.congestion_event(CongestionKind::Timeout, &ctx, truth);
         let s = &mut self.state;
         s.ssthresh = cut.ssthresh;
         s.cwnd = cut.cwnd;
         s.note_loss(LossKind::Timeout);
+        self.note_verdict(verdict);
+        let s = &mut self.state;
         s.snd_nxt = s.snd_una;
         self.recovery.after_timeout(s);
         self.rtt.back_off();
@@ -509,6 +553,7 @@ mod tests {
             initial_window,
             dupthresh: 3,
             fine_clock: None,
+            classifier: None,
         }
     }
 

@@ -15,6 +15,8 @@ pub enum LossKind {
 pub struct LossEvent {
     pub kind: LossKind,
     pub seq: u64,
+    /// A loss classifier's verdict on it (`loss_class`), for the accuracy report.
+    pub predicted: Option<crate::packet::LossCause>,
 }
 
 #[derive(Clone, Debug)]
@@ -115,6 +117,7 @@ impl SenderState {
         self.events.push(LossEvent {
             kind,
             seq: self.snd_una,
+            predicted: None,
         });
         self.recover = Some(self.snd_max);
         self.dupacks = 0;

@@ -2,8 +2,11 @@
 //! chosen profile (RFC, or ns-2 2.35's agents), resolved once from the scenario's flat
 //! `TcpConfig`.
 
-use super::cc::{GrowthConfig, Halving, RenoParams, VegasGrowthParams};
+use super::cc::{
+    GrowthConfig, Halving, RenoParams, VegasGrowthParams, WestwoodEstimator, WestwoodParams,
+};
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
+use super::loss_class::{ClassifierConfig, VegasPredictorParams};
 use super::recovery::{
     NewRenoParams, PartialAckWindow, RecoveryConfig, RenoRecoveryParams, VegasRecoveryParams,
 };
@@ -35,13 +38,19 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
     } else {
         Halving::Rfc5681
     };
-    let growth = if vegas {
-        GrowthConfig::Vegas(VegasGrowthParams {
+    let growth = match variant {
+        Variant::Vegas => GrowthConfig::Vegas(VegasGrowthParams {
             thresholds: t.vegas,
             halving,
-        })
-    } else {
-        GrowthConfig::Reno(RenoParams { halving })
+        }),
+        Variant::WestwoodNr => GrowthConfig::Westwood(WestwoodParams {
+            estimator: WestwoodEstimator::PerAck {
+                tau_s: t.westwood.tau_s,
+                m: t.westwood.m,
+            },
+        }),
+        Variant::WestwoodPlus => GrowthConfig::Westwood(WestwoodParams::plus()),
+        _ => GrowthConfig::Reno(RenoParams { halving }),
     };
     let exit_growth = t.recovery_exit_growth_on();
     let recovery = match variant {
@@ -51,7 +60,11 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             exit_growth,
             ns2_timeout: ns2,
         }),
-        Variant::NewReno => RecoveryConfig::NewReno(NewRenoParams {
+        Variant::NewReno
+        | Variant::NewRenoLp
+        | Variant::IdealLp
+        | Variant::WestwoodNr
+        | Variant::WestwoodPlus => RecoveryConfig::NewReno(NewRenoParams {
             window: if ns2 {
                 PartialAckWindow::Ns2 {
                     deflation: t.partial_window_deflation_on(),
@@ -133,5 +146,13 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         } else {
             FineClockMode::Exact
         }),
+        classifier: match variant {
+            Variant::NewRenoLp => Some(ClassifierConfig::VegasPredictor(VegasPredictorParams {
+                alpha: t.lp.alpha,
+                beta: t.lp.beta,
+            })),
+            Variant::IdealLp => Some(ClassifierConfig::Oracle),
+            _ => None,
+        },
     }
 }

@@ -38,6 +38,8 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         recovery_exit_growth: Some(false),
         timer_every_partial_ack: None,
         vegas: VegasParams::default(),
+        lp: LpParams::default(),
+        westwood: WestwoodFilter::default(),
         tick_phase: None,
     }
 }

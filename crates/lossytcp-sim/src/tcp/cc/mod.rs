@@ -9,9 +9,11 @@
 
 mod reno;
 mod vegas;
+mod westwood;
 
 pub use reno::{Halving, Reno, RenoParams};
 pub use vegas::{Vegas, VegasGrowthParams};
+pub use westwood::{Estimator as WestwoodEstimator, Westwood, WestwoodParams};
 
 use super::state::SenderState;
 use super::{AckCtx, CongestionKind, Cut};
@@ -65,12 +67,14 @@ pub trait Growth {
 pub enum GrowthConfig {
     Reno(RenoParams),
     Vegas(VegasGrowthParams),
+    Westwood(WestwoodParams),
 }
 
 #[derive(Clone, Debug)]
 pub enum GrowthImpl {
     Reno(Reno),
     Vegas(Vegas),
+    Westwood(Westwood),
 }
 
 macro_rules! dispatch {
@@ -78,6 +82,7 @@ macro_rules! dispatch {
         match $self {
             GrowthImpl::Reno($g) => $e,
             GrowthImpl::Vegas($g) => $e,
+            GrowthImpl::Westwood($g) => $e,
         }
     };
 }
@@ -87,6 +92,7 @@ impl GrowthImpl {
         match c {
             GrowthConfig::Reno(p) => GrowthImpl::Reno(Reno::new(*p)),
             GrowthConfig::Vegas(p) => GrowthImpl::Vegas(Vegas::new(*p)),
+            GrowthConfig::Westwood(p) => GrowthImpl::Westwood(Westwood::new(*p)),
         }
     }
 }
