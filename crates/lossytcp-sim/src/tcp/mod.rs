@@ -12,7 +12,27 @@
 //! * a **compatibility** struct ([`Compat`]) for the sender-wide rules in which ns-2 2.35's
 //!   agents differ from the RFCs.
 //!
-//! Named variants are presets of these ([`variant::preset`]).
+//! Named variants are presets of these ([`variant::preset`]); a loss classifier
+//! ([`loss_class`]) may override the cut at each loss (paper 003's NewReno-LP and Ideal-LP).
+//!
+//! # One ACK, in order
+//! [`Sender::on_ack`]: the send log records what the ACK delivers and builds the [`AckCtx`]
+//! (exact RTT sample by Karn's rule for the whole ACK, acknowledged and delivered counts, a
+//! delivery-rate sample for plugins that ask); `Growth::on_ack_arrival`; the recovery plugin
+//! sees the SACK blocks; then either a new ACK (RTT estimator fed by the sampling rule,
+//! `Recovery::on_new_ack` decides growth and timer, `Growth::on_recovery_exit` /
+//! `Growth::on_ack`) or a duplicate the sender counts (`Recovery::on_dupack`; on a loss event
+//! the one cut, `Growth::on_congestion_event` or the classifier's, goes to `Recovery::enter`);
+//! a window-owning plugin's `Growth::cong_control`; then sending, paced if the plugin set a
+//! rate. A timeout: `Recovery::on_timeout`, the cut, go-back-N, `Recovery::after_timeout`.
+//!
+//! # Adding a sender
+//! A growth plugin is a file in `cc/` implementing [`cc::Growth`] (only `on_ack` and
+//! `on_congestion_event` are required), a variant of `cc::GrowthConfig` and of
+//! `cc::GrowthImpl` with one line in each of its two `match`es; likewise a recovery plugin in
+//! `recovery/`. A named variant is a `config::Variant` and its line in [`variant::preset`],
+//! and the Python name in `lossytcp`. A plugin of another crate, or of a test, needs none of
+//! that: `Sender::with_plugins` takes any `Growth` and `Recovery`.
 
 pub mod cc;
 pub mod config;
