@@ -12,7 +12,7 @@
 //!   (Karn's rule, no timer ticks). Vegas's own growth plugin keeps ns-2's bookkeeping on its
 //!   fine clock (`fine_clock`), quirks included, which a predictor on a NewReno sender must
 //!   not inherit.
-//! * [`Oracle`]: the true cause of the lost segment, which only the engine knows: Ideal-LP,
+//! * `Classifier::Oracle`: the true cause of the lost segment, which only the engine knows: Ideal-LP,
 //!   the upper bound of every predictor (paper 003, Section 5). It reads nothing else of the
 //!   engine's truth: one question per loss detection, about the segment retransmitted.
 //!
