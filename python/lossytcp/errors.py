@@ -47,14 +47,22 @@ class ParameterError(ValueError):
         return ParameterError(name, self.value, self.valid)
 
 
-class NoProgressError(ParameterError):
+class ScenarioError(ParameterError):
+    """The scenario as a whole cannot run: the message says why in a sentence (no single
+    parameter is to blame)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("scenario", None, message)
+        self.args = (message,)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class NoProgressError(ScenarioError):
     """The engine's Zeno guard ended a run making no progress in simulated time: the
     scenario's durations are too small for the engine's clock (1 ns) somewhere the floors
     checked before the run did not foresee."""
 
     def __init__(self, detail: str) -> None:
-        super().__init__("scenario", None, detail)
-        self.args = (f"the run made no progress: {detail}",)
-
-    def __str__(self) -> str:
-        return str(self.args[0])
+        super().__init__(f"the run made no progress: {detail}")

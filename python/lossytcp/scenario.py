@@ -74,6 +74,44 @@ def _set(obj: object, name: str, value: object) -> None:
     object.__setattr__(obj, name, value)
 
 
+class Record:
+    """Base of immutable records: ``@record`` (a dataclass without generated equality, repr
+    or frozen setters) subclasses get equality, hashing, repr and immutability from the
+    methods here. Code generated per dataclass costs about a millisecond per method at import,
+    which for the scenario's thirty classes was most of the command line's start-up."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # The dataclass's __init__ sets each field once; after that the record is frozen.
+        if name in self.__dict__:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in fields(self) if f.compare)  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self.__class__, self._key()))
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{f.name}={getattr(self, f.name)!r}"
+                          for f in fields(self) if f.repr)  # type: ignore[arg-type]
+        return f"{type(self).__name__}({parts})"
+
+
+#: The dataclass decorator of records (see :class:`Record`).
+record = dataclass(eq=False, repr=False)
+
+
 def _path(prefix: str, name: str) -> str:
     if not prefix:
         return name
@@ -99,7 +137,7 @@ def _plain(x: Any) -> Any:
     return x
 
 
-class _Data:
+class _Data(Record):
     """Shared plumbing of the scenario's dataclasses: building from plain data (unknown keys
     and missing required ones refused, nested values parsed) and back."""
 
@@ -179,7 +217,7 @@ def _tagged(table: Mapping[str, type], what: str, spec: Callable[[str, str], Any
 
 
 # ----------------------------------------------------------------------------------- delays
-@dataclass(frozen=True)
+@record
 class FixedDelay(_Data):
     """A constant one-way propagation delay."""
 
@@ -193,7 +231,7 @@ class FixedDelay(_Data):
         return {"kind": "fixed", "delay_s": self.delay_s}
 
 
-@dataclass(frozen=True)
+@record
 class SemiMarkovDelay(_Data):
     """Paper 001 §3.1's RTT process: M states of delay ``rtt_s[i]``, embedded transition
     matrix ``H``, holding time in state i of ``rtt_s[i]`` + Exp(mean ``excess_mean_s[i]``). A
@@ -236,7 +274,7 @@ def _delay(x: Any, path: str) -> FixedDelay | SemiMarkovDelay:
 
 
 # --------------------------------------------------------------------------------- channels
-@dataclass(frozen=True)
+@record
 class NoChannel(_Data):
     """A lossless channel."""
 
@@ -246,7 +284,7 @@ class NoChannel(_Data):
         return {"kind": "none"}
 
 
-@dataclass(frozen=True)
+@record
 class Bernoulli(_Data):
     """Independent losses with probability ``p``."""
 
@@ -260,7 +298,7 @@ class Bernoulli(_Data):
         return {"kind": "bernoulli", "p": self.p}
 
 
-@dataclass(frozen=True)
+@record
 class GilbertElliott(_Data):
     """Paper 000's two-state chain: Good -> Bad w.p. ``alpha``, Bad -> Good w.p. ``beta`` per
     step; ``advance`` = ``slot`` (a step per packet-time slot, idle or not) or
@@ -299,7 +337,7 @@ class GilbertElliott(_Data):
         return out
 
 
-@dataclass(frozen=True)
+@record
 class TwoState(_Data):
     """Paper 003's two-state channel in continuous time: Good and Bad periods of mean
     ``good_s`` and ``bad_s`` (``dist`` exp or fixed), a packet lost with the loss probability
@@ -325,7 +363,7 @@ class TwoState(_Data):
                 "loss_good": self.loss_good, "loss_bad": self.loss_bad, "dist": self.dist}
 
 
-@dataclass(frozen=True)
+@record
 class Burst(_Data):
     """Paper 002 Scenario I's DropTail stand-in: Good -> Bad w.p. ``p`` per packet, Bad drops
     everything for ``hold_s``."""
@@ -342,7 +380,7 @@ class Burst(_Data):
         return {"kind": "burst", "p": self.p, "hold_s": self.hold_s}
 
 
-@dataclass(frozen=True)
+@record
 class TraceChannel(_Data):
     """Outcomes given per transmission (``advance = transmission``) or per packet-time slot
     (``slot``): ``1`` lost, ``0`` delivered. From a ``file`` of those characters (whitespace
@@ -378,7 +416,7 @@ class TraceChannel(_Data):
         return {"kind": "trace", **src, "advance": self.advance}
 
 
-@dataclass(frozen=True)
+@record
 class Drops(_Data):
     """The first transmission of each listed data segment is lost; a segment listed k times
     loses its first k transmissions (exact scenarios)."""
@@ -454,7 +492,7 @@ def trace_outcomes(ch: Mapping[str, Any] | TraceChannel) -> list[bool]:
 
 
 # ----------------------------------------------------------------------------------- queues
-@dataclass(frozen=True)
+@record
 class DropTail(_Data):
     """A FIFO dropping arrivals when full: ``packets`` waiting besides the one in
     transmission (ns-2's ``limit_``), and optionally at most ``bytes`` bytes waiting."""
@@ -474,7 +512,7 @@ class DropTail(_Data):
         return {"queue": {"kind": "droptail", "packets": self.packets, "bytes": self.bytes}}
 
 
-@dataclass(frozen=True)
+@record
 class Red(_Data):
     """Random Early Detection as ns-2 2.35's ``Queue/RED`` implements Floyd & Jacobson 1993:
     ``packets`` the physical limit, ``min_th``/``max_th`` the thresholds of the average queue
@@ -541,7 +579,7 @@ queue = _tagged(QUEUES, "queue", _queue_spec, _queue_number)
 
 
 # ------------------------------------------------------------------------------------ links
-@dataclass(frozen=True)
+@record
 class Link(_Data):
     """One direction of a link from node ``src`` to node ``dst``: a queue, serialisation at
     ``rate_bps``, a channel deciding each packet's fate as it starts transmission, then the
@@ -589,7 +627,7 @@ class Link(_Data):
 Link.NESTED = {"delay": _delay, "queue": queue, "channel": channel}
 
 
-@dataclass(frozen=True)
+@record
 class Hop(_Data):
     """One hop of a chain, used in both directions: ``rate_bps``, one-way ``delay_s``, the
     queue, and the channel of the data direction."""
@@ -612,7 +650,7 @@ Hop.NESTED = {"queue": queue, "channel": channel}
 
 
 # -------------------------------------------------------------------------------------- TCP
-@dataclass(frozen=True)
+@record
 class Tcp(_Data):
     """A TCP sender's and receiver's settings (everything but the variant): sizes in bytes,
     windows in packets, timers in seconds. ``min_rto_s`` and ``initial_rto_s`` left out are
@@ -766,7 +804,7 @@ def _tcp(x: Any, path: str) -> Tcp:
 
 
 # ------------------------------------------------------------------------------------ flows
-@dataclass(frozen=True)
+@record
 class Bulk(_Data):
     """A persistent sender (FTP): always data to send."""
 
@@ -776,7 +814,7 @@ class Bulk(_Data):
         return {"kind": "bulk"}
 
 
-@dataclass(frozen=True)
+@record
 class Transfer(_Data):
     """One finite transfer of ``bytes``; the flow reports its completion time."""
 
@@ -793,7 +831,7 @@ class Transfer(_Data):
 _app = _tagged({"bulk": Bulk, "transfer": Transfer}, "application")
 
 
-@dataclass(frozen=True)
+@record
 class Flow(_Data):
     """A TCP flow from node ``src`` to node ``dst`` (the topology's default path when left
     out), or along explicit link paths ``forward``/``reverse`` (indices into the expanded
@@ -855,7 +893,7 @@ Flow.NESTED = {"tcp": _tcp, "app": _app}
 
 
 # ---------------------------------------------------------------------------------- traffic
-@dataclass(frozen=True)
+@record
 class FixedSize(_Data):
     KIND = "fixed"
     bytes: int
@@ -867,7 +905,7 @@ class FixedSize(_Data):
         return {"kind": "fixed", "bytes": self.bytes}
 
 
-@dataclass(frozen=True)
+@record
 class ExpSize(_Data):
     KIND = "exp"
     mean_bytes: float
@@ -879,7 +917,7 @@ class ExpSize(_Data):
         return {"kind": "exp", "mean_bytes": self.mean_bytes}
 
 
-@dataclass(frozen=True)
+@record
 class ParetoSize(_Data):
     """Pareto sizes of the given mean; ``shape`` > 1 for the mean to exist."""
 
@@ -921,7 +959,7 @@ def _endpoints(obj: Any) -> None:
             raise ParameterError(k, x, "must be a non-empty name")
 
 
-@dataclass(frozen=True)
+@record
 class Cbr(_Data):
     """A UDP constant-bit-rate source: ``packet_size_bytes`` packets at ``rate_bps`` from
     ``start_s`` to ``stop_s`` (the end of the run if left out)."""
@@ -952,7 +990,7 @@ class Cbr(_Data):
                 "stop_s": self.stop_s}
 
 
-@dataclass(frozen=True)
+@record
 class OnOff(_Data):
     """A UDP exponential on/off source as ns-2's ``Application/Traffic/Exponential``: at
     ``rate_bps`` during exponential on periods of mean ``on_s``, silent during exponential off
@@ -985,7 +1023,7 @@ class OnOff(_Data):
                 "off_s": self.off_s, "start_s": self.start_s, "stop_s": self.stop_s}
 
 
-@dataclass(frozen=True)
+@record
 class Transfers(_Data):
     """Finite TCP transfers arriving as a Poisson process of ``arrival_rate_per_s``, sizes
     from ``size``; at most ``max_concurrent`` at a time (arrivals beyond are refused, as paper
@@ -1068,7 +1106,7 @@ def _duplex(a: str, b: str, rate_bps: float, delay: Any, q: Any, fwd_channel: An
             Link(rate_bps=rate_bps, delay=delay, queue=q, channel=rev_channel, src=b, dst=a)]
 
 
-@dataclass(frozen=True)
+@record
 class SingleLink(_Data):
     """One link each way between S and D (simulate()'s default): ``rate_bps``, a two-way
     propagation delay ``rtt_s`` split evenly (or, with ``delay``, paper 001's semi-Markov
@@ -1121,7 +1159,7 @@ SingleLink.NESTED = {"delay": _delay, "queue": queue, "channel": channel,
                      "ack_channel": channel}
 
 
-@dataclass(frozen=True)
+@record
 class Chain(_Data):
     """A chain of hops S -> N1 -> ... -> D, each used in both directions (simulate()'s
     ``hops``). ACKs return over the same hops; ``ack_channel`` sits on the hop leaving D.
@@ -1191,7 +1229,7 @@ class Chain(_Data):
 Chain.NESTED = {"ack_channel": channel, "delay": _delay}
 
 
-@dataclass(frozen=True)
+@record
 class TwoHop(_Data):
     """Paper 003 Fig. 1: S -(sn_rate_bps, sn_delay_s)- N -(nd_rate_bps, nd_delay_s)- D, the
     N-D hop wireless: ``channel`` on N -> D only, ``ack_channel`` on D -> N. ``queue`` on every
@@ -1235,7 +1273,7 @@ class TwoHop(_Data):
 TwoHop.NESTED = {"queue": queue, "channel": channel, "ack_channel": channel}
 
 
-@dataclass(frozen=True)
+@record
 class Dumbbell(_Data):
     """Paper 002 Scenario II (Fig. 8): senders A1..An -> B -> C -> D1..Dn. The bottleneck B-C
     (``bottleneck_rate_bps``, ``bottleneck_delay_s``, ``queue`` and ``channel`` on B -> C);
@@ -1304,7 +1342,7 @@ class Dumbbell(_Data):
 Dumbbell.NESTED = {"access_queue": queue, "queue": queue, "channel": channel}
 
 
-@dataclass(frozen=True)
+@record
 class Network(_Data):
     """Nodes and directed links listed one by one (each link naming ``src`` and ``dst``).
     Flows and traffic are routed statically over the fewest hops, the lowest link index
@@ -1411,7 +1449,7 @@ def route(net: Net, src: str, dst: str) -> list[int] | None:
 
 
 # ---------------------------------------------------------------------------------- tracing
-@dataclass(frozen=True)
+@record
 class QueueTrace(_Data):
     """The queue of ``link`` (an index, or ``"B->C"``) traced from ``from_s`` to ``to_s``:
     time, length, RED average, arrivals and drops with their flow."""
@@ -1434,7 +1472,7 @@ class QueueTrace(_Data):
             raise ParameterError("to_s", self.to_s, f"must be > from_s = {self.from_s}")
 
 
-@dataclass(frozen=True)
+@record
 class Tracing(_Data):
     """Optional traces: every data transmission (``sends``), the window whenever it changes
     (``window``), a queue over a bounded time window (``queue``)."""
@@ -1462,7 +1500,7 @@ def _flow(x: Any, path: str) -> Flow:
     return x if isinstance(x, Flow) else Flow.from_dict(x, path)
 
 
-@dataclass(frozen=True)
+@record
 class Scenario(_Data):
     """A whole run: topology, flows, traffic, seed, duration, traces. Built, it is valid:
     every field in its range, every flow and source routed, every duration above the engine's

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import _validate as v
 from . import scenario as sc_mod
-from .errors import NoProgressError, ParameterError
-from .scenario import VARIANTS, Scenario
+from .errors import NoProgressError, ParameterError, ScenarioError
+from .scenario import VARIANTS, Record, Scenario, record
 
 if TYPE_CHECKING:
     import numpy as np
@@ -88,8 +88,8 @@ class RunMetrics:
         return self.packets_sent / self.packets_delivered if self.packets_delivered else math.nan
 
 
-@dataclass(frozen=True)
-class SimReport(RunMetrics):
+@record
+class SimReport(Record, RunMetrics):
     """One run of one flow. Rates are over ``elapsed_s`` (to the end of the run, or to the
     completion of a finite transfer); ``*_norm`` divide by the bottleneck capacity. Times are
     whole nanoseconds (the engine's clock), shown as such."""
@@ -153,7 +153,7 @@ def _mean(x: np.ndarray) -> float:
     return float(x.mean()) if x.size else math.nan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)   # a dataclass (not a record): lossytcp.ns2's Ns2Summary derives from it
 class SeedSummary:
     """Runs of the same scenario over several seeds."""
 
@@ -176,8 +176,8 @@ class SeedSummary:
 
 
 # ------------------------------------------------------------------------ network reports
-@dataclass(frozen=True)
-class LinkReport:
+@record
+class LinkReport(Record):
     """One directed link's counters (``extra``: keys of newer engines)."""
 
     index: int
@@ -194,8 +194,8 @@ class LinkReport:
                 "queue_drops": self.queue_drops, **self.extra}
 
 
-@dataclass(frozen=True)
-class TrafficReport:
+@record
+class TrafficReport(Record):
     """One traffic source's report from the engine (packets, transfers, completion times,
     goodput), as a mapping of the engine's keys."""
 
@@ -215,8 +215,8 @@ _SUMMED = ("packets_sent", "retransmissions", "channel_losses", "queue_drops",
            "fast_retransmits", "spurious_timeouts", "spurious_fast_retransmits")
 
 
-@dataclass(frozen=True)
-class NetReport:
+@record
+class NetReport(Record):
     """One run of a scenario: a :class:`SimReport` per flow, the links and traffic sources,
     and the flows' aggregate (:meth:`metric`): counters summed, packet rates summed, and the
     normalised rates divided by the largest flow's bottleneck capacity (the shared
@@ -296,8 +296,8 @@ class NetReport:
         return out
 
 
-@dataclass(frozen=True)
-class NetSummary:
+@record
+class NetSummary(Record):
     """Runs of one scenario over several seeds: means and 95% intervals of the aggregate,
     of Jain's index, and of each flow's metrics (:meth:`flow`)."""
 
@@ -471,8 +471,11 @@ def _engine_run(engine_json: dict[str, Any] | str, control: Any = None) -> dict[
     except _sim.NoProgress as e:
         raise NoProgressError(str(e)) from None
     except ValueError as e:
-        raise ParameterError("scenario", "(validated in Python)",
-                             f"the engine refused it: {e}") from None
+        if "unknown field" in str(e):
+            raise ScenarioError(f"this build of the engine does not run networks yet (named "
+                                f"nodes, routed flows, generated traffic, RED: issue 9); it "
+                                f"refused the scenario: {e}") from None
+        raise ScenarioError(f"the engine refused the scenario: {e}") from None
 
 
 def _round_ns(x: float | None) -> float | None:
