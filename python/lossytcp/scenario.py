@@ -437,11 +437,30 @@ class Drops(_Data):
         return {"kind": "drops", "seqs": list(self.seqs)}
 
 
-Channel = NoChannel | Bernoulli | GilbertElliott | TwoState | Burst | TraceChannel | Drops
+@record
+class FlowDrops(_Data):
+    """:class:`Drops` naming the flow as well: the first transmission of segment ``seqs[i]``
+    of flow ``flow`` (an index into the scenario's expanded flows) is lost."""
+
+    KIND = "flow_drops"
+    flow: int
+    seqs: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        _set(self, "flow", v.integer("flow", self.flow, 0, 2**32 - 1))
+        _set(self, "seqs", Drops(self.seqs).seqs)
+
+    def engine(self) -> dict[str, Any]:
+        return {"kind": "flow_drops", "drops": [{"flow": self.flow, "seq": s}
+                                                for s in self.seqs]}
+
+
+Channel = (NoChannel | Bernoulli | GilbertElliott | TwoState | Burst | TraceChannel | Drops
+           | FlowDrops)
 CHANNELS: dict[str, type] = {"none": NoChannel, "bernoulli": Bernoulli,
                              "gilbert_elliott": GilbertElliott, "ge": GilbertElliott,
                              "two_state": TwoState, "twostate": TwoState, "burst": Burst,
-                             "trace": TraceChannel, "drops": Drops}
+                             "trace": TraceChannel, "drops": Drops, "flow_drops": FlowDrops}
 
 
 def _channel_spec(text: str, path: str) -> Channel:
@@ -516,11 +535,15 @@ class DropTail(_Data):
 class Red(_Data):
     """Random Early Detection as ns-2 2.35's ``Queue/RED`` implements Floyd & Jacobson 1993:
     ``packets`` the physical limit, ``min_th``/``max_th`` the thresholds of the average queue
-    (ns-2's ``thresh_``/``maxthresh_``), ``max_p`` the drop probability at ``max_th`` (ns-2's
-    ``1/linterm_``), ``w_q`` the averaging weight (``q_weight_``), ``gentle`` (probability
-    rising to 1 at 2 ``max_th``), ``wait`` (space drops apart), ``bytes`` (byte mode) and
-    ``mean_packet_size_bytes`` (``mean_pktsize_``). Left out, a parameter takes ns-2 2.35's
-    default (automatic thresholds and weight, gentle and wait on, packet mode, 500 B)."""
+    (ns-2's ``thresh_``/``maxthresh_``, in packets), ``max_p`` the drop probability at
+    ``max_th`` (ns-2's ``1/linterm_``), ``w_q`` the averaging weight (``q_weight_``),
+    ``gentle`` (probability rising to 1 at 2 ``max_th``), ``wait`` (space drops apart),
+    ``bytes`` (``bytes_``: drop probability scaled by packet size), ``queue_in_bytes``
+    (``queue_in_bytes_``), ``mean_packet_size_bytes`` (``mean_pktsize_``), ``use_mark_p``
+    (``use_mark_p_``) and ``target_delay_s`` (``targetdelay_``, for the automatic
+    thresholds). Left out, a parameter takes ns-2 2.35's default (tcl/lib/ns-default.tcl:
+    automatic thresholds and weight, max_p 0.1, gentle, wait, bytes and queue_in_bytes on,
+    500 B, use_mark_p on, 5 ms)."""
 
     KIND = "red"
     packets: int
@@ -531,7 +554,10 @@ class Red(_Data):
     gentle: bool | None = None
     wait: bool | None = None
     bytes: bool | None = None
+    queue_in_bytes: bool | None = None
     mean_packet_size_bytes: int | None = None
+    use_mark_p: bool | None = None
+    target_delay_s: float | None = None
 
     def __post_init__(self) -> None:
         _set(self, "packets", v.integer("packets", self.packets, 1, MAX_QUEUE_PACKETS))
@@ -545,8 +571,11 @@ class Red(_Data):
             _set(self, "max_p", v.probability("max_p", self.max_p, open_low=True))
         if self.w_q is not None:
             _set(self, "w_q", v.probability("w_q", self.w_q, open_low=True))
-        for k in ("gentle", "wait", "bytes"):
+        for k in ("gentle", "wait", "bytes", "queue_in_bytes", "use_mark_p"):
             _set(self, k, v.optional_boolean(k, getattr(self, k), "ns-2's default"))
+        if self.target_delay_s is not None:
+            _set(self, "target_delay_s", v.duration("target_delay_s", self.target_delay_s,
+                                                    open_low=True))
         if self.mean_packet_size_bytes is not None:
             _set(self, "mean_packet_size_bytes",
                  v.integer("mean_packet_size_bytes", self.mean_packet_size_bytes, 1, 65535))
@@ -961,20 +990,23 @@ def _endpoints(obj: Any) -> None:
 
 @record
 class Cbr(_Data):
-    """A UDP constant-bit-rate source: ``packet_size_bytes`` packets at ``rate_bps`` from
-    ``start_s`` to ``stop_s`` (the end of the run if left out)."""
+    """A UDP constant-bit-rate source as ns-2's ``Application/Traffic/CBR``:
+    ``packet_size_bytes`` packets at ``rate_bps`` from ``start_s`` to ``stop_s`` (the end of
+    the run if left out); ``random`` jitters each interval (ns-2's ``random_``)."""
 
     KIND = "cbr"
     rate_bps: float
     src: str | None = None
     dst: str | None = None
     packet_size_bytes: int = 1000
+    random: bool = False
     start_s: float = 0.0
     stop_s: float | None = None
     label: str | None = None
 
     def __post_init__(self) -> None:
         _set(self, "rate_bps", v.positive("rate_bps", self.rate_bps))
+        _set(self, "random", v.boolean("random", self.random))
         _set(self, "packet_size_bytes",
              v.integer("packet_size_bytes", self.packet_size_bytes, 1, 65535))
         _set(self, "start_s", v.duration("start_s", self.start_s))
@@ -986,8 +1018,8 @@ class Cbr(_Data):
 
     def engine(self) -> dict[str, Any]:
         return {"kind": "cbr", "src": self.src, "dst": self.dst, "rate_bps": self.rate_bps,
-                "packet_size_bytes": self.packet_size_bytes, "start_s": self.start_s,
-                "stop_s": self.stop_s}
+                "packet_size_bytes": self.packet_size_bytes, "random": self.random,
+                "start_s": self.start_s, "stop_s": self.stop_s}
 
 
 @record
@@ -1026,15 +1058,15 @@ class OnOff(_Data):
 @record
 class Transfers(_Data):
     """Finite TCP transfers arriving as a Poisson process of ``arrival_rate_per_s``, sizes
-    from ``size``; at most ``max_concurrent`` at a time (arrivals beyond are refused, as paper
-    002's 0-20 downloads per node) and ``max_transfers`` in all."""
+    from ``size``; at most ``max_concurrent`` open at a time (arrivals beyond are refused and
+    counted, as paper 002's 0-20 downloads per node) and ``max_transfers`` arrivals in all."""
 
     KIND = "transfers"
     arrival_rate_per_s: float
     size: FixedSize | ExpSize | ParetoSize
+    max_concurrent: int
     src: str | None = None
     dst: str | None = None
-    max_concurrent: int | None = None
     max_transfers: int | None = None
     variant: str = "newreno"
     tcp: Tcp = field(default_factory=Tcp)
@@ -1051,9 +1083,9 @@ class Transfers(_Data):
             raise ParameterError("arrival_rate_per_s", self.arrival_rate_per_s,
                                  "must be > 0 arrivals per second")
         _set(self, "size", _size(self.size, "size"))
-        for k in ("max_concurrent", "max_transfers"):
-            if getattr(self, k) is not None:
-                _set(self, k, v.integer(k, getattr(self, k), 1, 10**9))
+        _set(self, "max_concurrent", v.integer("max_concurrent", self.max_concurrent, 1, 10**6))
+        if self.max_transfers is not None:
+            _set(self, "max_transfers", v.integer("max_transfers", self.max_transfers, 1, 10**12))
         _set(self, "variant", v.choice("variant", self.variant, VARIANTS))
         _set(self, "tcp", _tcp(self.tcp, "tcp"))
         self.tcp.check_variant(self.variant)
@@ -1549,6 +1581,9 @@ class Scenario(_Data):
                     "least the engine's clock resolution (1 ns) to transmit")
             if lk.rate_bps < 1.0:
                 raise ParameterError(rate_name, lk.rate_bps, "must be >= 1 bit/s")
+            if isinstance(lk.channel, FlowDrops) and lk.channel.flow >= len(all_flows):
+                raise ParameterError(f"{channel_name}.flow", lk.channel.flow,
+                                     f"must name one of the {len(all_flows)} flows (0-based)")
             if isinstance(lk.channel, TwoState):
                 pt = smallest * 8 / lk.rate_bps
                 for k in ("good_s", "bad_s"):

@@ -488,6 +488,8 @@ def _flow_report(flow: Mapping[str, Any], variant: str, seed: int, events: int,
                  label: str | None = None) -> SimReport:
     names = {f.name for f in fields(SimReport)}
     kw = {k: flow[k] for k in names if k in flow}
+    engine_label = kw.pop("label", None)
+    label = label if label is not None else engine_label
     for k in ("elapsed_s", "completion_time_s", "final_rto_s", "srtt_s"):
         if k in kw:
             kw[k] = _round_ns(kw[k])

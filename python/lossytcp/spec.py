@@ -13,8 +13,10 @@ Channels::
                              (one character per transmission, or per packet-time slot with
                               advance=slot: '1' lost, '0' delivered, whitespace ignored; a
                               trace shorter than the run wraps around to its start)
-    drops:seq=15+16+17       (the first transmission of each listed segment is lost; a
-                              segment listed k times loses its first k transmissions)
+    drops:seq=15+16+17[,flow=1]
+                             (the first transmission of each listed segment is lost; a
+                              segment listed k times loses its first k transmissions; with
+                              flow, only that flow's segments, flows counted from 0)
 
 Queues (``--queue``; a bare number is a DropTail of that many packets)::
 
@@ -51,7 +53,7 @@ _CHANNEL_KEYS: dict[str, dict[str, bool]] = {  # kind -> {key: required}
     "twostate": {"good": True, "bad": True, "loss_good": False, "loss_bad": False, "dist": False},
     "burst": {"p": True, "hold": True},
     "trace": {"file": True, "advance": False},
-    "drops": {"seq": True},
+    "drops": {"seq": True, "flow": False},
 }
 _CHANNEL_ALIASES = {"gilbert-elliott": "ge", "gilbert_elliott": "ge", "two_state": "twostate",
                     "two-state": "twostate"}
@@ -154,6 +156,9 @@ def channel_from_spec(spec: object, param: str = "channel") -> Any:
     cls = {"none": s.NoChannel, "bernoulli": s.Bernoulli, "ge": s.GilbertElliott,
            "twostate": s.TwoState, "burst": s.Burst, "trace": s.TraceChannel,
            "drops": s.Drops}[kind]
+    if kind == "drops" and "flow" in kw:
+        kw["flow"] = v.integer(f"{param}.flow", kw["flow"], 0, 2**32 - 1)
+        cls = s.FlowDrops
     with v.where(param, rename):
         return cls(**kw)
 

@@ -306,16 +306,29 @@ def run(a: argparse.Namespace) -> int:
     return 0
 
 
+def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"completion_time_s": {"mean": 1}}`` -> ``{"completion_time_s.mean": 1}``."""
+    out: dict[str, Any] = {}
+    for k, x in d.items():
+        if isinstance(x, dict):
+            out.update(_flatten(x, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = x
+    return out
+
+
 def _traffic_means(summary: Any) -> list[dict[str, Any]]:
     """Per traffic source, the mean over seeds of each numeric key of the engine's report."""
     out = []
     first = summary.reports[0].traffic
     for i, t in enumerate(first):
         row: dict[str, Any] = {"label": t.label, "kind": t.kind}
-        for k, x in t.values.items():
+        flat = _flatten(t.values)
+        for k, x in flat.items():
             if isinstance(x, (int, float)) and not isinstance(x, bool):
-                vals = [float(r.traffic[i].values[k]) for r in summary.reports]
-                row[k] = sum(vals) / len(vals)
+                vals = [_flatten(r.traffic[i].values).get(k) for r in summary.reports]
+                vals = [float(y) for y in vals if isinstance(y, (int, float))]
+                row[k] = sum(vals) / len(vals) if vals else math.nan
         out.append(row)
     return out
 
