@@ -36,6 +36,9 @@ __all__ = ["METRICS", "NetReport", "NetSummary", "ParameterError", "Scenario", "
            "SimReport", "build_scenario", "run", "run_seeds", "simulate", "simulate_seeds"]
 __version__ = "0.1.0"
 
+_SUBMODULES = ("sim", "scenario", "spec", "units", "models", "channels", "cli", "ns2", "errors",
+               "experiments", "figures")
+
 
 def __getattr__(name: str) -> Any:
     if name in _FROM_SIM:
@@ -46,6 +49,10 @@ def __getattr__(name: str) -> Any:
         from .scenario import Scenario
 
         return Scenario
+    if name in _SUBMODULES:   # lossytcp.sim, lossytcp.models, ... as before, on first use
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'lossytcp' has no attribute {name!r}")
 
 

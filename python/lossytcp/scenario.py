@@ -65,6 +65,7 @@ VEGAS_DEFAULTS = {"vegas_alpha": 1, "vegas_beta": 3, "vegas_gamma": 1}
 
 #: The engine's clock ticks in nanoseconds: nothing that must take time may take less.
 CLOCK_RESOLUTION_S = 1e-9
+TICKS_PER_S = 1_000_000_000
 
 MAX_QUEUE_PACKETS = 10_000_000
 MAX_BYTES = 2**63 - 1
@@ -204,10 +205,11 @@ def _tagged(table: Mapping[str, type], what: str, spec: Callable[[str, str], Any
                                  + ", ".join(repr(k) for k in table)
                                  + (" or a spec string" if spec else ""))
         kind = x["kind"]
-        key = kind.lower().replace("-", "_") if isinstance(kind, str) else kind
-        cls = table.get(key) or next((c for k, c in table.items()
-                                      if isinstance(key, str) and k.replace("-", "_") == key),
-                                     None)
+        cls = None
+        if isinstance(kind, str):
+            key = kind.lower().replace("-", "_")
+            cls = table.get(key) or next((c for k, c in table.items()
+                                          if k.replace("-", "_") == key), None)
         if cls is None:
             raise ParameterError(_path(path, "kind"), kind,
                                  "must be one of " + ", ".join(repr(k) for k in table))
@@ -1573,7 +1575,7 @@ class Scenario(_Data):
         # A packet takes at least one tick of the engine's clock: below, transmissions round to
         # zero time and a flow can loop forever at one instant (issue 13's zero-RTT livelock).
         for lk, (rate_name, channel_name) in zip(net.links, net.names, strict=True):
-            limit = smallest * 8 / CLOCK_RESOLUTION_S
+            limit = float(smallest * 8 * TICKS_PER_S)   # bits per tick: 8e9 x bytes, exactly
             if lk.rate_bps > limit:
                 raise ParameterError(
                     rate_name, lk.rate_bps,

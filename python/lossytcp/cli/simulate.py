@@ -87,7 +87,7 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _size(text: str, flag: str) -> int:
-    return v.integer(flag, units.size_bytes(text, flag), 1)
+    return v.integer(flag, units.size_bytes(text, flag), 1, 2**63 - 1)
 
 
 def _tcp_changes(a: argparse.Namespace) -> dict[str, Any]:
