@@ -14,11 +14,10 @@ import time
 import pytest
 
 import lossytcp
-from lossytcp import ParameterError, models, simulate, simulate_seeds
+from lossytcp import ParameterError, models, simulate, simulate_seeds, units
 from lossytcp.cli import main
 from lossytcp.errors import NoProgressError
 from lossytcp.sim import _engine_run, build_scenario
-from lossytcp import units
 
 pytest.importorskip("lossytcp._sim")
 

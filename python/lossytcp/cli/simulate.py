@@ -51,8 +51,8 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ack-channel", default=None, help="ACK-direction channel [none]")
     p.add_argument("--duration", default=None, help="simulated time per seed, e.g. 1000s [100s]")
     seeds = p.add_mutually_exclusive_group()
-    seeds.add_argument("--seeds", type=int, default=None,
-                       help="number of seeds, run as seeds 1..N [5; a scenario file: its seed]")
+    seeds.add_argument("--seeds", type=int, default=5,
+                       help="number of seeds, run as seeds 1..N [5]")
     seeds.add_argument("--seed", type=int, default=None, help="run this one seed only")
     p.add_argument("--queue", default=None,
                    help="queue: packets of a DropTail (50), droptail:packets=50[,bytes=..] or "
@@ -338,5 +338,11 @@ def register(sub: Any) -> None:
                                         "path or network",
                        description=__doc__.split("\n\n")[1].replace("``", "'"))
     add_scenario_arguments(p)
+    # Here --seeds left out means "the file's seed" with --scenario (5 seeds without one), so
+    # it has no default of its own (crosscheck keeps 5).
+    for action in p._actions:
+        if action.dest == "seeds":
+            action.help = "number of seeds, run as seeds 1..N [5; with --scenario: its seed]"
+    p.set_defaults(seeds=None)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
