@@ -31,8 +31,8 @@ def run_progress(description: str, total: int, *, simulated_s: float | None = No
     )
 
     columns = ["[progress.description]{task.description}", BarColumn(), TaskProgressColumn(),
-               TextColumn("{task.fields[where]}"), TimeElapsedColumn(), TextColumn("left"),
-               TimeRemainingColumn()]
+               TextColumn("{task.fields[where]}"), TextColumn("elapsed"), TimeElapsedColumn(),
+               TextColumn("left"), TimeRemainingColumn()]
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(description, total=total, where="")
 
