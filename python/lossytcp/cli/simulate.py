@@ -234,6 +234,10 @@ def _fmt(x: float) -> str:
     return "nan" if not math.isfinite(x) else f"{x:.6g}"
 
 
+def _short(x: float) -> str:
+    return f"{x:.0f}" if abs(x) >= 1e4 else f"{x:.4g}"
+
+
 def _shown(summary: Any, metric: str) -> bool:
     # A bulk transfer has no completion time: no row of NaNs for it.
     return not (metric == "completion_time_s" and not math.isfinite(summary.mean(metric)))
@@ -293,15 +297,24 @@ def run(a: argparse.Namespace) -> int:
                                     "queue_drops")))
         con.print(per)
     if sc.traffic:
-        tt = Table(title="traffic (mean over seeds)")
+        # The keys a reader compares; --json has them all.
+        shown = [("transfers_started", "started"), ("transfers_completed", "done"),
+                 ("completion_time_s.mean", "mean s"), ("completion_time_s.p90", "p90 s"),
+                 ("packets_sent", "packets"), ("queue_drops", "dropped"),
+                 ("goodput_bps", "Mb/s")]
         rows = _traffic_means(summary)
-        cols = sorted({k for r in rows for k in r if k != "label"})
+        cols = [(k, head) for k, head in shown if any(k in r for r in rows)]
+        tt = Table(title="traffic (mean over seeds; --json has every key)")
         tt.add_column("source")
-        for c in cols:
-            tt.add_column(c, justify="right")
+        for _, head in cols:
+            tt.add_column(head, justify="right")
         for r in rows:
-            tt.add_row(r["label"], *(_fmt(r[c]) if isinstance(r.get(c), float)
-                                     else str(r.get(c, "")) for c in cols))
+            udp = r.get("kind") != "transfers"
+            tt.add_row(r["label"], *(
+                "" if (udp and k.startswith(("transfers", "completion")))
+                else _short(r[k] / (1e6 if k == "goodput_bps" else 1))
+                if isinstance(r.get(k), float) and math.isfinite(r[k]) else "-"
+                for k, _ in cols))
         con.print(tt)
     return 0
 
