@@ -105,11 +105,10 @@ def optional_boolean(name: str, value: object, default_note: str) -> bool | None
     raise ParameterError(name, value, f"must be True, False or None ({default_note})")
 
 
-def duration(name: str, value: object, *, lo: float = 0.0, open_low: bool = False,
-             lo_reason: str = "") -> float:
+def duration(name: str, value: object, *, lo: float = 0.0, open_low: bool = False) -> float:
     """A time in seconds in [lo, MAX_TIME_S] (or (lo, ...] with ``open_low``)."""
     valid = (f"must be a finite number of seconds {'>' if open_low else '>='} {lo:g} "
-             f"(and at most {MAX_TIME_S:g})" + lo_reason)
+             f"(and at most {MAX_TIME_S:g})")
     x = _as_float(name, value, valid)
     if x < lo or (open_low and x == lo) or x > MAX_TIME_S:
         raise ParameterError(name, value, valid)

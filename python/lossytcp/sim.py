@@ -19,7 +19,6 @@ import json
 import math
 import numbers
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
@@ -754,8 +753,3 @@ def engine_supports_networks() -> bool:
     except ValueError:
         return False
     return True
-
-
-def _numpy_bool(x: object) -> bool:
-    np_mod = sys.modules.get("numpy")   # a numpy bool means numpy is already imported
-    return np_mod is not None and isinstance(x, np_mod.bool_)
