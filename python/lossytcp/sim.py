@@ -322,11 +322,24 @@ class NetSummary(Record):
     def labels(self) -> list[str]:
         return [str(f.label) for f in self.reports[0].flows]
 
+    def fair_share(self, key: int | str) -> np.ndarray:
+        """A flow's goodput over its fair share (:meth:`NetReport.fair_share_goodput` over all
+        flows), one value per seed."""
+        import numpy as np
+
+        i = key if isinstance(key, int) else self.labels.index(key)
+        return np.array([r.fair_share_goodput()[i] for r in self.reports], dtype=float)
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {m: {"mean": self.mean(m), "ci95": self.ci95(m)} for m in METRICS}
         out["jain_index"] = {"mean": self.mean("jain_index"), "ci95": self.ci95("jain_index")}
-        out["flows"] = [{"label": lab, "variant": self.reports[0].flows[i].variant,
-                         **self.flow(i).as_dict()} for i, lab in enumerate(self.labels)]
+        out["flows"] = []
+        for i, lab in enumerate(self.labels):
+            share = self.fair_share(i)
+            out["flows"].append({"label": lab, "variant": self.reports[0].flows[i].variant,
+                                 **self.flow(i).as_dict(),
+                                 "fair_share_goodput": {"mean": _mean(share),
+                                                        "ci95": _ci95(share)}})
         return out
 
 

@@ -285,16 +285,26 @@ def run(a: argparse.Namespace) -> int:
             if _shown(summary, m):
                 t.add_row(m, _fmt(summary.mean(m)), _fmt(summary.ci95(m)))
         con.print(t)
-        per = Table(title="per flow (mean ± 95% CI)")
-        for col in ("flow", "variant", "goodput_norm", "timeouts", "fast_retransmits",
-                    "queue_drops"):
+        variants = {f.variant for f in flows}
+        per = Table(title="per flow, mean ± 95% CI (share: goodput / (capacity / flows))")
+        cols = ("flow", *(("variant",) if len(variants) > 1 else ()), "goodput_norm", "share",
+                "timeouts", "fast retr.", "drops")
+        for col in cols:
             per.add_column(col, justify="left" if col in ("flow", "variant") else "right")
+        from ..sim import _ci95, _mean
+
+        def pm(mean: float, ci: float) -> str:
+            return "nan" if not math.isfinite(mean) else (
+                f"{mean:.4g}" + (f" ± {ci:.2g}" if math.isfinite(ci) and ci > 0 else ""))
+
         for i, lab in enumerate(summary.labels):
             f = summary.flow(i)
-            per.add_row(lab, f.reports[0].variant,
-                        *(f"{_fmt(f.mean(m))} ± {_fmt(f.ci95(m))}"
-                          for m in ("goodput_norm", "timeouts", "fast_retransmits",
-                                    "queue_drops")))
+            share = summary.fair_share(i)
+            per.add_row(lab, *((f.reports[0].variant,) if len(variants) > 1 else ()),
+                        pm(f.mean("goodput_norm"), f.ci95("goodput_norm")),
+                        pm(_mean(share), _ci95(share)),
+                        *(pm(f.mean(m), f.ci95(m))
+                          for m in ("timeouts", "fast_retransmits", "queue_drops")))
         con.print(per)
     if sc.traffic:
         # The keys a reader compares; --json has them all.
