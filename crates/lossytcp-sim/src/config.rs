@@ -5,7 +5,11 @@
 //! structural invariants the engine relies on, so a malformed scenario is an error, never a
 //! panic.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
+
+use crate::channel::TraceBits;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -115,11 +119,19 @@ pub enum ChannelConfig {
     },
     /// Outcomes, `true` = lost, repeated cyclically when exhausted: one per transmission, or
     /// (`advance = slot`) one per packet-time slot of the link, so that idle slots (a
-    /// timeout) move through the trace as a fade moves on in time.
+    /// timeout) move through the trace as a fade moves on in time. Given inline (`lost`) or
+    /// as a file of `0`/`1` characters (`file`, whitespace ignored), which is read once,
+    /// streamed and packed one bit per outcome (a 100 MB trace costs 12.5 MB).
     Trace {
+        #[serde(default)]
         lost: Vec<bool>,
+        #[serde(default)]
+        file: Option<String>,
         #[serde(default = "per_transmission")]
         advance: Advance,
+        /// The outcomes of `file` once read ([`Scenario::load_traces`]).
+        #[serde(skip)]
+        loaded: Option<Arc<TraceBits>>,
     },
     /// Drop the first transmission of each listed data segment; a segment listed k times
     /// loses its first k transmissions (exact-loss scenario tests).
@@ -347,9 +359,42 @@ pub struct FlowConfig {
 
 impl Scenario {
     pub fn from_json(s: &str) -> Result<Scenario, String> {
-        let sc: Scenario = serde_json::from_str(s).map_err(|e| format!("scenario: {e}"))?;
+        let mut sc: Scenario = serde_json::from_str(s).map_err(|e| format!("scenario: {e}"))?;
         sc.check()?;
+        sc.load_traces()?;
         Ok(sc)
+    }
+
+    /// Whether some trace channel names a file not read yet.
+    pub fn has_unloaded_traces(&self) -> bool {
+        self.links.iter().any(|l| {
+            matches!(
+                &l.channel,
+                ChannelConfig::Trace {
+                    file: Some(_),
+                    loaded: None,
+                    ..
+                }
+            )
+        })
+    }
+
+    /// Reads every trace file (once; a file named by several links is read for each).
+    pub fn load_traces(&mut self) -> Result<(), String> {
+        for (i, l) in self.links.iter_mut().enumerate() {
+            if let ChannelConfig::Trace {
+                file: Some(path),
+                loaded,
+                ..
+            } = &mut l.channel
+            {
+                if loaded.is_none() {
+                    let bits = TraceBits::read(path).map_err(|e| format!("links[{i}]: {e}"))?;
+                    *loaded = Some(Arc::new(bits));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Structural checks the engine relies on (ranges are the Python front's job, but a
@@ -436,11 +481,15 @@ impl Scenario {
                     prob("p", *p)?;
                     finite_pos("hold_s", *hold_s)?;
                 }
-                ChannelConfig::Trace { lost, .. } => {
-                    if lost.is_empty() {
+                ChannelConfig::Trace { lost, file, .. } => match (lost.is_empty(), file) {
+                    (true, None) => {
                         return Err("trace channel needs at least one outcome".into());
                     }
-                }
+                    (false, Some(_)) => {
+                        return Err("trace channel: give either lost or file, not both".into());
+                    }
+                    _ => {}
+                },
             }
         }
         for (i, f) in self.flows.iter().enumerate() {

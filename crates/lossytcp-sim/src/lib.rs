@@ -19,4 +19,4 @@ pub mod time;
 
 pub use config::Scenario;
 pub use metrics::RunReport;
-pub use sim::run;
+pub use sim::{run, run_polled, RunError};

@@ -136,9 +136,48 @@ pub struct Simulation {
 /// Beyond this many FIFO links a linear scan per event costs more than the heap.
 const MAX_INLINE_HEADS: usize = 8;
 
+/// How often, in events, the run loop polls its caller (progress, cancellation) and checks
+/// the Zeno guard: at tens of millions of events per second, a few times per millisecond.
+pub const POLL_EVENTS: u64 = 4096;
+/// The Zeno guard: this many events while simulated time moves by less than
+/// [`ZENO_MIN_ADVANCE`] (over 16 events per simulated picosecond) is a loop in zero time
+/// (zero transmission and propagation times, a timer of no length), never a simulation.
+pub const ZENO_EVENTS: u64 = 1 << 24;
+pub const ZENO_MIN_ADVANCE: Dur = Dur(1_000);
+
+/// Why a run ended without a report.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunError {
+    /// The scenario is malformed.
+    Invalid(String),
+    /// The caller's poll asked the run to stop.
+    Cancelled { at_s: f64 },
+    /// The Zeno guard tripped: `events` events without simulated time moving 1 µs.
+    NoProgress { at_s: f64, events: u64 },
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Invalid(e) => write!(f, "{e}"),
+            RunError::Cancelled { at_s } => write!(f, "cancelled at t = {at_s:.9} s"),
+            RunError::NoProgress { at_s, events } => write!(
+                f,
+                "no progress in simulated time: {events} events within 1 µs at t = {at_s:.9} s \
+                 (a loop in zero time: transmission, propagation or timer durations of zero?)"
+            ),
+        }
+    }
+}
+
 impl Simulation {
     pub fn new(sc: &Scenario) -> Result<Simulation, String> {
         sc.check()?;
+        if sc.has_unloaded_traces() {
+            let mut sc = sc.clone();
+            sc.load_traces()?;
+            return Simulation::new(&sc);
+        }
         // A slot-advanced channel steps once per data-packet time of the first flow using it.
         let mut slot = vec![Dur(1); sc.links.len()];
         for f in sc.flows.iter().rev() {
@@ -221,8 +260,35 @@ impl Simulation {
     }
 
     /// Runs to the end of the scenario (or until every flow is a finished transfer).
-    pub fn run(mut self) -> RunReport {
+    pub fn run(self) -> Result<RunReport, RunError> {
+        self.run_polled(&mut |_| true)
+    }
+
+    /// [`Simulation::run`], looking up from the work every [`POLL_EVENTS`] events: `poll`
+    /// gets the simulated time (for progress) and returns false to cancel the run (Ctrl-C
+    /// in Python). The Zeno guard ends a run that makes no progress in simulated time.
+    pub fn run_polled(mut self, poll: &mut dyn FnMut(Time) -> bool) -> Result<RunReport, RunError> {
+        let mut next_poll = POLL_EVENTS;
+        // (time, events) when simulated time last moved by ZENO_MIN_ADVANCE.
+        let mut mark = (Time::ZERO, 0u64);
         loop {
+            if self.events >= next_poll {
+                next_poll = self.events + POLL_EVENTS;
+                let now = self.sched.now();
+                if now.since(mark.0) >= ZENO_MIN_ADVANCE {
+                    mark = (now, self.events);
+                } else if self.events - mark.1 >= ZENO_EVENTS {
+                    return Err(RunError::NoProgress {
+                        at_s: now.as_secs(),
+                        events: self.events - mark.1,
+                    });
+                }
+                if !poll(now) {
+                    return Err(RunError::Cancelled {
+                        at_s: now.as_secs(),
+                    });
+                }
+            }
             if let Some((at, k)) = self.earliest_inline_head() {
                 if at > self.end {
                     break;
@@ -257,7 +323,7 @@ impl Simulation {
                 break;
             }
         }
-        self.finish()
+        Ok(self.finish())
     }
 
     /// The inline PipeHead (time, index in `head_links`) that runs before everything in the
@@ -611,7 +677,17 @@ impl Simulation {
 
 /// Builds and runs a scenario.
 pub fn run(sc: &Scenario) -> Result<RunReport, String> {
-    Ok(Simulation::new(sc)?.run())
+    run_polled(sc, &mut |_| true).map_err(|e| e.to_string())
+}
+
+/// Builds and runs a scenario, polling `poll` as [`Simulation::run_polled`] does.
+pub fn run_polled(
+    sc: &Scenario,
+    poll: &mut dyn FnMut(Time) -> bool,
+) -> Result<RunReport, RunError> {
+    Simulation::new(sc)
+        .map_err(RunError::Invalid)?
+        .run_polled(poll)
 }
 
 #[cfg(test)]
@@ -642,12 +718,79 @@ mod tests {
         assert!(inline.inline_heads);
         let mut heap = Simulation::new(&sc).unwrap();
         heap.inline_heads = false;
-        let a = serde_json::to_string(&inline.run()).unwrap();
-        let b = serde_json::to_string(&heap.run()).unwrap();
+        let a = serde_json::to_string(&inline.run().unwrap()).unwrap();
+        let b = serde_json::to_string(&heap.run().unwrap()).unwrap();
         assert_eq!(a, b);
         let v: serde_json::Value = serde_json::from_str(&a).unwrap();
         let f = &v["flows"][0];
         assert!(f["queue_drops"].as_u64().unwrap() > 0, "{f}");
         assert!(f["channel_losses"].as_u64().unwrap() > 0, "{f}");
+    }
+
+    fn one_link(rate_bps: f64, delay_s: f64, packet: u32, ack: u32, duration_s: f64) -> Scenario {
+        let link = format!(
+            r#"{{"rate_bps": {rate_bps:e}, "queue_packets": 100, "channel": {{"kind": "none"}},
+                 "delay": {{"kind": "fixed", "delay_s": {delay_s:e}}}}}"#
+        );
+        Scenario::from_json(&format!(
+            r#"{{"seed": 1, "duration_s": {duration_s:e}, "links": [{link}, {link}],
+              "flows": [{{"variant": "reno", "forward": [0], "reverse": [1],
+                 "tcp": {{"packet_size_bytes": {packet}, "ack_size_bytes": {ack},
+                         "max_window": 20, "initial_window": 1, "dupack_threshold": 3,
+                         "min_rto_s": 0.2, "max_rto_s": 60.0, "initial_rto_s": 1.0,
+                         "granularity_s": 0.0, "fixed_rto_s": null, "max_backoff": 64}},
+                 "app": {{"kind": "bulk"}}}}]}}"#
+        ))
+        .expect("scenario")
+    }
+
+    #[test]
+    fn a_loop_in_zero_time_trips_the_zeno_guard() {
+        // Transmission rounds to 0 ns and nothing propagates: the flow spins at t = 0.
+        let sc = one_link(1e300, 0.0, 1, 0, 0.001);
+        match run_polled(&sc, &mut |_| true) {
+            Err(RunError::NoProgress { at_s, events }) => {
+                assert_eq!(at_s, 0.0);
+                assert!(events >= ZENO_EVENTS);
+            }
+            other => panic!("expected NoProgress, got {other:?}"),
+        }
+        assert!(run(&sc)
+            .unwrap_err()
+            .contains("no progress in simulated time"));
+        // One nanosecond per packet is slow but moves on: 1 ms takes ~10^6 packets.
+        let sc = one_link(8e9, 0.0, 1, 0, 0.001);
+        let r = run(&sc).expect("progress");
+        assert!(r.flows[0].packets_delivered > 900_000, "{:?}", r.flows[0]);
+    }
+
+    #[test]
+    fn the_poll_sees_time_advance_and_can_cancel() {
+        let sc = one_link(1e7, 0.01, 500, 40, 1000.0);
+        let mut seen = Vec::new();
+        let r = run_polled(&sc, &mut |t| {
+            seen.push(t);
+            seen.len() < 5
+        });
+        assert_eq!(seen.len(), 5);
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+        match r {
+            Err(RunError::Cancelled { at_s }) => assert_eq!(at_s, seen[4].as_secs()),
+            other => panic!("expected Cancelled, got {other:?}"),
+        }
+        // A poll that never cancels changes nothing: the same report as an unpolled run.
+        let short = one_link(1e7, 0.01, 500, 40, 5.0);
+        let mut polls = 0;
+        let a = run_polled(&short, &mut |_| {
+            polls += 1;
+            true
+        })
+        .unwrap();
+        assert!(polls > 0);
+        let b = run(&short).unwrap();
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            serde_json::to_string(&b).unwrap()
+        );
     }
 }
