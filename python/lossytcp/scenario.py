@@ -56,9 +56,14 @@ from typing import Any, ClassVar
 from . import _validate as v
 from .errors import ParameterError
 
-VARIANTS = ("oldtahoe", "tahoe", "reno", "newreno", "sack", "vegas")
+VARIANTS = ("oldtahoe", "tahoe", "reno", "newreno", "sack", "vegas", "newreno-lp", "ideal-lp",
+            "westwood-nr", "westwood-plus")
 #: The engine's names where they differ from the API's.
-_ENGINE_VARIANT = {"oldtahoe": "old_tahoe", "newreno": "new_reno"}
+_ENGINE_VARIANT = {"oldtahoe": "old_tahoe", "newreno": "new_reno", "newreno-lp": "new_reno_lp",
+                   "ideal-lp": "ideal_lp", "westwood-nr": "westwood_nr",
+                   "westwood-plus": "westwood_plus"}
+#: The senders that classify each loss (paper 003) and report their accuracy.
+CLASSIFYING_VARIANTS = ("newreno-lp", "ideal-lp")
 
 #: Vegas's thresholds when not given (ns-2's v_alpha_, v_beta_, v_gamma_).
 VEGAS_DEFAULTS = {"vegas_alpha": 1, "vegas_beta": 3, "vegas_gamma": 1}
@@ -713,6 +718,9 @@ class Tcp(_Data):
     vegas_alpha: int | None = None
     vegas_beta: int | None = None
     vegas_gamma: int | None = None
+    lp_alpha: float | None = None
+    lp_beta: float | None = None
+    westwood_tau_s: float | None = None
     tick_phase: float | None = None
 
     KNOBS: ClassVar[tuple[str, ...]] = ("limited_transmit", "delay_growth",
@@ -783,6 +791,16 @@ class Tcp(_Data):
             raise ParameterError("vegas_alpha", self.vegas["alpha"],
                                  f"must be <= vegas_beta = {self.vegas['beta']} (grow below "
                                  "alpha segments queued, shrink above beta)")
+        for k in ("lp_alpha", "lp_beta"):
+            if getattr(self, k) is not None:
+                _set(self, k, v.in_range(k, getattr(self, k), 0.0, 1e6))
+        if self.lp["alpha"] > self.lp["beta"]:
+            raise ParameterError("lp_alpha", self.lp["alpha"],
+                                 f"must be <= lp_beta = {self.lp['beta']} (a loss is wireless "
+                                 "at most alpha segments queued, congestion from beta)")
+        if self.westwood_tau_s is not None:
+            _set(self, "westwood_tau_s", v.in_range("westwood_tau_s", self.westwood_tau_s,
+                                                    1e-3, 1e3))
         if self.tick_phase is not None:
             if self.profile != "ns2":
                 raise ParameterError("tick_phase", self.tick_phase, "is the phase of ns-2's "
@@ -803,8 +821,21 @@ class Tcp(_Data):
         g = {"alpha": self.vegas_alpha, "beta": self.vegas_beta, "gamma": self.vegas_gamma}
         return {k: VEGAS_DEFAULTS["vegas_" + k] if x is None else x for k, x in g.items()}
 
+    @property
+    def lp(self) -> dict[str, float]:
+        """The Vegas loss predictor's thresholds (paper 003: 1 and 3 segments)."""
+        return {"alpha": 1.0 if self.lp_alpha is None else float(self.lp_alpha),
+                "beta": 3.0 if self.lp_beta is None else float(self.lp_beta)}
+
     def check_variant(self, variant: str) -> None:
-        """What depends on the variant: Vegas's thresholds and its own duplicate-ACK rule."""
+        """What depends on the variant: the thresholds of Vegas and of the loss predictor,
+        Westwood's filter, and Vegas's own duplicate-ACK rule."""
+        for keys, owner in ((("lp_alpha", "lp_beta"), "newreno-lp"),
+                            (("westwood_tau_s",), "westwood-nr")):
+            for k in keys:
+                if getattr(self, k) is not None and variant != owner:
+                    raise ParameterError(k, getattr(self, k),
+                                         f"applies to variant '{owner}' only, not '{variant}'")
         if variant != "vegas":
             for k in ("vegas_alpha", "vegas_beta", "vegas_gamma"):
                 if getattr(self, k) is not None:
@@ -827,6 +858,9 @@ class Tcp(_Data):
             "rtt_sampling": self.rtt_sampling, "delayed_ack": self.delayed_ack,
             "profile": self.profile, **{k: getattr(self, k) for k in self.KNOBS},
             "vegas": self.vegas, "tick_phase": self.tick_phase,
+            **({} if self.lp_alpha is None and self.lp_beta is None else {"lp": self.lp}),
+            **({} if self.westwood_tau_s is None
+               else {"westwood": {"tau_s": self.westwood_tau_s, "m": 2.0}}),
         }
 
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from . import _validate as v
 from . import scenario as sc_mod
 from .errors import NoProgressError, ParameterError, ScenarioError
-from .scenario import VARIANTS, Record, Scenario, record
+from .scenario import CLASSIFYING_VARIANTS, VARIANTS, Record, Scenario, record
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,7 +40,7 @@ METRICS = (
     "goodput_norm", "throughput_norm", "goodput_pps", "throughput_pps", "packets_sent",
     "retransmissions", "channel_losses", "queue_drops", "timeouts", "fast_retransmits",
     "loss_events", "timeout_fraction", "spurious_timeouts", "spurious_fast_retransmits",
-    "transmissions_per_delivered", "completion_time_s",
+    "transmissions_per_delivered", "completion_time_s", "classification_accuracy",
 )
 
 
@@ -123,6 +123,17 @@ class SimReport(Record, RunMetrics):
     early_drops: int | None = None
     forced_drops: int | None = None
     loss_causes: dict[str, int] | None = field(default=None, compare=False)
+    #: A loss classifier's verdicts against the true causes (newreno-lp, ideal-lp): loss
+    #: events judged (spurious detections have no cause and are left out), correct ones, and
+    #: the two errors.
+    classification: dict[str, int] | None = field(default=None, compare=False)
+
+    @property
+    def classification_accuracy(self) -> float:
+        """Paper 003: correct classifications / loss events (NaN without a classifier or
+        without a judged loss)."""
+        c = self.classification
+        return c["correct"] / c["classified"] if c and c["classified"] else math.nan
 
     def metric(self, name: str) -> float:
         x = getattr(self, name)
@@ -268,6 +279,10 @@ class NetReport(Record):
         if name == "completion_time_s":
             done = [f.completion_time_s for f in fl if f.completion_time_s is not None]
             return sum(done) / len(done) if done else math.nan
+        if name == "classification_accuracy":
+            judged = [f.classification for f in fl if f.classification]
+            n = sum(c["classified"] for c in judged)
+            return sum(c["correct"] for c in judged) / n if n else math.nan
         raise ParameterError("metric", name, "must be one of " + ", ".join(METRICS))
 
     def jain(self, flows: Iterable[int | str] | None = None, metric: str = "goodput_pps"
@@ -353,6 +368,7 @@ _DEFAULTS: dict[str, Any] = dict(
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
     timer_every_partial_ack=None, vegas_alpha=None, vegas_beta=None, vegas_gamma=None,
+    lp_alpha=None, lp_beta=None, westwood_tau_s=None,
     tick_phase=None, trace_sends=False, trace_window=False, hops=None,
 )
 
@@ -411,6 +427,7 @@ def scenario_from_keywords(variant: str = "newreno", **kwargs: Any) -> Scenario:
         delayed_ack=p["delayed_ack"], profile=p["profile"],
         **{k: p[k] for k in sc_mod.Tcp.KNOBS},
         vegas_alpha=p["vegas_alpha"], vegas_beta=p["vegas_beta"], vegas_gamma=p["vegas_gamma"],
+        lp_alpha=p["lp_alpha"], lp_beta=p["lp_beta"], westwood_tau_s=p["westwood_tau_s"],
         tick_phase=p["tick_phase"])
     app: Any = sc_mod.Bulk()
     if p["transfer_bytes"] is not None:
@@ -500,6 +517,8 @@ def _flow_report(flow: Mapping[str, Any], variant: str, seed: int, events: int,
                  label: str | None = None) -> SimReport:
     names = {f.name for f in fields(SimReport)}
     kw = {k: flow[k] for k in names if k in flow}
+    if variant not in CLASSIFYING_VARIANTS:
+        kw.pop("classification", None)
     engine_label = kw.pop("label", None)
     label = label if label is not None else engine_label
     for k in ("elapsed_s", "completion_time_s", "final_rto_s", "srtt_s"):
@@ -543,8 +562,11 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     6582's Slow-but-Steady; default: the first only), ``vegas_alpha``, ``vegas_beta``,
     ``vegas_gamma`` (variant 'vegas' only: segments queued in the network below which it
     grows, above which it shrinks, and above which it leaves slow start; default 1, 3, 1 as
-    ns-2), ``tick_phase`` (profile 'ns2': the phase of ns-2's RTT tick clock, ``boot_time_ /
-    tcpTick_`` in [0, 1); default the phase ns-2 2.35 uses in the scripts of
+    ns-2), ``lp_alpha``, ``lp_beta`` (variant 'newreno-lp' only: the Vegas loss predictor
+    calls a loss wireless at most alpha segments queued, congestion from beta; default 1, 3
+    as paper 003), ``westwood_tau_s`` (variant 'westwood-nr' only: the time constant of its
+    bandwidth filter, default 0.5 s), ``tick_phase`` (profile 'ns2': the phase of ns-2's RTT
+    tick clock, ``boot_time_ / tcpTick_`` in [0, 1); default the phase ns-2 2.35 uses in the scripts of
     :mod:`lossytcp.ns2`), ``trace_sends``, ``trace_window``, ``hops`` (a chain of links
     instead of one: a list of dicts with ``rate_bps``, ``delay_s`` one way, optional
     ``queue_packets`` and ``channel``; ACKs return over the same hops).

@@ -84,6 +84,12 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
                                 ("gamma", 1, "leaves slow start above")):
         p.add_argument(f"--vegas-{name}", type=int, default=None,
                        help=f"vegas only: {what} this many segments queued [{default}]")
+    for name, default, what in (("alpha", 1, "a loss is wireless at most"),
+                                ("beta", 3, "a loss is congestion from")):
+        p.add_argument(f"--lp-{name}", type=float, default=None,
+                       help=f"newreno-lp only: {what} this many segments queued [{default}]")
+    p.add_argument("--westwood-tau", default=None,
+                   help="westwood-nr only: time constant of the bandwidth filter [500ms]")
 
 
 def _size(text: str, flag: str) -> int:
@@ -98,12 +104,13 @@ def _tcp_changes(a: argparse.Namespace) -> dict[str, Any]:
     for flag, name in (("window", "window"), ("initial_window", "initial_window"),
                        ("dupack_threshold", "dupack_threshold"), ("rtt_sampling", "rtt_sampling"),
                        ("profile", "profile"), ("vegas_alpha", "vegas_alpha"),
-                       ("vegas_beta", "vegas_beta"), ("vegas_gamma", "vegas_gamma")):
+                       ("vegas_beta", "vegas_beta"), ("vegas_gamma", "vegas_gamma"),
+                       ("lp_alpha", "lp_alpha"), ("lp_beta", "lp_beta")):
         if getattr(a, flag) is not None:
             out[name] = getattr(a, flag)
     for flag, name in (("min_rto", "min_rto_s"), ("max_rto", "max_rto_s"),
                        ("initial_rto", "initial_rto_s"), ("granularity", "granularity_s"),
-                       ("fixed_rto", "fixed_rto_s")):
+                       ("fixed_rto", "fixed_rto_s"), ("westwood_tau", "westwood_tau_s")):
         if getattr(a, flag) is not None:
             out[name] = units.time_s(getattr(a, flag), flag.replace("_", "-"))
     if a.no_backoff:
