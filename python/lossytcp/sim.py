@@ -566,8 +566,8 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     calls a loss wireless at most alpha segments queued, congestion from beta; default 1, 3
     as paper 003), ``westwood_tau_s`` (variant 'westwood-nr' only: the time constant of its
     bandwidth filter, default 0.5 s), ``tick_phase`` (profile 'ns2': the phase of ns-2's RTT
-    tick clock, ``boot_time_ / tcpTick_`` in [0, 1); default the phase ns-2 2.35 uses in the scripts of
-    :mod:`lossytcp.ns2`), ``trace_sends``, ``trace_window``, ``hops`` (a chain of links
+    tick clock, ``boot_time_ / tcpTick_`` in [0, 1); default the phase ns-2 2.35 uses in the
+    scripts of :mod:`lossytcp.ns2`), ``trace_sends``, ``trace_window``, ``hops`` (a chain of links
     instead of one: a list of dicts with ``rate_bps``, ``delay_s`` one way, optional
     ``queue_packets`` and ``channel``; ACKs return over the same hops).
 
