@@ -176,6 +176,7 @@ def _scenario(
     backoff: bool | None,
     max_backoff: int,
     rtt_sampling: str,
+    rto_estimator: str,
     delayed_ack: bool,
     protect_retransmissions: bool,
     delay: Mapping[str, Any] | None,
@@ -218,6 +219,12 @@ def _scenario(
     max_backoff = v.integer("max_backoff", max_backoff, 1, 2**20)
     rtt_sampling = v.choice("rtt_sampling", rtt_sampling, ["per_ack", "per_window"])
     profile = v.choice("profile", profile, ["rfc", "ns2"])
+    rto_estimator = v.choice("rto_estimator", rto_estimator, ["rfc6298", "last_sample"])
+    if rto_estimator != "rfc6298" and (profile != "rfc" or fixed_rto_s is not None
+                                       or rtt_sampling != "per_ack"):
+        raise ParameterError("rto_estimator", rto_estimator, "is a rule of the rfc profile's "
+                             "estimator: it needs profile='rfc', rtt_sampling='per_ack' and no "
+                             "fixed_rto_s")
     knobs = {"limited_transmit": limited_transmit, "delay_growth": delay_growth,
              "partial_window_deflation": partial_window_deflation,
              "recovery_exit_growth": recovery_exit_growth,
@@ -271,6 +278,13 @@ def _scenario(
                  "channel": data_channel}]
     else:
         hops = _hops(hops, queue_packets)
+    if rto_estimator == "last_sample" and (
+            rev_channel.get("kind") != "none"
+            or any(h["channel"].get("kind") != "none" for h in hops)):
+        # Its samples are timed from each segment's first transmission (the timestamp echo
+        # of a path that loses nothing); a lost original would be mistimed.
+        raise ParameterError("rto_estimator", rto_estimator, "'last_sample' is paper 001's "
+                             "lossless timer: it needs channel='none' and ack_channel='none'")
     if delay is not None:
         fwd_delays = [fwd_delay] + [{"kind": "fixed", "delay_s": 0.0}] * (len(hops) - 1)
         rev_delays = [rev_delay] * len(hops)
@@ -295,7 +309,8 @@ def _scenario(
         "dupack_threshold": dupack_threshold, "min_rto_s": min_rto_s, "max_rto_s": max_rto_s,
         "initial_rto_s": initial_rto_s, "granularity_s": granularity_s,
         "fixed_rto_s": fixed_rto_s, "max_backoff": max_backoff if backoff else 1,
-        "rtt_sampling": rtt_sampling, "delayed_ack": bool(delayed_ack), "profile": profile,
+        "rtt_sampling": rtt_sampling, "rto_estimator": rto_estimator,
+        "delayed_ack": bool(delayed_ack), "profile": profile,
         **{k: None if f is None else bool(f) for k, f in knobs.items()},
         "vegas": vegas, "tick_phase": tick_phase,
     }
@@ -380,7 +395,8 @@ _DEFAULTS: dict[str, Any] = dict(
     rate_bps=2e6, rtt_s=0.02, packet_size_bytes=500, window=20, channel="none",
     duration_s=100.0, seed=1, queue_packets=1000, dupack_threshold=3, initial_window=1,
     min_rto_s=0.2, max_rto_s=60.0, granularity_s=0.0, initial_rto_s=1.0, fixed_rto_s=None,
-    backoff=None, max_backoff=64, rtt_sampling="per_ack", delayed_ack=False,
+    backoff=None, max_backoff=64, rtt_sampling="per_ack", rto_estimator="rfc6298",
+    delayed_ack=False,
     protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
@@ -423,7 +439,11 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     (spec string, see :mod:`lossytcp.spec`), ``duration_s``, ``seed``, ``queue_packets``,
     ``dupack_threshold``, ``initial_window``, ``min_rto_s``, ``max_rto_s``, ``granularity_s``,
     ``initial_rto_s``, ``fixed_rto_s``, ``backoff`` (doubling up to ``max_backoff``),
-    ``rtt_sampling`` ('per_ack' or 'per_window'), ``delayed_ack``,
+    ``rtt_sampling`` ('per_ack' or 'per_window'), ``rto_estimator`` ('rfc6298', or
+    'last_sample': paper 001's timer, RTO = max(latest RTT sample, G, min_rto_s), a sample
+    from every new ACK timed from the segment's first transmission as the timestamp option
+    gives on a lossless path; lossless paths only),
+    ``delayed_ack``,
     ``protect_retransmissions``, ``delay`` (semi-Markov RTT: dict with ``rtt_s``, ``H``,
     ``excess_mean_s``; applied on the data direction, the ACK direction then has no
     propagation delay), ``slot_model`` (paper 004), ``ack_channel``, ``transfer_bytes``

@@ -13,6 +13,9 @@ pub struct RttConfig {
     pub fixed_rto: Option<Dur>,
     pub max_backoff: u32,
     pub profile: Profile,
+    /// Paper 001 eq. (2) (`RtoEstimator::LastSample`, rfc profile): RTO = max(latest
+    /// sample, G, RTO_min) instead of RFC 6298's SRTT + max(G, 4 RTTVAR).
+    pub last_sample: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -94,6 +97,11 @@ impl RttEstimator {
     pub fn sample(&mut self, rtt: Dur) {
         self.backoff = 1;
         match self.cfg.profile {
+            Profile::Rfc if self.cfg.last_sample => {
+                // Paper 001 eq. (2): the RTO tracks the latest RTT exactly (kept in srtt).
+                self.srtt = rtt.as_secs();
+                self.rttvar = 0.0;
+            }
             Profile::Rfc => {
                 let r = rtt.as_secs();
                 if !self.has_sample {
@@ -158,6 +166,13 @@ impl RttEstimator {
             t.as_secs() * b
         } else {
             match c.profile {
+                Profile::Rfc if c.last_sample && self.has_sample => {
+                    // Paper 001 eq. (2): Y = max(T, G, RTO_min).
+                    self.srtt
+                        .max(c.granularity.as_secs())
+                        .max(c.min_rto.as_secs())
+                        * b
+                }
                 Profile::Rfc => {
                     let base = if self.has_sample {
                         // RFC 6298 §2.3: RTO = SRTT + max(G, K*RTTVAR), K = 4; §2.4 minimum.
@@ -214,6 +229,7 @@ mod tests {
             fixed_rto: None,
             max_backoff: 64,
             profile,
+            last_sample: false,
         }
     }
 
@@ -272,6 +288,38 @@ mod tests {
         e.sample(Dur::from_secs(3.0));
         e.back_off();
         assert_eq!(e.rto(), Dur::from_secs(0.5));
+    }
+
+    #[test]
+    fn last_sample_rto_is_paper_001_eq_2() {
+        let mut c = cfg(Profile::Rfc);
+        c.min_rto = Dur::from_secs(0.05);
+        c.last_sample = true;
+        let mut e = RttEstimator::new(c.clone());
+        assert_eq!(
+            e.rto(),
+            Dur::from_secs(1.0),
+            "initial RTO before any sample"
+        );
+        e.sample(Dur::from_secs(0.5));
+        e.sample(Dur::from_secs(0.1));
+        // No memory of the 0.5 s sample and no variance term: Y = max(T, G, RTO_min).
+        assert_eq!(e.rto(), Dur::from_secs(0.1));
+        e.sample(Dur::from_secs(0.02));
+        assert_eq!(e.rto(), Dur::from_secs(0.05), "RTO_min");
+        c.granularity = Dur::from_secs(0.2);
+        let mut e = RttEstimator::new(c);
+        e.sample(Dur::from_secs(0.1));
+        assert_eq!(e.rto(), Dur::from_secs(0.2), "G is a floor, not added");
+        // Backoff: expiries at Y, 3Y, 7Y, ..., 127Y, then every 64Y (six doublings).
+        let mut total = 0.0;
+        let mut expiries = vec![];
+        for _ in 0..8 {
+            total += e.rto().as_secs();
+            expiries.push((total / 0.2_f64).round() as i64);
+            e.back_off();
+        }
+        assert_eq!(expiries, [1, 3, 7, 15, 31, 63, 127, 191]);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The TCP sender: shared ACK/timeout mechanics around the growth and recovery plugins.
 
-use crate::config::{Profile, RttSampling, TcpConfig, Variant};
+use crate::config::{Profile, RtoEstimator, RttSampling, TcpConfig, Variant};
 use crate::tcp::cc::Growth;
 use crate::tcp::fine_clock::FineClock;
 use crate::tcp::recovery::Recovery;
@@ -22,6 +22,8 @@ pub struct Segment {
 struct SendLog {
     seq: Vec<u64>,
     at: Vec<Time>,
+    /// First transmission of `seq` (for `RtoEstimator::LastSample`'s timestamp samples).
+    first: Vec<Time>,
     retx: Vec<bool>,
     mask: u64,
 }
@@ -32,6 +34,7 @@ impl SendLog {
         Self {
             seq: vec![u64::MAX; n],
             at: vec![Time::ZERO; n],
+            first: vec![Time::ZERO; n],
             retx: vec![false; n],
             mask: n as u64 - 1,
         }
@@ -39,6 +42,9 @@ impl SendLog {
     fn record(&mut self, seq: u64, at: Time, retx: bool) {
         let i = (seq & self.mask) as usize;
         let retx = retx || self.seq[i] == seq && self.retx[i];
+        if self.seq[i] != seq {
+            self.first[i] = at;
+        }
         self.seq[i] = seq;
         self.at[i] = at;
         self.retx[i] = retx;
@@ -48,6 +54,11 @@ impl SendLog {
         let i = (seq & self.mask) as usize;
         (self.seq[i] == seq && !self.retx[i]).then_some(self.at[i])
     }
+    /// First send time of `seq`, retransmitted or not.
+    fn first_send_time(&self, seq: u64) -> Option<Time> {
+        let i = (seq & self.mask) as usize;
+        (self.seq[i] == seq).then_some(self.first[i])
+    }
 }
 
 pub struct Sender {
@@ -56,6 +67,10 @@ pub struct Sender {
     recovery: Recovery,
     rtt: RttEstimator,
     sampling: RttSampling,
+    /// Paper 001's timer (`RtoEstimator::LastSample`) assumes the timestamp option: every new
+    /// ACK gives a sample. On a path that loses nothing (the only one it is accepted on) the
+    /// ACK is always the original's, whose echoed timestamp is its first send time.
+    timestamp_samples: bool,
     log: SendLog,
     /// Per-window sampling: the timed segment and when it was sent.
     timed: Option<(u64, Time)>,
@@ -83,6 +98,7 @@ impl Sender {
             fixed_rto: cfg.fixed_rto_s.map(Dur::from_secs),
             max_backoff: cfg.max_backoff,
             profile: cfg.profile,
+            last_sample: cfg.rto_estimator == RtoEstimator::LastSample,
         });
         let sampling = match cfg.profile {
             Profile::Ns2 => RttSampling::PerWindow,
@@ -112,6 +128,7 @@ impl Sender {
             recovery,
             rtt,
             sampling,
+            timestamp_samples: cfg.rto_estimator == RtoEstimator::LastSample,
             log: SendLog::new(cfg.max_window),
             timed: None,
             rto_deadline: None,
@@ -268,7 +285,12 @@ impl Sender {
             } else {
                 match self.sampling {
                     RttSampling::PerAck => {
-                        if let Some(t) = self.log.clean_send_time(ack - 1) {
+                        let sent = if self.timestamp_samples {
+                            self.log.first_send_time(ack - 1)
+                        } else {
+                            self.log.clean_send_time(ack - 1)
+                        };
+                        if let Some(t) = sent {
                             self.rtt.sample(now - t);
                         }
                     }
