@@ -103,9 +103,10 @@ def test_abrupt_rtt_design1_errors(design1_quick, variant, rule):
 
 
 def test_abrupt_rtt_isolated_changes_confirm_the_papers_mathematics():
-    """With the paper's timer and RTT changes many rounds apart (excess holding means x10),
-    the model meets two of design 2's worst experiments within 5% (measured 2-4%)."""
-    df = abrupt.long_holding([39, 88], runs=2, max_duration_s=3e3, variants=("oldtahoe",))
+    """With the paper's timer, two of design 2's worst experiments (the model 61% and 34%
+    below the engine) come within 5% (measured 3.6% and 2.7%) once the RTT changes are many
+    rounds apart (excess holding means x10)."""
+    df = abrupt.long_holding([12, 65], runs=2, max_duration_s=3e3, variants=("oldtahoe",))
     assert (df.rel_error.abs() < 0.05).all(), df.to_string()
 
 
@@ -130,5 +131,7 @@ def test_abrupt_rtt_full_designs():
 
 @pytest.mark.slow
 def test_abrupt_rtt_long_holding_full():
-    df = abrupt.long_holding([2, 12, 20, 35, 39, 69, 84, 88])
-    assert (df.rel_error.abs() < 0.06).all(), df.to_string()
+    # The eight experiments of design 2 worst under the paper's timer (29-61% off): within
+    # 11% (measured 10.7%) with the excess holding means x10.
+    df = abrupt.long_holding([10, 12, 37, 44, 48, 65, 84, 91])
+    assert (df.rel_error.abs() < 0.12).all(), df.to_string()
