@@ -74,7 +74,7 @@ Tahoe's in the engine and in ns-2 at every p in 0.003-0.1, and with NewReno's ow
 the model: the paper's "slightly above, more so in the model" comes from the Tahoe density,
 and its simulated ordering is not reproduced by the engine nor by ns-2 2.35. The own window
 brings Q closer to the engine at every p (0.01: 0.012 vs 0.028; 0.1: 0.500 vs 0.518) but its
-throughput runs 7-18% above the engine under RED (the paper's density: 2-8%), the error the
+throughput runs 4-18% above the engine under RED (the paper's density: 2-8%), the error the
 larger Q partly hid; the paper's density stays the default.
 Beyond, the engine keeps a backed-off RTO across cycles (Karn's rule) and the model's
 E[Z_TO], which restarts the back-off every cycle, over-predicts DropTail throughput by
