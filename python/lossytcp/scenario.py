@@ -708,6 +708,7 @@ class Tcp(_Data):
     backoff: bool = True
     max_backoff: int = 64
     rtt_sampling: str = "per_ack"
+    rto_estimator: str = "rfc6298"
     delayed_ack: bool = False
     profile: str = "rfc"
     limited_transmit: bool | None = None
@@ -777,6 +778,14 @@ class Tcp(_Data):
                                             ["per_ack", "per_window"]))
         _set(self, "delayed_ack", v.boolean("delayed_ack", self.delayed_ack))
         _set(self, "profile", v.choice("profile", self.profile, ["rfc", "ns2"]))
+        _set(self, "rto_estimator", v.choice("rto_estimator", self.rto_estimator,
+                                             ["rfc6298", "last_sample"]))
+        if self.rto_estimator != "rfc6298" and (self.profile != "rfc"
+                                                or self.fixed_rto_s is not None
+                                                or self.rtt_sampling != "per_ack"):
+            raise ParameterError("rto_estimator", self.rto_estimator,
+                                 "is a rule of the rfc profile's estimator: it needs "
+                                 "profile='rfc', rtt_sampling='per_ack' and no fixed_rto_s")
         for k in self.KNOBS:
             _set(self, k, v.optional_boolean(
                 k, getattr(self, k), "the profile's default, see help(lossytcp.simulate)"))
@@ -858,6 +867,7 @@ class Tcp(_Data):
             "rtt_sampling": self.rtt_sampling, "delayed_ack": self.delayed_ack,
             "profile": self.profile, **{k: getattr(self, k) for k in self.KNOBS},
             "vegas": self.vegas, "tick_phase": self.tick_phase,
+            **({} if self.rto_estimator == "rfc6298" else {"rto_estimator": self.rto_estimator}),
             **({} if self.lp_alpha is None and self.lp_beta is None else {"lp": self.lp}),
             **({} if self.westwood_tau_s is None
                else {"westwood": {"tau_s": self.westwood_tau_s, "m": 2.0}}),
@@ -1617,6 +1627,12 @@ class Scenario(_Data):
                     "least the engine's clock resolution (1 ns) to transmit")
             if lk.rate_bps < 1.0:
                 raise ParameterError(rate_name, lk.rate_bps, "must be >= 1 bit/s")
+            if not isinstance(lk.channel, NoChannel) and any(
+                    f.tcp.rto_estimator == "last_sample" for f in all_flows):
+                # Its samples are timed from each segment's first transmission (the timestamp
+                # echo of a path that loses nothing): a lost original would be mistimed.
+                raise ParameterError(channel_name, lk.channel, "must be 'none' with "
+                                     "rto_estimator='last_sample' (paper 001's lossless timer)")
             if isinstance(lk.channel, FlowDrops) and lk.channel.flow >= len(all_flows):
                 raise ParameterError(f"{channel_name}.flow", lk.channel.flow,
                                      f"must name one of the {len(all_flows)} flows (0-based)")

@@ -363,7 +363,8 @@ _DEFAULTS: dict[str, Any] = dict(
     rate_bps=2e6, rtt_s=0.02, packet_size_bytes=500, window=20, channel="none",
     duration_s=100.0, seed=1, queue_packets=1000, queue=None, dupack_threshold=3,
     initial_window=1, min_rto_s=None, max_rto_s=60.0, granularity_s=0.0, initial_rto_s=None,
-    fixed_rto_s=None, backoff=None, max_backoff=64, rtt_sampling="per_ack", delayed_ack=False,
+    fixed_rto_s=None, backoff=None, max_backoff=64, rtt_sampling="per_ack",
+    rto_estimator="rfc6298", delayed_ack=False,
     protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
@@ -424,7 +425,7 @@ def scenario_from_keywords(variant: str = "newreno", **kwargs: Any) -> Scenario:
         max_rto_s=p["max_rto_s"], initial_rto_s=p["initial_rto_s"],
         granularity_s=p["granularity_s"], fixed_rto_s=p["fixed_rto_s"], backoff=backoff,
         max_backoff=p["max_backoff"], rtt_sampling=p["rtt_sampling"],
-        delayed_ack=p["delayed_ack"], profile=p["profile"],
+        rto_estimator=p["rto_estimator"], delayed_ack=p["delayed_ack"], profile=p["profile"],
         **{k: p[k] for k in sc_mod.Tcp.KNOBS},
         vegas_alpha=p["vegas_alpha"], vegas_beta=p["vegas_beta"], vegas_gamma=p["vegas_gamma"],
         lp_alpha=p["lp_alpha"], lp_beta=p["lp_beta"], westwood_tau_s=p["westwood_tau_s"],
@@ -547,6 +548,9 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     ``min_rto_s``), ``fixed_rto_s`` (a constant timeout instead of the estimator; then
     ``min_rto_s`` and ``initial_rto_s`` do not apply and may not be given), ``backoff``
     (doubling up to ``max_backoff``), ``rtt_sampling`` ('per_ack' or 'per_window'),
+    ``rto_estimator`` ('rfc6298', or 'last_sample': paper 001's timer, RTO = max(latest RTT
+    sample, G, min_rto_s), a sample from every new ACK timed from the segment's first
+    transmission as the timestamp option gives on a lossless path; lossless paths only),
     ``delayed_ack``, ``protect_retransmissions``, ``delay`` (semi-Markov RTT: dict with
     ``rtt_s``, ``H``, ``excess_mean_s``; applied on the data direction, the ACK direction then
     has no propagation delay; not with ``rtt_s``), ``slot_model`` (paper 004: no propagation

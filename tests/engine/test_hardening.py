@@ -98,8 +98,9 @@ def test_a_large_trace_file_costs_bytes_not_lists(tmp_path):
     lost, sent, wall, rss_kb = int(out[0]), int(out[1]), float(out[2]), int(out[3])
     # One loss per 100 transmissions, in order: exactly sent // 100 of them.
     assert lost == sent // 100
-    assert rss_kb < 200_000, rss_kb          # 50 MB of trace: 6 MB packed (+ the interpreter)
-    assert wall < 20, wall
+    # 50 MB of trace: 6 MB packed (+ the interpreter). The time it takes (3.7 s for 100 MB,
+    # was 27 s) is measured, not asserted: a timed test fails on a loaded machine.
+    assert rss_kb < 200_000, (rss_kb, wall)
 
 
 def test_a_trace_wraps_around_when_it_runs_out(tmp_path):

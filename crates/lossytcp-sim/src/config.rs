@@ -231,6 +231,25 @@ pub enum RttSampling {
     PerWindow,
 }
 
+/// How the rfc profile turns RTT samples into a retransmission timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoEstimator {
+    /// RFC 6298 §2: SRTT + max(G, 4 RTTVAR), at least RTO_min.
+    #[default]
+    Rfc6298,
+    /// Paper 001 §3.2.4 and eq. (2), `Y_i = max(T_i, G, RTO_min)`: the RTO is the latest RTT
+    /// sample, at least G and RTO_min, with no smoothing and no variance term; every new ACK
+    /// gives a sample (the paper assumes the timestamp option), timed from the acknowledged
+    /// segment's first transmission, which on a path that loses nothing is the copy the
+    /// receiver acknowledged (so the rule needs per-ACK sampling and lossless links). On a
+    /// path whose delay is a function of the send time (the semi-Markov delay) the latest
+    /// sample is the RTT of the state its segment was sent in, so the timer runs on the RTT of
+    /// the previous state until the first segment sent in the new state is acknowledged: the
+    /// paper's timer. Backoff as for RFC 6298 (`max_backoff`).
+    LastSample,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Profile {
@@ -262,6 +281,10 @@ pub struct TcpConfig {
     pub max_backoff: u32,
     #[serde(default)]
     pub rtt_sampling: RttSampling,
+    /// The rfc profile's RTO rule (RFC 6298 unless asked; ignored by a fixed RTO, refused
+    /// with the ns2 profile, whose estimator is ns-2's).
+    #[serde(default)]
+    pub rto_estimator: RtoEstimator,
     #[serde(default)]
     pub delayed_ack: bool,
     #[serde(default = "delack_default")]
@@ -522,6 +545,14 @@ impl Scenario {
             finite_pos("initial_rto_s", t.initial_rto_s)?;
             if let Some(x) = t.fixed_rto_s {
                 finite_pos("fixed_rto_s", x)?;
+            }
+            if t.rto_estimator != RtoEstimator::Rfc6298
+                && (t.profile == Profile::Ns2 || t.rtt_sampling != RttSampling::PerAck)
+            {
+                return Err(format!(
+                    "flows[{i}]: rto_estimator {:?} needs the rfc profile and per-ACK sampling",
+                    t.rto_estimator
+                ));
             }
             if let Some(x) = t.tick_phase {
                 if !(0.0..1.0).contains(&x) {

@@ -16,6 +16,10 @@ pub struct SenderConfig {
     /// Which segments the RTO estimator is fed (RFC 6298 §3: every ACK of a segment sent once,
     /// or one timed segment per window as BSD and ns-2 do).
     pub sampling: RttSampling,
+    /// Every new ACK gives a sample timed from the segment's first transmission, as the
+    /// timestamp option's echo on a path that loses nothing (paper 001's timer, which needs a
+    /// sample per ACK); otherwise Karn's rule.
+    pub timestamps: bool,
     pub compat: Compat,
     /// The receiver's advertised window, segments.
     pub max_window: u32,

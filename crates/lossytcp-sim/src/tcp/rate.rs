@@ -33,6 +33,8 @@ pub struct RateSample {
 struct Slot {
     seq: u64,
     sent_at: Time,
+    /// The segment's first transmission.
+    first_sent_at: Time,
     /// Transmitted more than once (Karn).
     retransmitted: bool,
     /// Already delivered by a SACK block: a later cumulative ACK does not count it again.
@@ -46,6 +48,7 @@ struct Slot {
 const EMPTY: Slot = Slot {
     seq: u64::MAX,
     sent_at: Time::ZERO,
+    first_sent_at: Time::ZERO,
     retransmitted: false,
     sacked: false,
     delivered: 0,
@@ -106,7 +109,11 @@ impl SendLog {
         let i = (seq & self.mask) as usize;
         if !self.sampling {
             let slot = &mut self.slots[i];
-            slot.retransmitted = retransmission || slot.seq == seq && slot.retransmitted;
+            let same = slot.seq == seq;
+            slot.retransmitted = retransmission || same && slot.retransmitted;
+            if !same {
+                slot.first_sent_at = at;
+            }
             slot.seq = seq;
             slot.sent_at = at;
             return;
@@ -120,6 +127,7 @@ impl SendLog {
         self.slots[i] = Slot {
             seq,
             sent_at: at,
+            first_sent_at: if old.seq == seq { old.first_sent_at } else { at },
             retransmitted: retransmission || old.seq == seq && old.retransmitted,
             sacked: old.seq == seq && old.sacked,
             delivered: self.delivered,
@@ -133,6 +141,13 @@ impl SendLog {
     pub fn clean_send_time(&self, seq: u64) -> Option<Time> {
         let s = self.slot(seq);
         (s.seq == seq && !s.retransmitted).then_some(s.sent_at)
+    }
+
+    /// First send time of `seq`, retransmitted or not (the echo of a timestamp option on a
+    /// path that loses nothing).
+    pub fn first_send_time(&self, seq: u64) -> Option<Time> {
+        let s = self.slot(seq);
+        (s.seq == seq).then_some(s.first_sent_at)
     }
 
     /// Segment `seq` is delivered now (by the cumulative ACK, or `by_sack`); counts it once.

@@ -47,6 +47,8 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     held: Option<Segment>,
     /// Measure `AckCtx::rtt_sample` on every ACK (see its doc).
     exact_rtt: bool,
+    /// `SenderConfig::timestamps`.
+    timestamps: bool,
     initial_window: f64,
     /// Duplicate ACKs since the last new ACK. Unlike `state.dupacks` a loss event does not
     /// clear it: ns-2's `dupacks_` is reset only by `newack()` (and the timeouts of Reno and
@@ -104,6 +106,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             paced_out: false,
             held: None,
             exact_rtt,
+            timestamps: cfg.timestamps,
             initial_window: f64::from(cfg.initial_window),
             dup_run: 0,
         }
@@ -316,9 +319,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     #[inline]
     fn deliveries(&mut self, now: Time, old_una: u64, ack: u64, sack: &[(u64, u64)]) -> AckCtx {
         if !self.log.sampling() {
-            let rtt_sample = (self.exact_rtt && ack > old_una && self.unambiguous(old_una, ack))
-                .then(|| self.log.clean_send_time(ack - 1).map(|t| now - t))
-                .flatten();
+            let rtt_sample = if self.timestamps {
+                (ack > old_una)
+                    .then(|| self.log.first_send_time(ack - 1).map(|t| now - t))
+                    .flatten()
+            } else {
+                (self.exact_rtt && ack > old_una && self.unambiguous(old_una, ack))
+                    .then(|| self.log.clean_send_time(ack - 1).map(|t| now - t))
+                    .flatten()
+            };
             if let Some(r) = rtt_sample {
                 if self.state.min_rtt.is_none_or(|m| r < m) {
                     self.state.min_rtt = Some(r);
@@ -554,6 +563,7 @@ mod tests {
             dupthresh: 3,
             fine_clock: None,
             classifier: None,
+            timestamps: false,
         }
     }
 

@@ -11,7 +11,7 @@ use super::recovery::{
     NewRenoParams, PartialAckWindow, RecoveryConfig, RenoRecoveryParams, VegasRecoveryParams,
 };
 use super::rtt::{EstimatorKind, RtoRule, RttConfig};
-use crate::config::{Profile, RttSampling, TcpConfig, Variant};
+use crate::config::{Profile, RtoEstimator, RttSampling, TcpConfig, Variant};
 use crate::time::Dur;
 
 /// The phase of ns-2 2.35's RTT tick clock, `boot_time_ / tcpTick_`, for a single agent in
@@ -92,12 +92,12 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         initial_rto: Dur::from_secs(t.initial_rto_s),
         granularity: Dur::from_secs(t.granularity_s),
         max_backoff: t.max_backoff,
-        estimator: if ns2 {
-            EstimatorKind::Ns2Ticks {
+        estimator: match (ns2, t.rto_estimator) {
+            (true, _) => EstimatorKind::Ns2Ticks {
                 tick_phase: t.tick_phase.unwrap_or_else(|| ns2_tick_phase(variant)),
-            }
-        } else {
-            EstimatorKind::Rfc6298
+            },
+            (false, RtoEstimator::Rfc6298) => EstimatorKind::Rfc6298,
+            (false, RtoEstimator::LastSample) => EstimatorKind::LastSample,
         },
         rule: t
             .fixed_rto_s
@@ -138,6 +138,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             t.rtt_sampling
         },
         compat,
+        timestamps: t.rto_estimator == RtoEstimator::LastSample,
         max_window: t.max_window,
         initial_window: t.initial_window,
         dupthresh: t.dupack_threshold,

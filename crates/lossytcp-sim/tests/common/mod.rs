@@ -22,6 +22,7 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         fixed_rto_s: None,
         max_backoff: 64,
         rtt_sampling: RttSampling::PerAck,
+        rto_estimator: RtoEstimator::Rfc6298,
         delayed_ack: false,
         delack_interval_s: 0.1,
         profile,

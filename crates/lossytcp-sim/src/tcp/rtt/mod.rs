@@ -47,6 +47,9 @@ impl Default for RttConfig {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum EstimatorKind {
     Rfc6298,
+    /// Paper 001 eq. (2): `Y = max(T, G, RTO_min)`, T the latest sample, no smoothing and no
+    /// variance term (`config::RtoEstimator::LastSample`).
+    LastSample,
     /// ns-2 2.35's, with the phase of the agent's tick clock in [0, 1) of a tick.
     Ns2Ticks {
         tick_phase: f64,
@@ -67,6 +70,7 @@ pub enum RtoRule {
 enum Estimator {
     Rfc6298(Rfc6298),
     Ns2Ticks(Ns2Ticks),
+    LastSample(Option<Dur>),
 }
 
 #[derive(Clone, Debug)]
@@ -83,6 +87,7 @@ impl RttEstimator {
     pub fn new(cfg: RttConfig) -> Self {
         let est = match cfg.estimator {
             EstimatorKind::Rfc6298 => Estimator::Rfc6298(Rfc6298::default()),
+            EstimatorKind::LastSample => Estimator::LastSample(None),
             EstimatorKind::Ns2Ticks { tick_phase } => {
                 Estimator::Ns2Ticks(Ns2Ticks::new(&cfg, tick_phase))
             }
@@ -101,6 +106,7 @@ impl RttEstimator {
         match &self.est {
             Estimator::Rfc6298(e) => e.srtt(),
             Estimator::Ns2Ticks(e) => e.srtt(),
+            Estimator::LastSample(t) => *t,
         }
     }
 
@@ -114,6 +120,7 @@ impl RttEstimator {
         match &mut self.est {
             Estimator::Rfc6298(e) => e.sample(rtt),
             Estimator::Ns2Ticks(e) => e.sample(rtt),
+            Estimator::LastSample(t) => *t = Some(rtt),
         }
         self.backoff = 1;
         self.rto = self.compute_rto();
@@ -125,6 +132,7 @@ impl RttEstimator {
         match &mut self.est {
             Estimator::Rfc6298(e) => e.sample(now.since(sent)),
             Estimator::Ns2Ticks(e) => e.sample_sent(sent, now),
+            Estimator::LastSample(t) => *t = Some(now.since(sent)),
         }
         self.backoff = 1;
         self.rto = self.compute_rto();
@@ -142,6 +150,17 @@ impl RttEstimator {
             (RtoRule::Fixed(t), _) => t.as_secs() * b,
             (RtoRule::Estimated, Estimator::Rfc6298(e)) => e.base_rto_s(c) * b,
             (RtoRule::Estimated, Estimator::Ns2Ticks(e)) => e.rto_s(c, self.backoff),
+            (RtoRule::Estimated, Estimator::LastSample(t)) => {
+                let base = match t {
+                    // Paper 001 eq. (2): Y = max(T, G, RTO_min); G is a floor, not added.
+                    Some(t) => t
+                        .as_secs()
+                        .max(c.granularity.as_secs())
+                        .max(c.min_rto.as_secs()),
+                    None => c.initial_rto.as_secs(),
+                };
+                base * b
+            }
         };
         Dur::from_secs(secs.min(c.max_rto.as_secs()))
     }
@@ -196,7 +215,7 @@ mod tests {
     fn rtxcur(e: &RttEstimator) -> f64 {
         match &e.est {
             Estimator::Ns2Ticks(n) => n.rtxcur(),
-            Estimator::Rfc6298(_) => unreachable!(),
+            Estimator::Rfc6298(_) | Estimator::LastSample(_) => unreachable!(),
         }
     }
 
@@ -255,6 +274,34 @@ mod tests {
         e.sample(Dur::from_secs(3.0));
         e.back_off();
         assert_eq!(e.rto(), Dur::from_secs(0.5));
+    }
+
+    #[test]
+    fn last_sample_rto_is_paper_001_eq_2() {
+        let mut c = cfg(Profile::Rfc);
+        c.min_rto = Dur::from_secs(0.05);
+        c.estimator = EstimatorKind::LastSample;
+        let mut e = RttEstimator::new(c.clone());
+        assert_eq!(e.rto(), Dur::from_secs(1.0), "initial RTO before any sample");
+        e.sample(Dur::from_secs(0.5));
+        e.sample(Dur::from_secs(0.1));
+        // No memory of the 0.5 s sample and no variance term: Y = max(T, G, RTO_min).
+        assert_eq!(e.rto(), Dur::from_secs(0.1));
+        e.sample(Dur::from_secs(0.02));
+        assert_eq!(e.rto(), Dur::from_secs(0.05), "RTO_min");
+        c.granularity = Dur::from_secs(0.2);
+        let mut e = RttEstimator::new(c);
+        e.sample(Dur::from_secs(0.1));
+        assert_eq!(e.rto(), Dur::from_secs(0.2), "G is a floor, not added");
+        // Backoff: expiries at Y, 3Y, 7Y, ..., 127Y, then every 64Y (six doublings).
+        let mut total = 0.0;
+        let mut expiries = vec![];
+        for _ in 0..8 {
+            total += e.rto().as_secs();
+            expiries.push((total / 0.2_f64).round() as i64);
+            e.back_off();
+        }
+        assert_eq!(expiries, [1, 3, 7, 15, 31, 63, 127, 191]);
     }
 
     #[test]
