@@ -127,7 +127,11 @@ impl SendLog {
         self.slots[i] = Slot {
             seq,
             sent_at: at,
-            first_sent_at: if old.seq == seq { old.first_sent_at } else { at },
+            first_sent_at: if old.seq == seq {
+                old.first_sent_at
+            } else {
+                at
+            },
             retransmitted: retransmission || old.seq == seq && old.retransmitted,
             sacked: old.seq == seq && old.sacked,
             delivered: self.delivered,

@@ -282,7 +282,11 @@ mod tests {
         c.min_rto = Dur::from_secs(0.05);
         c.estimator = EstimatorKind::LastSample;
         let mut e = RttEstimator::new(c.clone());
-        assert_eq!(e.rto(), Dur::from_secs(1.0), "initial RTO before any sample");
+        assert_eq!(
+            e.rto(),
+            Dur::from_secs(1.0),
+            "initial RTO before any sample"
+        );
         e.sample(Dur::from_secs(0.5));
         e.sample(Dur::from_secs(0.1));
         // No memory of the 0.5 s sample and no variance term: Y = max(T, G, RTO_min).
