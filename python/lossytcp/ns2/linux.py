@@ -115,7 +115,9 @@ def build_linux_script(cc: str = "westwood", *, sack: bool = True,
 
     Refused (:class:`~lossytcp.ns2.Ns2Unsupported`): the knobs of ns-2's other agents and of
     the engine's profiles (``_NOT_LINUX``), a duplicate-ACK threshold other than 3 (the
-    scoreboard's is fixed), a fixed RTO, no backoff, a backoff cap other than 64.
+    scoreboard's is fixed), and what :func:`~lossytcp.ns2.build_script` refuses for every
+    agent (a fixed RTO with backoff, no backoff with the estimator, a backoff cap other than
+    64: the agent keeps TcpAgent's ``rtt_timeout()`` and ``rtt_backoff()``).
     """
     _check_cc(cc)
     if not isinstance(sack, bool):
