@@ -32,7 +32,8 @@ ns2:
 	      || echo "note: could not install ns2; ns-2 comparisons will be skipped"; \
 	  else echo "note: not root, ns2 not installed; ns-2 comparisons will be skipped"; fi; }
 
-# ns-3 (Debian's libns3-dev; its pkg-config files name libgsl paths) for `make bench` only.
+# ns-3 (Debian's libns3-dev; its pkg-config files name libgsl paths) for `make bench` and the
+# Westwood+ reference data (tests/reference/make_westwood.py).
 ns3:
 	@pkg-config --exists ns3-core 2>/dev/null || { \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -59,11 +60,12 @@ bench: build ns2 ns3
 	$(PY) bench/run.py
 	$(PY) bench/models.py
 
-reference: build ns2
+reference: build ns2 ns3
 	$(PY) tests/reference/make_reference.py
 	$(PY) tests/reference/make_bursts.py
 	$(PY) tests/reference/make_sack_traces.py
 	$(PY) tests/reference/make_replays.py
+	$(PY) tests/reference/make_westwood.py
 
 clean:
 	rm -rf target $(VENV) python/lossytcp/*.so

@@ -1,15 +1,17 @@
-// ns-3 (3.37) twin of bench/run.py's scenarios, for speed and memory only.
+// ns-3 (3.37) twin of bench/run.py's scenarios (speed and memory) and of the Westwood+
+// cross-check (tests/reference/make_westwood.py).
 //
-// One bulk TCP NewReno flow over a point-to-point link: rate, one-way delay rtt/2, a
+// One bulk TCP flow, NewReno or Westwood+ (--cc), over a point-to-point link: rate, one-way delay rtt/2, a
 // DropTail device queue of 1000 packets (no traffic-control qdisc), loss on the receiving
 // device. Wire size of a data packet = MSS + 40 (IPv4 + TCP, timestamps off) + 2 (PPP), so
 // MSS = size - 42 gives the same packets per second as lossytcp and ns-2. The receive window
-// limit is a cap on cwnd (window x MSS) in a NewReno subclass: limiting the receive window
+// limit is a cap on cwnd (window x MSS) in a subclass of the congestion control: limiting the receive window
 // instead makes ns-3 3.37 crash on the first retransmission (TcpRateLinux::SkbSent, seen
 // with the Debian build whenever RcvBufSize is small enough to limit the sender). Classic
 // fast recovery may inflate cwnd above the cap while it lasts. Initial cwnd 1, one ACK per
-// segment unless --delack 2 (ns-3's delayed ACKs: every second segment or 200 ms), minimum RTO
-// 200 ms, a device queue of --queue packets (1000).
+// segment unless --delack 2 (ns-3's delayed ACKs: every second segment or --delack-timeout,
+// 200 ms), minimum RTO 200 ms, a device queue of --queue packets (1000), classic fast
+// recovery (ns3::TcpClassicRecovery), no SACK, no timestamps.
 //
 // Channels: "bernoulli:p=P" (RateErrorModel per packet) and
 // "ge:alpha=A,beta=B[,advance=slot|transmission]" (the Gilbert-Elliott chain of paper 000,
@@ -18,7 +20,9 @@
 // started, so the slot index is taken at now - D.
 //
 // Prints one JSON line: {"delivered": segments delivered in order, "goodput_norm": ...,
-// "timeouts": entries into CA_LOSS, "fast_retransmits": entries into CA_RECOVERY}.
+// "timeouts": entries into CA_LOSS, "fast_retransmits": entries into CA_RECOVERY,
+// "packets_sent": data segments handed to IP, "retransmissions": those not beyond the highest
+// sequence number sent before}.
 // Build: see bench/README.md.
 
 #include "ns3/applications-module.h"
@@ -94,29 +98,33 @@ class GilbertElliottErrorModel : public ErrorModel
 
 static uint32_t g_cwndCapBytes = 0;
 
-class TcpNewRenoCapped : public TcpNewReno
+// A congestion control with the window cap (see the header). One template for NewReno and
+// Westwood; the TypeId is the base's name + "Capped", so attributes of the base (Westwood's
+// ProtocolType) take their Config defaults.
+template <class Base>
+class Capped : public Base
 {
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("TcpNewRenoCapped")
-                                .SetParent<TcpNewReno>()
-                                .AddConstructor<TcpNewRenoCapped>();
+        static TypeId tid = TypeId(Base::GetTypeId().GetName() + "Capped")
+                                .template SetParent<Base>()
+                                .template AddConstructor<Capped<Base>>();
         return tid;
     }
-    TcpNewRenoCapped() = default;
-    TcpNewRenoCapped(const TcpNewRenoCapped& o) = default;
+    Capped() = default;
+    Capped(const Capped& o) = default;
     std::string GetName() const override
     {
-        return "TcpNewRenoCapped";
+        return Base::GetTypeId().GetName() + "Capped";
     }
     Ptr<TcpCongestionOps> Fork() override
     {
-        return CopyObject<TcpNewRenoCapped>(this);
+        return CopyObject<Capped<Base>>(this);
     }
     void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
     {
-        TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
+        Base::IncreaseWindow(tcb, segmentsAcked);
         if (tcb->m_cWnd > g_cwndCapBytes)
         {
             tcb->m_cWnd = g_cwndCapBytes;
@@ -124,7 +132,27 @@ class TcpNewRenoCapped : public TcpNewReno
     }
 };
 
-static uint64_t g_losses = 0, g_recoveries = 0;
+static uint64_t g_losses = 0, g_recoveries = 0, g_sent = 0, g_retransmitted = 0;
+static SequenceNumber32 g_highTx(0);
+static bool g_anyTx = false;
+
+// Every segment the sender hands to IP; one that does not start beyond the highest sequence
+// number sent so far is a retransmission (ns-2's and lossytcp's count, by segment).
+static void CountTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    ++g_sent;
+    if (g_anyTx && h.GetSequenceNumber() < g_highTx)
+    {
+        ++g_retransmitted;
+        return;
+    }
+    g_anyTx = true;
+    g_highTx = h.GetSequenceNumber() + SequenceNumber32(p->GetSize());
+}
 
 static void CountState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
 {
@@ -155,7 +183,8 @@ int main(int argc, char* argv[])
 {
     double rate = 2e6, rtt = 0.02, duration = 100.0;
     uint32_t size = 500, window = 20, seed = 1, delack = 1, queue = 1000;
-    std::string channel = "none";
+    double delackTimeout = 0.2;
+    std::string channel = "none", cc = "newreno";
     CommandLine cmd;
     cmd.AddValue("rate", "link rate, b/s", rate);
     cmd.AddValue("rtt", "two-way propagation delay, s", rtt);
@@ -166,18 +195,41 @@ int main(int argc, char* argv[])
     cmd.AddValue("seed", "run number", seed);
     cmd.AddValue("delack", "segments per ACK (ns3::TcpSocket::DelAckCount)", delack);
     cmd.AddValue("queue", "device queue, packets", queue);
+    cmd.AddValue("delack-timeout", "delayed-ACK timer, s (ns3::TcpSocket::DelAckTimeout)",
+                 delackTimeout);
+    cmd.AddValue("cc",
+                 "newreno | westwoodplus (ns3::TcpWestwood, ProtocolType WestwoodPlus, its "
+                 "default Tustin filter)",
+                 cc);
     cmd.Parse(argc, argv);
     RngSeedManager::SetRun(seed);
 
     const uint32_t mss = size - 42;
     g_cwndCapBytes = window * mss;
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-                       TypeIdValue(TcpNewRenoCapped::GetTypeId()));
+    if (cc == "newreno")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                           TypeIdValue(Capped<TcpNewReno>::GetTypeId()));
+    }
+    else if (cc == "westwoodplus")
+    {
+        // ns-3 3.37 has one class for both; 3.38 renamed the Westwood+ one TcpWestwoodPlus.
+        Config::SetDefault("ns3::TcpWestwood::ProtocolType",
+                           EnumValue(TcpWestwood::WESTWOODPLUS));
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                           TypeIdValue(Capped<TcpWestwood>::GetTypeId()));
+    }
+    else
+    {
+        std::cerr << "unsupported cc " << cc << "\n";
+        return 2;
+    }
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TypeId::LookupByName("ns3::TcpClassicRecovery")));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delack));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(Seconds(delackTimeout)));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
@@ -238,6 +290,8 @@ int main(int argc, char* argv[])
         Config::ConnectWithoutContext(
             "/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/CongState",
             MakeCallback(&CountState));
+        Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/Tx",
+                                      MakeCallback(&CountTx));
     });
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
@@ -248,6 +302,7 @@ int main(int argc, char* argv[])
     std::cout << "{\"delivered\": " << static_cast<uint64_t>(delivered)
               << ", \"goodput_norm\": " << delivered / duration / capacity
               << ", \"timeouts\": " << g_losses << ", \"fast_retransmits\": " << g_recoveries
+              << ", \"packets_sent\": " << g_sent << ", \"retransmissions\": " << g_retransmitted
               << "}" << std::endl;
     return 0;
 }
