@@ -722,6 +722,7 @@ class Tcp(_Data):
     lp_alpha: float | None = None
     lp_beta: float | None = None
     westwood_tau_s: float | None = None
+    westwood_slow_start: str | None = None
     tick_phase: float | None = None
 
     KNOBS: ClassVar[tuple[str, ...]] = ("limited_transmit", "delay_growth",
@@ -810,6 +811,9 @@ class Tcp(_Data):
         if self.westwood_tau_s is not None:
             _set(self, "westwood_tau_s", v.in_range("westwood_tau_s", self.westwood_tau_s,
                                                     1e-3, 1e3))
+        if self.westwood_slow_start is not None:
+            _set(self, "westwood_slow_start", v.choice(
+                "westwood_slow_start", self.westwood_slow_start, ["acked", "per_ack"]))
         if self.tick_phase is not None:
             if self.profile != "ns2":
                 raise ParameterError("tick_phase", self.tick_phase, "is the phase of ns-2's "
@@ -840,7 +844,8 @@ class Tcp(_Data):
         """What depends on the variant: the thresholds of Vegas and of the loss predictor,
         Westwood's filter, and Vegas's own duplicate-ACK rule."""
         for keys, owner in ((("lp_alpha", "lp_beta"), "newreno-lp"),
-                            (("westwood_tau_s",), "westwood-nr")):
+                            (("westwood_tau_s",), "westwood-nr"),
+                            (("westwood_slow_start",), "westwood-plus")):
             for k in keys:
                 if getattr(self, k) is not None and variant != owner:
                     raise ParameterError(k, getattr(self, k),
@@ -869,8 +874,9 @@ class Tcp(_Data):
             "vegas": self.vegas, "tick_phase": self.tick_phase,
             **({} if self.rto_estimator == "rfc6298" else {"rto_estimator": self.rto_estimator}),
             **({} if self.lp_alpha is None and self.lp_beta is None else {"lp": self.lp}),
-            **({} if self.westwood_tau_s is None
-               else {"westwood": {"tau_s": self.westwood_tau_s, "m": 2.0}}),
+            **({} if self.westwood_tau_s is None and self.westwood_slow_start is None
+               else {"westwood": {"tau_s": self.westwood_tau_s or 0.5, "m": 2.0,
+                                  "slow_start": self.westwood_slow_start or "acked"}}),
         }
 
 

@@ -369,7 +369,7 @@ _DEFAULTS: dict[str, Any] = dict(
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
     timer_every_partial_ack=None, vegas_alpha=None, vegas_beta=None, vegas_gamma=None,
-    lp_alpha=None, lp_beta=None, westwood_tau_s=None,
+    lp_alpha=None, lp_beta=None, westwood_tau_s=None, westwood_slow_start=None,
     tick_phase=None, trace_sends=False, trace_window=False, hops=None,
 )
 
@@ -429,6 +429,7 @@ def scenario_from_keywords(variant: str = "newreno", **kwargs: Any) -> Scenario:
         **{k: p[k] for k in sc_mod.Tcp.KNOBS},
         vegas_alpha=p["vegas_alpha"], vegas_beta=p["vegas_beta"], vegas_gamma=p["vegas_gamma"],
         lp_alpha=p["lp_alpha"], lp_beta=p["lp_beta"], westwood_tau_s=p["westwood_tau_s"],
+        westwood_slow_start=p["westwood_slow_start"],
         tick_phase=p["tick_phase"])
     app: Any = sc_mod.Bulk()
     if p["transfer_bytes"] is not None:
@@ -569,7 +570,9 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     ns-2), ``lp_alpha``, ``lp_beta`` (variant 'newreno-lp' only: the Vegas loss predictor
     calls a loss wireless at most alpha segments queued, congestion from beta; default 1, 3
     as paper 003), ``westwood_tau_s`` (variant 'westwood-nr' only: the time constant of its
-    bandwidth filter, default 0.5 s), ``tick_phase`` (profile 'ns2': the phase of ns-2's RTT
+    bandwidth filter, default 0.5 s), ``westwood_slow_start`` (variant 'westwood-plus' only:
+    'acked', current Linux's slow start adding the segments each ACK delivers, or 'per_ack',
+    Linux 2.6.22's with tcp_abc = 1 as ns-2's Agent/TCP/Linux runs it), ``tick_phase`` (profile 'ns2': the phase of ns-2's RTT
     tick clock, ``boot_time_ / tcpTick_`` in [0, 1); default the phase ns-2 2.35 uses in the
     scripts of :mod:`lossytcp.ns2`), ``trace_sends``, ``trace_window``, ``hops`` (a chain of links
     instead of one: a list of dicts with ``rate_bps``, ``delay_s`` one way, optional

@@ -186,19 +186,38 @@ impl Default for LpParams {
     }
 }
 
-/// Westwood-NR's bandwidth filter: cut-off frequency `1 / tau_s`, a virtual null sample after
-/// `tau_s / m` without ACKs (Mascolo et al. 2001; see `tcp::cc::westwood`).
+/// Westwood's settings (see `tcp::cc::westwood`): Westwood-NR's bandwidth filter, cut-off
+/// frequency `1 / tau_s` and a virtual null sample after `tau_s / m` without ACKs (Mascolo et
+/// al. 2001); Westwood+'s slow start.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WestwoodFilter {
     pub tau_s: f64,
     pub m: f64,
+    #[serde(default)]
+    pub slow_start: LinuxSlowStart,
 }
 
 impl Default for WestwoodFilter {
     fn default() -> Self {
-        Self { tau_s: 0.5, m: 2.0 }
+        Self {
+            tau_s: 0.5,
+            m: 2.0,
+            slow_start: LinuxSlowStart::Acked,
+        }
     }
+}
+
+/// Linux's slow start, of Westwood+'s growth (`tcp::cc::LinuxReno`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinuxSlowStart {
+    /// Linux >= 3.8 `tcp_slow_start()`: the segments each ACK delivers (two per delayed ACK).
+    #[default]
+    Acked,
+    /// Linux 2.6.22 with `tcp_abc = 1`, which ns-2 2.35's `Agent/TCP/Linux` runs: one segment
+    /// per ACK that delivers at least one.
+    PerAck,
 }
 
 /// Vegas's thresholds, in segments queued in the network (ns-2: `v_alpha_ 1`, `v_beta_ 3`,

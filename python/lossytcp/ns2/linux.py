@@ -242,6 +242,10 @@ def compare_linux_send_traces(variant: str = "westwood-plus", cc: str = "westwoo
     """
     from ..sim import simulate
 
+    if variant == "westwood-plus":
+        # The agent runs Linux 2.6.22, whose slow start (tcp_abc = 1) adds one segment per ACK;
+        # current Linux, the engine's default, the segments each ACK delivers.
+        engine = {"westwood_slow_start": "per_ack", **(engine or {})}
     _, ref, fates = linux_link_trace(cc, sack=sack, ns=ns, **kwargs)
     with tempfile.TemporaryDirectory(prefix="lossytcp-ns2-") as wd:
         outcomes = Path(wd) / "fates.txt"

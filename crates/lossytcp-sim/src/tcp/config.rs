@@ -66,6 +66,11 @@ pub struct Compat {
     /// on a retransmission, and `reset_rtx_timer()` at a fast retransmit ends the timing. RFC
     /// 6298 §3 (Karn): a retransmission of the timed segment spoils the sample.
     pub ns2_rtt_timing: bool,
+    /// RFC 5681 §3.1: "when a TCP sender detects segment loss using the retransmission timer
+    /// and the given segment has already been retransmitted by way of the retransmission timer
+    /// at least once, the value of ssthresh is held constant". ns-2's slowdown() halves again
+    /// at every expiry (to 2, from a window of 1).
+    pub hold_ssthresh_on_repeated_timeout: bool,
 }
 
 impl Default for Compat {
@@ -78,6 +83,7 @@ impl Default for Compat {
             delay_growth: DelayGrowth::Off,
             limited_transmit: false,
             ns2_rtt_timing: false,
+            hold_ssthresh_on_repeated_timeout: true,
         }
     }
 }

@@ -38,6 +38,8 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     timed: Option<(u64, Time)>,
     /// The highest segment ever retransmitted (for Karn's rule on cumulative ACKs).
     max_retransmitted: Option<u64>,
+    /// `snd_una` at the last timeout: a timeout of the same segment again is a repeated one.
+    last_timeout_seq: Option<u64>,
     rto_deadline: Option<Time>,
     /// Pacing: the earliest time the next segment may leave.
     next_send_at: Time,
@@ -101,6 +103,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             log,
             timed: None,
             max_retransmitted: None,
+            last_timeout_seq: None,
             rto_deadline: None,
             next_send_at: Time::ZERO,
             paced_out: false,
@@ -508,6 +511,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if s.snd_una >= s.snd_max && !timer_when_idle {
             return;
         }
+        let repeated = self.compat.hold_ssthresh_on_repeated_timeout
+            && self.last_timeout_seq == Some(s.snd_una);
+        self.last_timeout_seq = Some(s.snd_una);
         if self.recovery.on_timeout(&mut self.state) {
             self.dup_run = 0;
         }
@@ -516,7 +522,17 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             now,
             ..AckCtx::default()
         };
-        let (cut, verdict) = self.congestion_event(CongestionKind::Timeout, &ctx, truth);
+        let (cut, verdict) = if repeated {
+            // The same segment timed out again: ssthresh held (RFC 5681 §3.1), no new loss
+            // event for the growth plugin or a classifier.
+            let held = Cut {
+                ssthresh: self.state.ssthresh,
+                cwnd: self.growth.restart_window(),
+            };
+            (held, None)
+        } else {
+            self.congestion_event(CongestionKind::Timeout, &ctx, truth)
+        };
         let s = &mut self.state;
         s.ssthresh = cut.ssthresh;
         s.cwnd = cut.cwnd;

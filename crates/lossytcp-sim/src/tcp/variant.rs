@@ -48,8 +48,12 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
                 tau_s: t.westwood.tau_s,
                 m: t.westwood.m,
             },
+            ..WestwoodParams::default()
         }),
-        Variant::WestwoodPlus => GrowthConfig::Westwood(WestwoodParams::plus()),
+        Variant::WestwoodPlus => GrowthConfig::Westwood(WestwoodParams {
+            slow_start: t.westwood.slow_start,
+            ..WestwoodParams::plus()
+        }),
         _ => GrowthConfig::Reno(RenoParams { halving }),
     };
     let exit_growth = t.recovery_exit_growth_on();
@@ -119,6 +123,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             // send_one()); the Python front refuses limited_transmit=True for it.
             limited_transmit: t.limited_transmit_on() && !vegas,
             ns2_rtt_timing: true,
+            hold_ssthresh_on_repeated_timeout: false,
         }
     } else {
         Compat {

@@ -11,7 +11,7 @@ mod reno;
 mod vegas;
 mod westwood;
 
-pub use reno::{Halving, Reno, RenoParams};
+pub use reno::{Halving, LinuxReno, Reno, RenoParams};
 pub use vegas::{Vegas, VegasGrowthParams};
 pub use westwood::{Estimator as WestwoodEstimator, Westwood, WestwoodParams};
 
@@ -30,8 +30,15 @@ pub trait Growth {
     /// A loss was detected (`kind`) and the window is to be cut: returns the new ssthresh and
     /// the window to continue from. Called once per congestion event, before the recovery
     /// plugin enters recovery (fast retransmit) or the sender goes back to `snd_una`
-    /// (timeout), while `s` still holds the window at the loss.
+    /// (timeout), while `s` still holds the window at the loss (and, at a timeout,
+    /// `s.in_recovery` whether it interrupted a fast recovery). Not called for a repeated
+    /// timeout of the same segment where the sender holds ssthresh (RFC 5681 §3.1).
     fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, ctx: &AckCtx) -> Cut;
+
+    /// The window a timeout restarts from (RFC 5681's loss window, one segment).
+    fn restart_window(&self) -> f64 {
+        1.0
+    }
 
     /// The plugin reads `AckCtx::rtt_sample` (or `SenderState::min_rtt`): the sender measures
     /// the exact RTT of every ACK for it even when the RTO estimator times one segment per
@@ -108,6 +115,9 @@ impl Growth for GrowthImpl {
     }
     fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, ctx: &AckCtx) -> Cut {
         dispatch!(self, g => g.on_congestion_event(s, kind, ctx))
+    }
+    fn restart_window(&self) -> f64 {
+        dispatch!(self, g => g.restart_window())
     }
     fn on_recovery_exit(&mut self, s: &mut SenderState, ctx: &AckCtx) {
         dispatch!(self, g => g.on_recovery_exit(s, ctx))

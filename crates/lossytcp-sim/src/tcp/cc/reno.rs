@@ -3,6 +3,7 @@
 //! and the papers' models do.
 
 use super::Growth;
+use crate::config::LinuxSlowStart;
 use crate::tcp::state::SenderState;
 use crate::tcp::{AckCtx, CongestionKind, Cut};
 
@@ -76,6 +77,75 @@ impl Growth for Reno {
     }
 }
 
+/// Linux's growth, `tcp_reno_cong_avoid()` (the growth of Linux's Reno and of the modules that
+/// borrow it, Westwood+ among them): an integer window; growth only while the window limits
+/// the sender (`tcp_is_cwnd_limited()`: in slow start while cwnd < twice the flight, after it
+/// while the flight fills cwnd); slow start adds the segments an ACK delivers, up to ssthresh
+/// (`tcp_slow_start()`), and what is left goes to congestion avoidance, one segment per cwnd
+/// segments delivered (`tcp_cong_avoid_ai()`). Counting segments rather than ACKs, it grows as
+/// fast with delayed ACKs as without (RFC 3465's byte counting).
+#[derive(Clone, Debug, Default)]
+pub struct LinuxReno {
+    slow_start: LinuxSlowStart,
+    /// `snd_cwnd_cnt`: segments delivered toward the next increment.
+    cnt: u64,
+}
+
+impl LinuxReno {
+    pub fn new(slow_start: LinuxSlowStart) -> Self {
+        Self { slow_start, cnt: 0 }
+    }
+
+    pub fn on_ack(&mut self, s: &mut SenderState, ctx: &AckCtx) {
+        let mut cwnd = s.cwnd as u64;
+        let ssthresh = s.ssthresh as u64;
+        // The flight before this ACK moved snd_una (Linux's packets_out of the last window).
+        let flight = s.flight() + ctx.newly_acked;
+        let limited = if cwnd < ssthresh {
+            cwnd < 2 * flight
+        } else {
+            flight >= cwnd
+        };
+        if !limited {
+            return;
+        }
+        let mut acked = ctx.newly_delivered;
+        if cwnd < ssthresh {
+            let step = match self.slow_start {
+                LinuxSlowStart::Acked => acked,
+                // 2.6.22 tcp_slow_start() with tcp_abc = 1: one segment, the rest forgotten.
+                LinuxSlowStart::PerAck => acked.min(1),
+            };
+            let grown = (cwnd + step).min(ssthresh);
+            acked = match self.slow_start {
+                LinuxSlowStart::Acked => acked - (grown - cwnd),
+                LinuxSlowStart::PerAck => 0,
+            };
+            cwnd = grown;
+        }
+        if acked > 0 {
+            let w = cwnd.max(1);
+            if self.cnt >= w {
+                // Credits earned at a larger window, applied gently now.
+                self.cnt = 0;
+                cwnd += 1;
+            }
+            self.cnt += acked;
+            if self.cnt >= w {
+                let delta = self.cnt / w;
+                self.cnt -= delta * w;
+                cwnd += delta;
+            }
+        }
+        s.cwnd = cwnd as f64;
+    }
+
+    /// A loss: Linux clears `snd_cwnd_cnt` when it enters recovery or loss.
+    pub fn reset(&mut self) {
+        self.cnt = 0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,6 +183,46 @@ mod tests {
         s.snd_max = 3;
         let to = g.on_congestion_event(&s, CongestionKind::Timeout, &ctx());
         assert_eq!((to.ssthresh, to.cwnd), (2.0, 1.0));
+    }
+
+    #[test]
+    fn linux_growth_counts_delivered_segments_while_the_window_limits() {
+        let mut g = LinuxReno::default();
+        let mut s = SenderState::new(1, 1000, 3, u64::MAX);
+        s.cwnd = 10.0;
+        s.ssthresh = 12.0;
+        s.snd_una = 100;
+        s.snd_max = 108; // 10 in flight before an ACK of 2
+        let ack = |n: u64| AckCtx {
+            newly_acked: n,
+            newly_delivered: n,
+            ..AckCtx::default()
+        };
+        // Slow start: +2 to 12 (ssthresh), nothing left over.
+        g.on_ack(&mut s, &ack(2));
+        assert_eq!(s.cwnd, 12.0);
+        // Congestion avoidance: 12 delivered segments per increment, delayed ACKs or not.
+        s.snd_max = 110; // flight 10 + 2 = 12 fills cwnd
+        for _ in 0..5 {
+            g.on_ack(&mut s, &ack(2));
+        }
+        assert_eq!(s.cwnd, 12.0, "10 of 12 credits");
+        g.on_ack(&mut s, &ack(2));
+        assert_eq!(s.cwnd, 13.0, "12 delivered: one more segment");
+        // Slow start across ssthresh: the rest goes to congestion avoidance.
+        let mut s2 = SenderState::new(1, 1000, 3, u64::MAX);
+        let mut g2 = LinuxReno::default();
+        s2.cwnd = 9.0;
+        s2.ssthresh = 10.0;
+        s2.snd_max = 9;
+        s2.snd_una = 3;
+        g2.on_ack(&mut s2, &ack(3));
+        assert_eq!((s2.cwnd, g2.cnt), (10.0, 2));
+        // Not window-limited (flight 4 of cwnd 13): no growth.
+        s.snd_una = 200;
+        s.snd_max = 202;
+        g.on_ack(&mut s, &ack(2));
+        assert_eq!(s.cwnd, 13.0);
     }
 
     #[test]

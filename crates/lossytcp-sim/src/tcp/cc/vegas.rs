@@ -114,6 +114,10 @@ impl Growth for Vegas {
         }
     }
 
+    fn restart_window(&self) -> f64 {
+        RESTART_WINDOW
+    }
+
     fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, _: &AckCtx) -> Cut {
         match kind {
             CongestionKind::Timeout => Cut {

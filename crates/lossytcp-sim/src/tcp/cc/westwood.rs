@@ -26,13 +26,17 @@
 //!   ACK-compression). A fast retransmit halves as Reno (`tcp_reno_ssthresh`) and at the end
 //!   of recovery `cwnd = ssthresh = max(2, BWE x RTT_min)` (CA_EVENT_COMPLETE_CWR); a timeout
 //!   sets `ssthresh = max(2, BWE x RTT_min)` (CA_EVENT_LOSS) and RTT_min is re-measured from
-//!   the next sample. Linux counts in bytes per jiffy with integer division; here segments per
-//!   second in floating point, so the estimate is not truncated.
+//!   the next sample, unless it interrupts a fast recovery or repeats (tcp_enter_loss() then
+//!   keeps ssthresh). It grows as Linux's Reno does (`tcp_reno_cong_avoid()`, counting the
+//!   segments each ACK delivers: `cc::LinuxReno`), not per ACK. Linux counts in bytes per
+//!   jiffy with integer division; here segments per second in floating point, so the estimate
+//!   is not truncated.
 //!
 //! RTT_min: Westwood reads the sender's smallest exact RTT sample (`SenderState::min_rtt`);
 //! Westwood+ keeps Linux's own, which a timeout resets.
 
-use super::{Growth, Reno};
+use super::{Growth, LinuxReno, Reno};
+use crate::config::LinuxSlowStart;
 use crate::tcp::state::SenderState;
 use crate::tcp::{AckCtx, CongestionKind, Cut};
 use crate::time::{Dur, Time};
@@ -49,12 +53,15 @@ pub enum Estimator {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WestwoodParams {
     pub estimator: Estimator,
+    /// Westwood+'s slow start (Linux's, current or 2.6.22's).
+    pub slow_start: LinuxSlowStart,
 }
 
 impl Default for WestwoodParams {
     fn default() -> Self {
         Self {
             estimator: Estimator::PerAck { tau_s: 0.5, m: 2.0 },
+            slow_start: LinuxSlowStart::Acked,
         }
     }
 }
@@ -63,6 +70,7 @@ impl WestwoodParams {
     pub fn plus() -> Self {
         Self {
             estimator: Estimator::PerRtt,
+            slow_start: LinuxSlowStart::Acked,
         }
     }
 }
@@ -75,7 +83,10 @@ const PLUS_INIT_RTT: Dur = Dur(20_000_000_000);
 #[derive(Clone, Debug)]
 pub struct Westwood {
     p: WestwoodParams,
+    /// Westwood's growth: ns-2's per-ACK Reno (the UCLA code's base agent).
     reno: Reno,
+    /// Westwood+'s: Linux's tcp_reno_cong_avoid().
+    linux: LinuxReno,
     /// The bandwidth estimate, segments per second.
     bwe: f64,
     /// Segments reported by duplicate ACKs, not yet by a cumulative ACK (`accounted`).
@@ -99,6 +110,7 @@ impl Westwood {
         Self {
             p,
             reno: Reno::default(),
+            linux: LinuxReno::new(p.slow_start),
             bwe: 0.0,
             accounted: 0,
             prev_sample: 0.0,
@@ -213,10 +225,14 @@ impl Growth for Westwood {
     }
 
     fn on_ack(&mut self, s: &mut SenderState, ctx: &AckCtx) {
-        self.reno.on_ack(s, ctx);
+        match self.p.estimator {
+            Estimator::PerAck { .. } => self.reno.on_ack(s, ctx),
+            Estimator::PerRtt => self.linux.on_ack(s, ctx),
+        }
     }
 
     fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, _: &AckCtx) -> Cut {
+        self.linux.reset();
         let est = self.bw_rtt_min(s);
         match (self.p.estimator, kind) {
             (Estimator::PerAck { .. }, CongestionKind::FastRetransmit) => Cut {
@@ -231,6 +247,12 @@ impl Growth for Westwood {
                     cwnd: half,
                 }
             }
+            // tcp_enter_loss(): a timeout that interrupts a fast recovery keeps its ssthresh
+            // and raises no CA_EVENT_LOSS (RTT_min is kept).
+            (Estimator::PerRtt, CongestionKind::Timeout) if s.in_recovery => Cut {
+                ssthresh: s.ssthresh,
+                cwnd: 1.0,
+            },
             (_, CongestionKind::Timeout) => {
                 if self.p.estimator == Estimator::PerRtt {
                     self.reset_rtt_min = true;

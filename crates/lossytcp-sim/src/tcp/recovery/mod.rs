@@ -91,11 +91,12 @@ pub trait Recovery {
     fn on_new_ack(&mut self, s: &mut SenderState, newly_acked: u64) -> AckVerdict;
     /// The same ACK, after the growth plugin and the fine clock saw it.
     fn after_new_ack(&mut self, _s: &mut SenderState) {}
-    /// The retransmission timer expired, before the window is cut: leave recovery, undo any
-    /// inflation the cut must not see. Returns true when the sender's count of duplicate ACKs
-    /// since the last new ACK restarts too (ns-2 RenoTcpAgent::timeout(): `dupacks_ = 0`).
+    /// The retransmission timer expired, before the window is cut: undo any inflation the cut
+    /// must not see (`s.in_recovery` still tells the growth plugin whether the timeout
+    /// interrupted a recovery). Returns true when the sender's count of duplicate ACKs since
+    /// the last new ACK restarts too (ns-2 RenoTcpAgent::timeout(): `dupacks_ = 0`).
     fn on_timeout(&mut self, s: &mut SenderState) -> bool;
-    /// After the timeout's cut and go-back-N.
+    /// After the timeout's cut and go-back-N: leave recovery.
     fn after_timeout(&mut self, _s: &mut SenderState) {}
     /// The next segment to send, or `None` when the window is full.
     fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {

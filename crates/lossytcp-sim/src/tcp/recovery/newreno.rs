@@ -151,8 +151,10 @@ impl Recovery for NewReno {
         if self.p.ns2_timeout && s.in_recovery {
             s.cwnd = self.base;
         }
+        self.p.ns2_timeout
+    }
+    fn after_timeout(&mut self, s: &mut SenderState) {
         s.in_recovery = false;
         self.partial_acks = 0;
-        self.p.ns2_timeout
     }
 }

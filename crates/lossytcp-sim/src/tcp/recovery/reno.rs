@@ -87,7 +87,9 @@ impl Recovery for Reno {
         if self.p.ns2_timeout && s.in_recovery {
             s.cwnd = self.base;
         }
-        s.in_recovery = false;
         self.p.ns2_timeout
+    }
+    fn after_timeout(&mut self, s: &mut SenderState) {
+        s.in_recovery = false;
     }
 }

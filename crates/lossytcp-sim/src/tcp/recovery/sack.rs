@@ -109,10 +109,12 @@ impl Recovery for Sack {
         }
     }
 
-    fn on_timeout(&mut self, s: &mut SenderState) -> bool {
+    fn on_timeout(&mut self, _s: &mut SenderState) -> bool {
+        false
+    }
+    fn after_timeout(&mut self, s: &mut SenderState) {
         s.in_recovery = false;
         self.high_rxt = None;
-        false
     }
 
     #[inline]

@@ -163,13 +163,15 @@ impl Recovery for Sack1 {
         }
     }
 
+    fn on_timeout(&mut self, _s: &mut SenderState) -> bool {
+        false
+    }
     /// Sack1TcpAgent::timeout(): `fastrecov_ = FALSE`, `timeout_ = TRUE`, scoreboard cleared.
-    fn on_timeout(&mut self, s: &mut SenderState) -> bool {
+    fn after_timeout(&mut self, s: &mut SenderState) {
         s.in_recovery = false;
         self.clear(s.snd_una);
         self.after_timeout = true;
         self.hold_sends = false;
-        false
     }
 
     /// send_much(): outside recovery the window rule (the scoreboard is empty there); in
