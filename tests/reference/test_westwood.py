@@ -206,10 +206,11 @@ def test_engine_sends_what_ns2_linux_sends_until_the_first_loss_is_detected(
         case: dict, tmp_path: Path) -> None:
     # Slow start is the same sender on both sides when the engine takes 2.6.22's rule
     # (westwood_slow_start='per_ack': one segment more per ACK), delayed ACKs, the same
-    # timer. They part while the first loss is being detected, between the first lost packet and ns-2's first retransmission: ns-2's agent sends new data on the
-    # duplicate ACKs whose SACK blocks shrink its count of packets in flight and retransmits
-    # on the fourth; without SACK it waits for the timer. The engine's NewReno retransmits on
-    # the third (README, "Westwood+ and ns-2's Linux agent").
+    # timer. They part while the first loss is being detected, between the first lost packet
+    # and ns-2's first retransmission: ns-2's agent sends new data on the duplicate ACKs whose
+    # SACK blocks shrink its count of packets in flight and retransmits on the fourth; without
+    # SACK it waits for the timer. The engine's NewReno retransmits on the third (README,
+    # "Westwood+ and ns-2's Linux agent").
     i, ours, ref = _first_difference(case, tmp_path)
     lost = _first_loss(case)
     first_rtx = next(k for k, (_, _, rx) in enumerate(ref) if rx)
