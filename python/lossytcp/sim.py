@@ -575,8 +575,9 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     Linux 2.6.22's with tcp_abc = 1 as ns-2's Agent/TCP/Linux runs it), ``tick_phase``
     (profile 'ns2': the phase of ns-2's RTT tick clock, ``boot_time_ / tcpTick_`` in [0, 1);
     default the phase ns-2 2.35 uses in the scripts of :mod:`lossytcp.ns2`), ``trace_sends``,
-    ``trace_window``, ``hops`` (a chain of links instead of one: a list of dicts with ``rate_bps``, ``delay_s`` one way, optional
-    ``queue_packets`` and ``channel``; ACKs return over the same hops).
+    ``trace_window``, ``hops`` (a chain of links instead of one: a list of dicts with
+    ``rate_bps``, ``delay_s`` one way, optional ``queue_packets`` and ``channel``; ACKs return
+    over the same hops).
 
     Floors the engine's clock sets, refused before the run: a data packet takes at least 1 ns
     to transmit (``rate_bps`` <= 8e9 x ``packet_size_bytes``), timers last at least one packet
