@@ -73,7 +73,12 @@ impl Channel {
             ChannelConfig::Trace { lost, advance } => {
                 Channel::Trace(Trace::new(lost.clone(), *advance, slot))
             }
-            ChannelConfig::Drops { seqs } => Channel::Drops(Drops::new(seqs)),
+            ChannelConfig::Drops { seqs } => {
+                Channel::Drops(Drops::new(seqs.iter().map(|&s| (None, s))))
+            }
+            ChannelConfig::FlowDrops { drops } => {
+                Channel::Drops(Drops::new(drops.iter().map(|d| (Some(d.flow), d.seq))))
+            }
         }
     }
 
