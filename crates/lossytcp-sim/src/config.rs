@@ -116,6 +116,7 @@ pub enum QueueConfig {
     /// and/or `bytes` waiting bytes (the arriving packet's own bytes included).
     /// ns-2's `Queue/DropTail` with `limit_ = packets + 1` (ns-2 counts the packet in
     /// transmission, see `queue/droptail.rs`).
+    #[serde(rename = "droptail")]
     DropTail {
         #[serde(default)]
         packets: Option<usize>,
