@@ -548,12 +548,13 @@ impl Simulation {
         }
     }
 
-    /// An entry is finished when it will send nothing more: a UDP source past its stop
-    /// time, a transfer entry with its arrivals over and no transfer open.
+    /// A transfer entry is finished when its arrivals are over and no transfer is open. A
+    /// UDP source never is: its datagrams have no completion to wait for, so a run with one
+    /// lasts `duration_s` (packets in flight when it stopped still arrive).
     fn check_entry_finished(&mut self, k: usize) {
         let e = &mut self.traffic[k];
         let done = match &e.gen {
-            Generator::Udp { .. } => true,
+            Generator::Udp { .. } => false,
             Generator::Transfers {
                 arrivals_done,
                 active,
