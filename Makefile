@@ -64,6 +64,7 @@ reference: build ns2
 	$(PY) tests/reference/make_bursts.py
 	$(PY) tests/reference/make_sack_traces.py
 	$(PY) tests/reference/make_replays.py
+	$(PY) tests/reference/make_network.py
 
 clean:
 	rm -rf target $(VENV) python/lossytcp/*.so

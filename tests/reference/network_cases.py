@@ -107,3 +107,46 @@ def paper002(seed: int, *, red: bool = True, arrival_rate_per_s: float = 0.5,
                 "variant": "tahoe", "tcp": t} for i in range(2, 31)]
     return {"seed": seed, "duration_s": duration_s, "links": links, "flows": flows,
             "traffic": traffic}
+
+
+def red_cbr(queue_in_bytes: bool) -> dict[str, Any]:
+    """RED's average, deterministic: constant-bit-rate sources that overload a 1 Mb/s link in
+    turns, with idle gaps between (the idle-time decay), thresholds out of reach (no random
+    drop, so nothing random at all) and a small limit (forced drops). Rates and sizes are
+    chosen incommensurate (no small common denominator), so that no arrival coincides with
+    the start of a transmission: ns-2 decides such ties by its events' insertion order or by
+    the last bit of its floating-point clock, the engine always lets the arrival go first
+    (link.rs `arrival_first`)."""
+    red = {"kind": "red", "packets": 15, "bytes": False, "queue_in_bytes": queue_in_bytes,
+           "min_th": 1000, "max_th": 3000, "w_q": 0.01, "mean_packet_size_bytes": 500}
+    links: list[dict[str, Any]] = []
+    duplex(links, "X", "Y", 987_654.3, 0.01, red)
+    cbr = [(1_312_345.7, 537, 0.5, 1.5), (771_234.9, 411, 1.2, 2.3),
+           (1_903_456.1, 601, 3.13, 3.6), (312_987.6, 1013, 4.07, 5.2)]
+    traffic = [{"kind": "cbr", "src": "X", "dst": "Y", "rate_bps": r, "packet_size_bytes": s,
+                "start_s": a, "stop_s": b} for r, s, a, b in cbr]
+    return {"seed": 1, "duration_s": 6.0, "links": links, "traffic": traffic,
+            "trace": {"queue": {"link": 0, "from_s": 0.0, "to_s": 6.0}}}
+
+
+def single_droptail(duration_s: float = 60.0) -> dict[str, Any]:
+    """One NewReno flow, 10 Mb/s, RTT 100 ms, 1000 B, window 64, a DropTail queue of 10
+    waiting packets given as ``queue`` (ns-2's tie order, link.rs): nothing random."""
+    sc = build_scenario("newreno", rate_bps=10e6, rtt_s=0.1, packet_size_bytes=1000, window=64,
+                        duration_s=duration_s, granularity_s=0.01, min_rto_s=0.2,
+                        initial_rto_s=1.0, profile="ns2")
+    for lk, (a, b) in zip(sc["links"], (("S", "D"), ("D", "S")), strict=True):
+        lk.pop("queue_packets")
+        lk.update({"from": a, "to": b, "queue": {"kind": "droptail", "packets": 10}})
+    flow = sc["flows"][0]
+    flow.pop("forward")
+    flow.pop("reverse")
+    flow.update({"src": "S", "dst": "D"})
+    return sc
+
+
+#: Two hops as lossytcp.simulate's ``hops`` (legacy queue_packets): nothing random.
+TWO_HOP: dict[str, Any] = dict(
+    hops=[{"rate_bps": 1e7, "delay_s": 0.02},
+          {"rate_bps": 2e6, "delay_s": 0.01, "queue_packets": 8}],
+    window=32, duration_s=60.0, granularity_s=0.01, min_rto_s=0.2, initial_rto_s=1.0)

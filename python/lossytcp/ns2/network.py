@@ -240,7 +240,7 @@ def _sizes_crossing(sc: dict[str, Any], paths: dict[str, list[tuple[list[int], l
                     ) -> list[set[int]]:
     """Packet sizes crossing each link (data and ACKs)."""
     sizes: list[set[int]] = [set() for _ in sc["links"]]
-    for f, (fwd, rev) in zip(sc["flows"], paths["flows"], strict=True):
+    for f, (fwd, rev) in zip(sc.get("flows") or [], paths["flows"], strict=True):
         for lk in fwd:
             sizes[lk].add(f["tcp"]["packet_size_bytes"])
         for lk in rev:
@@ -274,7 +274,8 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
                          red_sample_s: float = 0.001,
                          agent_settings: dict[str, Any] | None = None,
                          legacy_result: bool = False,
-                         trace_file: str | None = None) -> Ns2NetScript:
+                         trace_file: str | None = None,
+                         red_trace: tuple[int, str] | None = None) -> Ns2NetScript:
     """The ns-2 script for an engine scenario (a dict as ``lossytcp._sim.run_json`` reads).
 
     ``monitor_links``: the links whose queues and RED averages are measured (default: all;
@@ -282,7 +283,8 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
     RED's average. ``agent_settings``: extra ``$tcp set`` lines for every TCP agent.
     ``legacy_result``: also print the single-flow result line of :mod:`lossytcp.ns2.script`
     for flow 0 (multi-hop :func:`lossytcp.ns2.build_script`). ``trace_file``: trace the
-    first link of flow 0 (``trace-queue``).
+    first link of flow 0 (``trace-queue``). ``red_trace``: (link, file) to write that RED
+    queue's ``ave_`` and ``curq_`` traces to (a line whenever either changes).
     """
     names, ends = _endpoints(sc)
     links = sc["links"]
@@ -365,6 +367,13 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
                        f"$ed target [$ns set nullAgent_]\n"
                        f"[[$ns link {a} {b}] queue] early-drop-target $ed\n"
                        f"set redq({i}) [[$ns link {a} {b}] queue]\nset redsum({i}) 0.0")
+    if red_trace is not None:
+        i, path = red_trace
+        if i not in red_links:
+            raise ParameterError("red_trace", red_trace, "names a link without a RED queue")
+        out.append(f"set rtf [open {{{path}}} w]\n"
+                   f"set rq [[$ns link $n({ends[i][0]}) $n({ends[i][1]})] queue]\n"
+                   f"$rq trace ave_\n$rq trace curq_\n$rq attach $rtf")
     if trace_file and flows:
         first = paths["flows"][0][0][0]
         out.append(f"set tf [open {{{trace_file}}} w]\n"
@@ -543,7 +552,9 @@ $ns at 0.0 red_sample""")
             f'sink_bytes [$sink(0) set bytes_] passed {passed} lost [expr {{{lost}}}] '
             f'ack_lost [expr {{{ack_lost}}}] qdrops [expr {{{qdrops}}}] '
             f'departures [$qm({fwd[0]}) set pdepartures_]"')
-    fin.append('    if {[info exists tf]} { flush $tf; close $tf }')
+    fin.append('    global rtf')
+    fin.append('    foreach ch {tf rtf} { if {[info exists $ch]} { flush [set $ch]; '
+               'close [set $ch] } }')
     fin.append("    $ns halt")
     fin.append("}")
     out.append("\n".join(fin))
