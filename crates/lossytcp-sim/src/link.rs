@@ -15,7 +15,7 @@
 use std::collections::VecDeque;
 
 use crate::channel::Channel;
-use crate::config::{DelayConfig, LinkConfig};
+use crate::config::{DelayConfig, LinkConfig, QueueConfig};
 use crate::delay::Delay;
 use crate::packet::{Kind, Packet};
 use crate::queue::{Backlog, DropReason, Queue, Verdict};
@@ -36,7 +36,7 @@ pub struct LinkStats {
     pub busy_ns: u64,
     /// Integral of the waiting packets (bytes) over time, in packet-ns (byte-ns): each
     /// admitted packet adds its wait, known at admission.
-    pub queue_packet_ns: u128,
+    pub queue_packet_ns: u64,
     pub queue_byte_ns: u128,
     /// RED: the sum of its average over time, in packet-seconds (the average holds its
     /// value between arrivals), and the arrival of the last change.
@@ -56,6 +56,8 @@ pub struct Link {
     channel: Channel,
     protect_retransmissions: bool,
     queue: Queue,
+    /// `Some(n)` for a DropTail queue of n waiting packets without a byte limit.
+    packet_limit: Option<usize>,
     /// Start times and sizes of the packets waiting in the queue (all later than "now").
     waiting: VecDeque<(Time, u32)>,
     waiting_bytes: u64,
@@ -118,6 +120,13 @@ impl Link {
                 delay_s,
                 Rng::derive(seed, Stream::Queue, index as u64),
             ),
+            packet_limit: match queue_cfg {
+                QueueConfig::DropTail {
+                    packets: Some(n),
+                    bytes: None,
+                } => Some(n),
+                _ => None,
+            },
             waiting: VecDeque::new(),
             waiting_bytes: 0,
             busy_until: Time::ZERO,
@@ -142,6 +151,36 @@ impl Link {
         self.waiting.len()
     }
 
+    /// The queue's decision, from the backlog at `now` (kept out of `send`'s hot path).
+    #[inline(never)]
+    fn admit(&mut self, now: Time, busy: bool, size: u32) -> Verdict {
+        let packets = self.queue_len(now);
+        let backlog = Backlog {
+            packets,
+            bytes: self.waiting_bytes,
+            idle_since: (!busy).then_some(self.busy_until),
+        };
+        match &mut self.queue {
+            Queue::DropTail(q) => q.admit(&backlog, size),
+            Queue::Red(q) => {
+                // The average held its value since the last arrival.
+                let s = &mut self.stats;
+                s.red_avg_area += q.average_packets() * (now - s.red_avg_since).as_secs();
+                s.red_avg_since = now;
+                q.admit(now, &backlog, size)
+            }
+        }
+    }
+
+    #[cold]
+    fn refuse(&mut self, r: DropReason) -> Fate {
+        match r {
+            DropReason::Early => self.stats.early_drops += 1,
+            DropReason::Forced => self.stats.forced_drops += 1,
+        }
+        Fate::Dropped(r)
+    }
+
     /// RED's average in packets of its mean size (`None`: not a RED queue).
     pub fn red_average_packets(&self) -> Option<f64> {
         self.queue.red_average_packets()
@@ -149,36 +188,26 @@ impl Link {
 
     pub fn send(&mut self, now: Time, p: &Packet) -> Fate {
         let busy = self.busy_until > now;
-        let packets = self.queue_len(now);
-        let backlog = Backlog {
-            packets,
-            bytes: self.waiting_bytes,
-            idle_since: (!busy).then_some(self.busy_until),
-        };
-        let red_before = self.queue.red_average_packets();
-        let verdict = self.queue.admit(now, &backlog, p.size_bytes);
-        if let Some(before) = red_before {
-            // The average held `before` since its last change.
-            let s = &mut self.stats;
-            s.red_avg_area += before * (now - s.red_avg_since).as_secs();
-            s.red_avg_since = now;
-        }
-        match verdict {
-            Verdict::Admit => {}
-            Verdict::Drop(r) => {
-                match r {
-                    DropReason::Early => self.stats.early_drops += 1,
-                    DropReason::Forced => self.stats.forced_drops += 1,
+        let verdict = match self.packet_limit {
+            // The common case, a DropTail queue counted in packets: no backlog to build.
+            Some(limit) => {
+                if busy && self.queue_len(now) >= limit {
+                    Verdict::Drop(DropReason::Forced)
+                } else {
+                    Verdict::Admit
                 }
-                return Fate::Dropped(r);
             }
+            None => self.admit(now, busy, p.size_bytes),
+        };
+        if let Verdict::Drop(r) = verdict {
+            return self.refuse(r);
         }
         let start = if busy {
             self.waiting.push_back((self.busy_until, p.size_bytes));
             self.waiting_bytes += u64::from(p.size_bytes);
-            let wait = (self.busy_until - now).0 as u128;
+            let wait = (self.busy_until - now).0;
             self.stats.queue_packet_ns += wait;
-            self.stats.queue_byte_ns += wait * u128::from(p.size_bytes);
+            self.stats.queue_byte_ns += u128::from(wait) * u128::from(p.size_bytes);
             self.busy_until
         } else {
             now
@@ -215,9 +244,9 @@ impl Link {
         let s = &mut self.stats;
         for &(start, size) in &self.waiting {
             if start > end {
-                let beyond = (start - end).0 as u128;
+                let beyond = (start - end).0;
                 s.queue_packet_ns -= beyond;
-                s.queue_byte_ns -= beyond * u128::from(size);
+                s.queue_byte_ns -= u128::from(beyond) * u128::from(size);
             }
         }
         if self.busy_until > end {
@@ -235,7 +264,7 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ChannelConfig, QueueConfig};
+    use crate::config::ChannelConfig;
 
     fn link(queue: QueueConfig) -> Link {
         let cfg = LinkConfig {

@@ -271,7 +271,7 @@ def _size_tcl(size: dict[str, Any]) -> str:
 # --- the writer -------------------------------------------------------------------------
 
 def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None = None,
-                         red_sample_s: float = 0.001,
+                         red_sample_s: float | None = 0.001,
                          agent_settings: dict[str, Any] | None = None,
                          legacy_result: bool = False,
                          trace_file: str | None = None,
@@ -280,7 +280,8 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
 
     ``monitor_links``: the links whose queues and RED averages are measured (default: all;
     a monitor costs ns-2 a little time per packet). ``red_sample_s``: the sampling period of
-    RED's average. ``agent_settings``: extra ``$tcp set`` lines for every TCP agent.
+    RED's average (None: not sampled). ``agent_settings``: extra ``$tcp set`` lines for
+    every TCP agent.
     ``legacy_result``: also print the single-flow result line of :mod:`lossytcp.ns2.script`
     for flow 0 (multi-hop :func:`lossytcp.ns2.build_script`). ``trace_file``: trace the
     first link of flow 0 (``trace-queue``). ``red_trace``: (link, file) to write that RED
@@ -494,7 +495,7 @@ proc lt_done {k j} {
     lappend tfree($k) $j
 }
 """)
-    if any(i in red_links for i in monitored):
+    if red_sample_s is not None and any(i in red_links for i in monitored):
         reds = " ".join(str(i) for i in monitored if i in red_links)
         out.append(f"""proc red_sample {{}} {{
     global ns redq redsum
@@ -516,8 +517,10 @@ $ns at 0.0 red_sample""")
         q = links[i].get("queue") or {}
         if i in red_links and q.get("queue_in_bytes", True):
             mean_pkt = float(q.get("mean_packet_size_bytes", 500))
-        red = (f" redavg [expr {{$redsum({i}) * {_num(red_sample_s)} / $now / {_num(mean_pkt)}}}]"
-               if i in red_links else "")
+        red = ""
+        if i in red_links and red_sample_s is not None:
+            red = (f" redavg [expr {{$redsum({i}) * {_num(red_sample_s)} / $now / "
+                   f"{_num(mean_pkt)}}}]")
         ch = (f" chlost [[lindex $chmon({i}) 1] set pdrops_]"
               if i in channel_links else "")
         fin.append(f"    $qint({i}) newpoint $now [$qm({i}) set pkts_]")
