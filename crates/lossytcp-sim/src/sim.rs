@@ -328,15 +328,25 @@ impl Simulation {
         if self.inline_heads && self.inline.len() < MAX_INLINE_HEADS {
             let order = self.sched.next_order();
             let key = u128::from(at.0) << 64 | u128::from(order);
-            // Latest first: an insertion-sort step from the end (the capacity is reserved).
+            // Latest first (the capacity is reserved). A few heads: an insertion-sort step
+            // from the end; more: binary search and one block move.
             let v = &mut self.inline;
+            let n = v.len();
             v.push((key, link));
-            let mut i = v.len() - 1;
-            while i > 0 && v[i - 1].0 < key {
-                v[i] = v[i - 1];
-                i -= 1;
+            if n <= 8 {
+                let mut i = n;
+                while i > 0 && v[i - 1].0 < key {
+                    v[i] = v[i - 1];
+                    i -= 1;
+                }
+                v[i] = (key, link);
+            } else {
+                let i = v[..n].partition_point(|&(k, _)| k > key);
+                if i < n {
+                    v.copy_within(i..n, i + 1);
+                    v[i] = (key, link);
+                }
             }
-            v[i] = (key, link);
         } else {
             self.sched.schedule(at, Event::PipeHead(link));
         }
