@@ -57,6 +57,7 @@ lint: $(VENV)/.installed
 bench: build ns2 ns3
 	cargo build -q --release --example run_scenario
 	$(PY) bench/run.py
+	$(PY) bench/network.py
 	$(PY) bench/models.py
 
 reference: build ns2

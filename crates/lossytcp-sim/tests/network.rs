@@ -376,3 +376,66 @@ fn the_queue_trace_stays_in_its_window() {
     assert!(flows.contains(&-1), "transfers are tagged by entry");
     assert!(q.event.contains(&"early"), "{:?}", r.links[0]);
 }
+
+#[test]
+fn the_queue_trace_has_a_record_limit() {
+    let mut links = Vec::new();
+    duplex(&mut links, "X", "Y", 1e6, 0.01, droptail(5));
+    let sc = json!({"seed": 1, "duration_s": 5.0, "links": links,
+        "traffic": [{"kind": "cbr", "src": "X", "dst": "Y", "rate_bps": 2e6,
+                     "packet_size_bytes": 500}],
+        "trace": {"queue": {"link": 0, "from_s": 1.0, "to_s": 4.0, "max_records": 10}}});
+    let q = run(sc).queue_trace.expect("a trace");
+    assert_eq!(q.t_s.len(), 10);
+    assert!(q.truncated);
+    assert!(q.t_s[0] >= 1.0);
+    // Overloaded twice over: every other arrival finds the 5 places full.
+    assert!(q.event.contains(&"forced"));
+    assert!(q.red_avg.iter().all(|a| a.is_none()));
+}
+
+#[test]
+fn malformed_networks_fail_with_a_message() {
+    let bad = |v: Value| -> String {
+        let sc: Scenario = serde_json::from_value(v).expect("parses");
+        lossytcp_sim::run(&sc).err().expect("refused")
+    };
+    let link = |q: Value| {
+        let mut l = json!({"from": "A", "to": "B", "rate_bps": 1e6,
+                           "delay": {"kind": "fixed", "delay_s": 0.01}});
+        l.as_object_mut()
+            .unwrap()
+            .extend(q.as_object().unwrap().clone());
+        l
+    };
+    let cbr = json!([{"kind": "cbr", "src": "A", "dst": "B", "rate_bps": 1e5,
+                      "packet_size_bytes": 100}]);
+    let e = bad(
+        json!({"seed": 1, "duration_s": 1.0, "links": [link(json!({}))],
+                       "traffic": cbr}),
+    );
+    assert!(e.contains("links[0] needs queue_packets or queue"), "{e}");
+    let e = bad(json!({"seed": 1, "duration_s": 1.0,
+                       "links": [link(json!({"queue_packets": 5, "queue": droptail(5)}))],
+                       "traffic": cbr}));
+    assert!(e.contains("not both"), "{e}");
+    let e = bad(json!({"seed": 1, "duration_s": 1.0,
+                       "links": [link(json!({"queue": {"kind": "red", "max_p": 2.0}}))],
+                       "traffic": cbr}));
+    assert!(e.contains("max_p = 2"), "{e}");
+    let e = bad(
+        json!({"seed": 1, "duration_s": 1.0, "links": [link(json!({"queue_packets": 5}))],
+                       "traffic": [{"kind": "cbr", "src": "B", "dst": "A", "rate_bps": 1e5,
+                                    "packet_size_bytes": 100}]}),
+    );
+    assert!(e.contains("no route from 'B' to 'A'"), "{e}");
+    let e = bad(
+        json!({"seed": 1, "duration_s": 1.0, "links": [link(json!({"queue_packets": 5}))],
+                       "traffic": [{"kind": "transfers", "src": "A", "dst": "B",
+                                    "arrival_rate_per_s": 1.0,
+                                    "size": {"kind": "pareto", "mean_bytes": 1e4, "shape": 1.0},
+                                    "max_concurrent": 2, "variant": "reno",
+                                    "tcp": tcp_json(10, 500, false)}]}),
+    );
+    assert!(e.contains("shape = 1"), "{e}");
+}
