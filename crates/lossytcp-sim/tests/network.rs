@@ -398,7 +398,7 @@ fn the_queue_trace_has_a_record_limit() {
 fn malformed_networks_fail_with_a_message() {
     let bad = |v: Value| -> String {
         let sc: Scenario = serde_json::from_value(v).expect("parses");
-        lossytcp_sim::run(&sc).err().expect("refused")
+        lossytcp_sim::run(&sc).expect_err("refused")
     };
     let link = |q: Value| {
         let mut l = json!({"from": "A", "to": "B", "rate_bps": 1e6,
