@@ -32,12 +32,11 @@ pub struct LinkStats {
     /// Queue drops: RED's early drops, and forced ones (full buffer, or RED's certain drop).
     pub early_drops: u64,
     pub forced_drops: u64,
-    /// Nanoseconds of transmission booked (see [`Link::finish`] for the run's end).
-    pub busy_ns: u64,
-    /// Integral of the waiting packets (bytes) over time, in packet-ns (byte-ns): each
-    /// admitted packet adds its wait, known at admission.
+    /// Transmission time booked past the end of the run (set by [`Link::finish`]).
+    pub busy_beyond_end_ns: u64,
+    /// Integral of the waiting packets over time, in packet-ns: each admitted packet adds
+    /// its wait, known at admission.
     pub queue_packet_ns: u64,
-    pub queue_byte_ns: u128,
     /// RED: the sum of its average over time, in packet-seconds (the average holds its
     /// value between arrivals), and the arrival of the last change.
     pub red_avg_area: f64,
@@ -66,8 +65,6 @@ pub struct Link {
     /// Serialisation time of the last packet size seen: sizes rarely change on a link.
     tx_time: (u32, Dur),
     pub stats: LinkStats,
-    /// When the last admitted packet starts transmission (its departure from the queue).
-    pub last_start: Time,
     /// Tie order when a packet arrives at the instant the link finishes a transmission and
     /// the next waiting packet starts. ns-2 runs the arrival first (its event was scheduled
     /// a propagation delay earlier; the dequeue event only a transmission time earlier, and
@@ -132,7 +129,6 @@ impl Link {
             busy_until: Time::ZERO,
             tx_time: (0, Dur::ZERO),
             stats: LinkStats::default(),
-            last_start: Time::ZERO,
             arrival_first: cfg.queue.is_some(),
         }
     }
@@ -146,7 +142,9 @@ impl Link {
                 break;
             }
             self.waiting.pop_front();
-            self.waiting_bytes -= u64::from(size);
+            if self.packet_limit.is_none() {
+                self.waiting_bytes -= u64::from(size);
+            }
         }
         self.waiting.len()
     }
@@ -181,6 +179,20 @@ impl Link {
         Fate::Dropped(r)
     }
 
+    /// When the packet just admitted starts transmission (leaves the queue).
+    pub fn last_start(&self) -> Time {
+        Time(self.busy_until.0 - self.tx_time.1 .0)
+    }
+
+    /// Fraction of `[0, end]` the link spent transmitting (after [`Link::finish`]).
+    pub fn utilization(&self, end: Time) -> f64 {
+        if end == Time::ZERO {
+            return 0.0;
+        }
+        let booked = self.stats.bytes_transmitted as f64 * 8.0 / self.rate_bps;
+        (booked - self.stats.busy_beyond_end_ns as f64 * 1e-9) / end.as_secs()
+    }
+
     /// RED's average in packets of its mean size (`None`: not a RED queue).
     pub fn red_average_packets(&self) -> Option<f64> {
         self.queue.red_average_packets()
@@ -204,10 +216,11 @@ impl Link {
         }
         let start = if busy {
             self.waiting.push_back((self.busy_until, p.size_bytes));
-            self.waiting_bytes += u64::from(p.size_bytes);
-            let wait = (self.busy_until - now).0;
-            self.stats.queue_packet_ns += wait;
-            self.stats.queue_byte_ns += u128::from(wait) * u128::from(p.size_bytes);
+            if self.packet_limit.is_none() {
+                // (A DropTail queue in packets never asks for its bytes.)
+                self.waiting_bytes += u64::from(p.size_bytes);
+            }
+            self.stats.queue_packet_ns += (self.busy_until - now).0;
             self.busy_until
         } else {
             now
@@ -216,10 +229,8 @@ impl Link {
             self.tx_time = (p.size_bytes, Dur::transmission(p.size_bytes, self.rate_bps));
         }
         self.busy_until = start + self.tx_time.1;
-        self.last_start = start;
         self.stats.transmitted += 1;
         self.stats.bytes_transmitted += u64::from(p.size_bytes);
-        self.stats.busy_ns += self.tx_time.1 .0;
         let mut lost = self.channel.lost(start, p);
         if lost && self.protect_retransmissions {
             if let Kind::Data {
@@ -242,15 +253,14 @@ impl Link {
     /// times after `end` (waits and transmissions still to come) is taken back.
     pub fn finish(&mut self, end: Time) {
         let s = &mut self.stats;
-        for &(start, size) in &self.waiting {
+        for &(start, _) in &self.waiting {
             if start > end {
                 let beyond = (start - end).0;
                 s.queue_packet_ns -= beyond;
-                s.queue_byte_ns -= u128::from(beyond) * u128::from(size);
             }
         }
         if self.busy_until > end {
-            s.busy_ns -= (self.busy_until - end).0;
+            s.busy_beyond_end_ns = (self.busy_until - end).0;
         }
         if let Some(ave) = self.queue.red_average_packets() {
             if end > s.red_avg_since {
@@ -330,7 +340,7 @@ mod tests {
         // wait counts 6 ms, the second's 4, and the link was busy all 6 ms.
         l.finish(Time::from_secs(0.006));
         assert_eq!(l.stats.queue_packet_ns, 10_000_000);
-        assert_eq!(l.stats.busy_ns, 6_000_000);
+        assert!((l.utilization(Time::from_secs(0.006)) - 1.0).abs() < 1e-12);
         assert_eq!(l.stats.transmitted, 3);
     }
 }

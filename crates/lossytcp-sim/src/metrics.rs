@@ -75,9 +75,8 @@ pub struct LinkReport {
     pub forced_drops: u64,
     /// Fraction of the run the link was transmitting.
     pub utilization: f64,
-    /// Time-average of the packets (bytes) waiting, the one in transmission excluded.
+    /// Time-average of the packets waiting, the one in transmission excluded.
     pub mean_queue_packets: f64,
-    pub mean_queue_bytes: f64,
     /// RED only: time-average of its average queue, in packets of its mean packet size (the
     /// unit of min_th / max_th; in byte mode RED's byte average / mean_packet_size_bytes).
     pub mean_red_avg: Option<f64>,

@@ -486,10 +486,10 @@ impl Simulation {
         let l = &mut self.links[link];
         // The packet itself is in the waiting count when admitted behind others.
         let waiting = l.queue_len(now);
-        let queued_behind = matches!(fate, Fate::Arrives(_) | Fate::Lost) && l.last_start > now;
+        let queued_behind = matches!(fate, Fate::Arrives(_) | Fate::Lost) && l.last_start() > now;
         let before = waiting - usize::from(queued_behind);
         let red = l.red_average_packets();
-        let dequeue = l.last_start;
+        let dequeue = l.last_start();
         let (flow, traffic) = match p.kind {
             Kind::Udp { .. } => (-1, p.flow as i64),
             _ => match self.flows[p.flow as usize].entry {
@@ -921,9 +921,8 @@ impl Simulation {
                     queue_drops: s.queue_drops(),
                     early_drops: s.early_drops,
                     forced_drops: s.forced_drops,
-                    utilization: per_ns(s.busy_ns as f64),
+                    utilization: l.utilization(end),
                     mean_queue_packets: per_ns(s.queue_packet_ns as f64),
-                    mean_queue_bytes: per_ns(s.queue_byte_ns as f64),
                     mean_red_avg: l.red_average_packets().map(|_| {
                         if end > Time::ZERO {
                             s.red_avg_area / end.as_secs()
