@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT / "tests" / "reference"))
 sys.path.insert(0, str(HERE))
 
 import network_cases as nc  # noqa: E402
-from run import _child  # noqa: E402  (the same child-process measurement as bench/run.py)
+
+from lossytcp.ns2.run import _hwm_bytes  # noqa: E402
 
 SCENARIOS = {
     "paper002": lambda: nc.paper002(1, red=True, arrival_rate_per_s=0.5, duration_s=2000.0),
@@ -59,21 +60,46 @@ print(json.dumps({"sim_s": t2 - t1, "delivered": sum(f["packets_delivered"] for 
 """
 
 
+def _child(cmd: list[str], cwd: str | None = None) -> tuple[str, float, int, float]:
+    """A child's stdout, wall seconds, peak RSS (VmHWM, as bench/run.py) and CPU seconds
+    (user + system: less sensitive than wall time to the other sessions on the machine)."""
+    import subprocess
+    import time
+
+    t0 = time.perf_counter()
+    hwm = 0
+    with tempfile.TemporaryFile("w+") as out:
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=cwd)
+        while True:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            hwm = max(hwm, _hwm_bytes(p.pid))
+            time.sleep(0.002)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        text = out.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{cmd[0]} failed:\n{text[-2000:]}")
+    return text, wall, hwm, ru.ru_utime + ru.ru_stime
+
+
 def run_engine(path: str) -> dict | str:
     exe = ROOT / "target" / "release" / "examples" / "run_scenario"
     if not exe.exists():
         return "not built: cargo build --release --example run_scenario (make bench does it)"
-    text, wall, rss = _child([str(exe), path])
+    text, wall, rss, cpu = _child([str(exe), path])
     d = json.loads(text.strip().splitlines()[-1])
-    return {"wall_s": wall, "sim_s": d["wall_s"], "rss_bytes": rss,
+    return {"wall_s": wall, "cpu_s": cpu, "sim_s": d["wall_s"], "rss_bytes": rss,
             "delivered": d["all_flows_delivered"], "completed": d["transfers_completed"],
             "events": d["events"]}
 
 
 def run_python(path: str) -> dict:
-    text, wall, rss = _child([sys.executable, "-c", PY_CHILD, path])
+    text, wall, rss, cpu = _child([sys.executable, "-c", PY_CHILD, path])
     d = json.loads(text.strip().splitlines()[-1])
-    return {"wall_s": wall, "sim_s": d["sim_s"], "rss_bytes": rss, "delivered": d["delivered"],
+    return {"wall_s": wall, "cpu_s": cpu, "sim_s": d["sim_s"], "rss_bytes": rss,
+            "delivered": d["delivered"],
             "completed": d["completed"], "events": d["events"]}
 
 
@@ -89,9 +115,9 @@ def run_ns2(sc: dict) -> dict | str:
     with tempfile.TemporaryDirectory() as wd:
         path = Path(wd) / "bench.tcl"
         path.write_text(script.text)
-        text, wall, rss = _child([exe, str(path)], cwd=wd)
+        text, wall, rss, cpu = _child([exe, str(path)], cwd=wd)
     rep = parse_network(text, sc, script)
-    return {"wall_s": wall, "sim_s": wall, "rss_bytes": rss,
+    return {"wall_s": wall, "cpu_s": cpu, "sim_s": wall, "rss_bytes": rss,
             "delivered": sum(f["packets_delivered"] for f in rep.flows),
             "completed": int(sum(t.get("transfers_completed", 0) for t in rep.traffic))}
 
@@ -137,8 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         print(json.dumps(results, indent=1))
         return 0
-    hdr = (f"{'scenario':9} {'simulator':9} {'sim. s':>7} {'wall s':>8} {'peak MB':>8} "
-           f"{'delivered':>10} {'transfers':>9} {'ns-2 / this':>11}")
+    hdr = (f"{'scenario':9} {'simulator':9} {'sim. s':>7} {'wall s':>8} {'cpu s':>7} "
+           f"{'peak MB':>8} {'delivered':>10} {'transfers':>9} {'ns-2/this wall':>14} "
+           f"{'cpu':>6}")
     print(hdr)
     print("-" * len(hdr))
     for name in names:
@@ -149,18 +176,19 @@ def main(argv: list[str] | None = None) -> int:
             if isinstance(x, str):
                 print(f"{name:9} {sim:9} {x}")
                 continue
-            ratio = (f"{ns['wall_s'] / x['wall_s']:.1f}x"
-                     if sim != "ns2" and not isinstance(ns, str) else "")
+            ours = sim != "ns2" and not isinstance(ns, str)
+            ratio = f"{ns['wall_s'] / x['wall_s']:.1f}x" if ours else ""
+            ratio_cpu = f"{ns['cpu_s'] / x['cpu_s']:.1f}x" if ours else ""
             print(f"{name:9} {sim:9} {r['duration_s']:7g} {x['wall_s']:8.2f} "
-                  f"{x['rss_bytes'] / 1e6:8.1f} {x['delivered']:10d} {x['completed']:9d} "
-                  f"{ratio:>11}")
+                  f"{x['cpu_s']:7.2f} {x['rss_bytes'] / 1e6:8.1f} {x['delivered']:10d} "
+                  f"{x['completed']:9d} {ratio:>14} {ratio_cpu:>6}")
     if "memory_paper002" in results:
         cells = ", ".join(f"{d:g} s: " + (v if isinstance(v, str) else
                                          f"{v['rss_bytes'] / 1e6:.1f} MB ({v['wall_s']:.1f} s)")
                           for d, v in results["memory_paper002"].items())
         print(f"engine peak memory, paper002 by simulated time: {cells}")
     print("wall s: the child process from start to exit (lossytcp: Python start-up and import "
-          "included); ns-2 / this: ns-2's wall time over that row's.")
+          "included); cpu s: its user + system time; ns-2/this: ns-2's over that row's.")
     return 0
 
 

@@ -544,7 +544,7 @@ impl Simulation {
                 let mut out = std::mem::take(&mut self.out);
                 self.flows[fid]
                     .sender
-                    .on_ack(now, ack, p.sack_blocks(), &mut out);
+                    .on_ack(now, ack, &p.sack_blocks(), &mut out);
                 self.after_sender(now, fid, &mut out);
                 self.out = out;
             }
@@ -561,7 +561,7 @@ impl Simulation {
             hop: 0,
             kind: Kind::Ack {
                 ack: a.ack,
-                sack: a.sack,
+                sack: crate::packet::encode_sack(a.ack, &a.sack, a.n_sack),
                 n_sack: a.n_sack,
             },
         };
