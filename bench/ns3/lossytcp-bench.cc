@@ -8,7 +8,8 @@
 // instead makes ns-3 3.37 crash on the first retransmission (TcpRateLinux::SkbSent, seen
 // with the Debian build whenever RcvBufSize is small enough to limit the sender). Classic
 // fast recovery may inflate cwnd above the cap while it lasts. Initial cwnd 1, one ACK per
-// segment, minimum RTO 200 ms.
+// segment unless --delack 2 (ns-3's delayed ACKs: every second segment or 200 ms), minimum RTO
+// 200 ms, a device queue of --queue packets (1000).
 //
 // Channels: "bernoulli:p=P" (RateErrorModel per packet) and
 // "ge:alpha=A,beta=B[,advance=slot|transmission]" (the Gilbert-Elliott chain of paper 000,
@@ -16,7 +17,8 @@
 // receive error model sees a packet when it arrives, D = tx time + one-way delay after it
 // started, so the slot index is taken at now - D.
 //
-// Prints one JSON line: {"delivered": segments delivered in order, "goodput_norm": ...}.
+// Prints one JSON line: {"delivered": segments delivered in order, "goodput_norm": ...,
+// "timeouts": entries into CA_LOSS, "fast_retransmits": entries into CA_RECOVERY}.
 // Build: see bench/README.md.
 
 #include "ns3/applications-module.h"
@@ -122,6 +124,14 @@ class TcpNewRenoCapped : public TcpNewReno
     }
 };
 
+static uint64_t g_losses = 0, g_recoveries = 0;
+
+static void CountState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    g_losses += now == TcpSocketState::CA_LOSS;
+    g_recoveries += now == TcpSocketState::CA_RECOVERY;
+}
+
 static std::map<std::string, std::string> ParseSpec(const std::string& spec, std::string& kind)
 {
     std::map<std::string, std::string> kv;
@@ -144,7 +154,7 @@ static std::map<std::string, std::string> ParseSpec(const std::string& spec, std
 int main(int argc, char* argv[])
 {
     double rate = 2e6, rtt = 0.02, duration = 100.0;
-    uint32_t size = 500, window = 20, seed = 1;
+    uint32_t size = 500, window = 20, seed = 1, delack = 1, queue = 1000;
     std::string channel = "none";
     CommandLine cmd;
     cmd.AddValue("rate", "link rate, b/s", rate);
@@ -154,6 +164,8 @@ int main(int argc, char* argv[])
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("channel", "none | bernoulli:p=.. | ge:alpha=..,beta=..[,advance=..]", channel);
     cmd.AddValue("seed", "run number", seed);
+    cmd.AddValue("delack", "segments per ACK (ns3::TcpSocket::DelAckCount)", delack);
+    cmd.AddValue("queue", "device queue, packets", queue);
     cmd.Parse(argc, argv);
     RngSeedManager::SetRun(seed);
 
@@ -165,7 +177,7 @@ int main(int argc, char* argv[])
                        TypeIdValue(TypeId::LookupByName("ns3::TcpClassicRecovery")));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delack));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
@@ -177,7 +189,8 @@ int main(int argc, char* argv[])
     PointToPointHelper p2p;
     p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(static_cast<uint64_t>(rate))));
     p2p.SetChannelAttribute("Delay", TimeValue(Seconds(rtt / 2)));
-    p2p.SetQueue("ns3::DropTailQueue", "MaxSize", QueueSizeValue(QueueSize("1000p")));
+    p2p.SetQueue("ns3::DropTailQueue", "MaxSize",
+                 QueueSizeValue(QueueSize(std::to_string(queue) + "p")));
     NetDeviceContainer devs = p2p.Install(nodes);
     InternetStackHelper stack;
     stack.Install(nodes);
@@ -220,6 +233,12 @@ int main(int argc, char* argv[])
     ApplicationContainer ka = sink.Install(nodes.Get(1));
     sa.Start(Seconds(0.0));
     ka.Start(Seconds(0.0));
+    // Count entries into the loss and recovery states once the sender's socket exists.
+    Simulator::Schedule(MilliSeconds(1), [] {
+        Config::ConnectWithoutContext(
+            "/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/CongState",
+            MakeCallback(&CountState));
+    });
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
     uint64_t bytes = DynamicCast<PacketSink>(ka.Get(0))->GetTotalRx();
@@ -227,6 +246,8 @@ int main(int argc, char* argv[])
     double delivered = static_cast<double>(bytes / mss);
     double capacity = rate / (8.0 * size);
     std::cout << "{\"delivered\": " << static_cast<uint64_t>(delivered)
-              << ", \"goodput_norm\": " << delivered / duration / capacity << "}" << std::endl;
+              << ", \"goodput_norm\": " << delivered / duration / capacity
+              << ", \"timeouts\": " << g_losses << ", \"fast_retransmits\": " << g_recoveries
+              << "}" << std::endl;
     return 0;
 }

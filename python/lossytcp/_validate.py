@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from .errors import ParameterError
@@ -17,9 +19,29 @@ if TYPE_CHECKING:
     import numpy as np
 
 
+#: Longest simulated time anything may last, in seconds (31.7 years): the engine counts time
+#: in u64 nanoseconds (584 years), so sums of durations, delays and timers cannot overflow.
+MAX_TIME_S = 1e9
+
+
+@contextmanager
+def where(prefix: str, rename: dict[str, str] | None = None) -> Iterator[None]:
+    """Names a :class:`ParameterError` raised inside after its place: ``links[2]`` +
+    ``rate_bps`` -> ``links[2].rate_bps`` (see :meth:`ParameterError.prefixed`)."""
+    try:
+        yield
+    except ParameterError as e:
+        raise e.prefixed(prefix, rename) from None
+
+
 def _as_float(name: str, value: object, valid: str) -> float:
     if isinstance(value, bool):
         raise ParameterError(name, value, valid)
+    if isinstance(value, (str, bytes)):
+        # The API takes numbers in the unit of the name (rate_bps=2e6); text with units is
+        # the command line's, parsed by lossytcp.units.
+        raise ParameterError(name, value, valid + " (a number in the unit of the name, not "
+                             "text: for '2Mbps' write 2e6, or use lossytcp.units.rate_bps)")
     try:
         x = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -61,6 +83,34 @@ def in_range(name: str, value: object, lo: float, hi: float) -> float:
     valid = f"must be a finite number in [{lo}, {hi}]"
     x = _as_float(name, value, valid)
     if x < lo or x > hi:
+        raise ParameterError(name, value, valid)
+    return x
+
+
+def boolean(name: str, value: object) -> bool:
+    """True or False (numpy's too); not 1, "yes" or "no": a truthy string would turn a switch
+    on whatever it says."""
+    np_mod = sys.modules.get("numpy")  # a numpy bool means numpy is already imported
+    if isinstance(value, bool) or (np_mod is not None and isinstance(value, np_mod.bool_)):
+        return bool(value)
+    raise ParameterError(name, value, "must be True or False")
+
+
+def optional_boolean(name: str, value: object, default_note: str) -> bool | None:
+    if value is None:
+        return None
+    np_mod = sys.modules.get("numpy")
+    if isinstance(value, bool) or (np_mod is not None and isinstance(value, np_mod.bool_)):
+        return bool(value)
+    raise ParameterError(name, value, f"must be True, False or None ({default_note})")
+
+
+def duration(name: str, value: object, *, lo: float = 0.0, open_low: bool = False) -> float:
+    """A time in seconds in [lo, MAX_TIME_S] (or (lo, ...] with ``open_low``)."""
+    valid = (f"must be a finite number of seconds {'>' if open_low else '>='} {lo:g} "
+             f"(and at most {MAX_TIME_S:g})")
+    x = _as_float(name, value, valid)
+    if x < lo or (open_low and x == lo) or x > MAX_TIME_S:
         raise ParameterError(name, value, valid)
     return x
 

@@ -4,7 +4,13 @@
 propagation delay ``rtt_s``, a channel on the data direction, a lossless ACK direction unless
 ``ack_channel`` says otherwise) and returns a :class:`SimReport`. :func:`simulate_seeds` runs
 several seeds in threads (the engine releases the GIL) and summarises them with 95%
-confidence intervals.
+confidence intervals. :func:`run` and :func:`run_seeds` do the same for any
+:class:`~lossytcp.scenario.Scenario` (several flows, networks, generated traffic) and return
+:class:`NetReport` / :class:`NetSummary`.
+
+Ctrl-C stops a run within about 50 ms (the engine polls for it; see ``crates/lossytcp-py``):
+:func:`simulate` raises ``KeyboardInterrupt``, and :func:`simulate_seeds` cancels the runs in
+progress and those not started, then raises it.
 """
 
 from __future__ import annotations
@@ -12,30 +18,29 @@ from __future__ import annotations
 import json
 import math
 import numbers
-import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from . import _validate as v
-from .errors import ParameterError
-from .spec import parse_channel
+from . import scenario as sc_mod
+from .errors import NoProgressError, ParameterError, ScenarioError
+from .scenario import CLASSIFYING_VARIANTS, VARIANTS, Record, Scenario, record
 
 if TYPE_CHECKING:
     import numpy as np
 
-VARIANTS = ("oldtahoe", "tahoe", "reno", "newreno", "sack", "vegas")
-
-#: Vegas's thresholds when not given (ns-2's v_alpha_, v_beta_, v_gamma_).
-VEGAS_DEFAULTS = {"vegas_alpha": 1, "vegas_beta": 3, "vegas_gamma": 1}
+__all__ = ["METRICS", "VARIANTS", "LinkReport", "NetReport", "NetSummary", "SeedSummary",
+           "SimReport", "TrafficReport", "build_scenario", "engine_supports_networks", "run",
+           "run_seeds", "scenario_from_keywords", "simulate", "simulate_seeds"]
 
 #: Metrics reported per run, in display order.
 METRICS = (
     "goodput_norm", "throughput_norm", "goodput_pps", "throughput_pps", "packets_sent",
     "retransmissions", "channel_losses", "queue_drops", "timeouts", "fast_retransmits",
     "loss_events", "timeout_fraction", "spurious_timeouts", "spurious_fast_retransmits",
-    "transmissions_per_delivered", "completion_time_s",
+    "transmissions_per_delivered", "completion_time_s", "classification_accuracy",
 )
 
 
@@ -82,10 +87,11 @@ class RunMetrics:
         return self.packets_sent / self.packets_delivered if self.packets_delivered else math.nan
 
 
-@dataclass(frozen=True)
-class SimReport(RunMetrics):
+@record
+class SimReport(Record, RunMetrics):
     """One run of one flow. Rates are over ``elapsed_s`` (to the end of the run, or to the
-    completion of a finite transfer); ``*_norm`` divide by the bottleneck capacity."""
+    completion of a finite transfer); ``*_norm`` divide by the bottleneck capacity. Times are
+    whole nanoseconds (the engine's clock), shown as such."""
 
     variant: str
     seed: int
@@ -110,6 +116,24 @@ class SimReport(RunMetrics):
     events: int
     send_trace: list[tuple[float, int, bool]] = field(default_factory=list, repr=False)
     window_trace: list[tuple[float, float, float, float]] = field(default_factory=list, repr=False)
+    #: The flow's name in a multi-flow report.
+    label: str | None = None
+    #: Network engine only (None before): RED's early drops and full-queue drops
+    #: (queue_drops is their sum), and the true cause of each detected loss.
+    early_drops: int | None = None
+    forced_drops: int | None = None
+    loss_causes: dict[str, int] | None = field(default=None, compare=False)
+    #: A loss classifier's verdicts against the true causes (newreno-lp, ideal-lp): loss
+    #: events judged (spurious detections have no cause and are left out), correct ones, and
+    #: the two errors.
+    classification: dict[str, int] | None = field(default=None, compare=False)
+
+    @property
+    def classification_accuracy(self) -> float:
+        """Paper 003: correct classifications / loss events (NaN without a classifier or
+        without a judged loss)."""
+        c = self.classification
+        return c["correct"] / c["classified"] if c and c["classified"] else math.nan
 
     def metric(self, name: str) -> float:
         x = getattr(self, name)
@@ -121,7 +145,25 @@ class SimReport(RunMetrics):
         return d
 
 
-@dataclass(frozen=True)
+def _ci95(x: np.ndarray) -> float:
+    import numpy as np
+
+    x = x[np.isfinite(x)]
+    if x.size < 2:
+        return 0.0 if x.size == 1 else math.nan
+    from scipy import stats  # deferred: importing scipy costs more than a short run
+
+    return float(stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+
+
+def _mean(x: np.ndarray) -> float:
+    import numpy as np
+
+    x = x[np.isfinite(x)]
+    return float(x.mean()) if x.size else math.nan
+
+
+@dataclass(frozen=True)   # a dataclass (not a record): lossytcp.ns2's Ns2Summary derives from it
 class SeedSummary:
     """Runs of the same scenario over several seeds."""
 
@@ -133,350 +175,620 @@ class SeedSummary:
         return np.array([r.metric(metric) for r in self.reports], dtype=float)
 
     def mean(self, metric: str) -> float:
-        import numpy as np
-
-        x = self.values(metric)
-        x = x[np.isfinite(x)]
-        return float(x.mean()) if x.size else math.nan
+        return _mean(self.values(metric))
 
     def ci95(self, metric: str) -> float:
         """Half-width of the 95% Student-t confidence interval of the mean (0 for one run)."""
-        import numpy as np
-
-        x = self.values(metric)
-        x = x[np.isfinite(x)]
-        if x.size < 2:
-            return 0.0 if x.size == 1 else math.nan
-        from scipy import stats  # deferred: importing scipy costs more than a short run
-
-        return float(stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+        return _ci95(self.values(metric))
 
     def as_dict(self) -> dict[str, dict[str, float]]:
         return {m: {"mean": self.mean(m), "ci95": self.ci95(m)} for m in METRICS}
 
 
-def _scenario(
-    variant: str,
-    *,
-    rate_bps: float,
-    rtt_s: float,
-    packet_size_bytes: int,
-    window: int,
-    channel: str | Mapping[str, Any],
-    duration_s: float,
-    seed: int,
-    queue_packets: int,
-    dupack_threshold: int,
-    initial_window: int,
-    min_rto_s: float,
-    max_rto_s: float,
-    granularity_s: float,
-    initial_rto_s: float,
-    fixed_rto_s: float | None,
-    backoff: bool | None,
-    max_backoff: int,
-    rtt_sampling: str,
-    delayed_ack: bool,
-    protect_retransmissions: bool,
-    delay: Mapping[str, Any] | None,
-    slot_model: bool,
-    ack_channel: str | Mapping[str, Any],
-    ack_size_bytes: int,
-    transfer_bytes: int | None,
-    profile: str,
-    limited_transmit: bool | None,
-    delay_growth: bool | None,
-    partial_window_deflation: bool | None,
-    recovery_exit_growth: bool | None,
-    timer_every_partial_ack: bool | None,
-    vegas_alpha: int | None,
-    vegas_beta: int | None,
-    vegas_gamma: int | None,
-    tick_phase: float | None,
-    trace_sends: bool,
-    trace_window: bool,
-    hops: Sequence[Mapping[str, Any]] | None,
-) -> dict[str, Any]:
-    variant = v.choice("variant", variant, VARIANTS)
-    rate_bps = v.positive("rate_bps", rate_bps)
-    rtt_s = v.non_negative("rtt_s", rtt_s)
-    packet_size_bytes = v.integer("packet_size_bytes", packet_size_bytes, 1, 65535)
-    window = v.integer("window", window, 1, 1_000_000)
-    duration_s = v.positive("duration_s", duration_s)
-    seed = v.integer("seed", seed, 0, 2**64 - 1)
-    queue_packets = v.integer("queue_packets", queue_packets, 0, 10_000_000)
-    dupack_threshold = v.integer("dupack_threshold", dupack_threshold, 1, 1_000_000)
-    initial_window = v.integer("initial_window", initial_window, 1, 1_000_000)
-    min_rto_s = v.non_negative("min_rto_s", min_rto_s)
-    max_rto_s = v.positive("max_rto_s", max_rto_s)
-    if max_rto_s < min_rto_s:
-        raise ParameterError("max_rto_s", max_rto_s, f"must be >= min_rto_s = {min_rto_s}")
-    granularity_s = v.non_negative("granularity_s", granularity_s)
-    initial_rto_s = v.positive("initial_rto_s", initial_rto_s)
-    if fixed_rto_s is not None:
-        fixed_rto_s = v.positive("fixed_rto_s", fixed_rto_s)
-    max_backoff = v.integer("max_backoff", max_backoff, 1, 2**20)
-    rtt_sampling = v.choice("rtt_sampling", rtt_sampling, ["per_ack", "per_window"])
-    profile = v.choice("profile", profile, ["rfc", "ns2"])
-    knobs = {"limited_transmit": limited_transmit, "delay_growth": delay_growth,
-             "partial_window_deflation": partial_window_deflation,
-             "recovery_exit_growth": recovery_exit_growth,
-             "timer_every_partial_ack": timer_every_partial_ack}
-    for name, flag in knobs.items():
-        if flag is not None and not isinstance(flag, bool) and not _numpy_bool(flag):
-            raise ParameterError(name, flag, "must be True, False or None (the profile's "
-                                 "default, see help(lossytcp.simulate))")
-    if tick_phase is not None:
-        if profile != "ns2":
-            raise ParameterError("tick_phase", tick_phase, "is the phase of ns-2's tick clock: "
-                                 "it needs profile='ns2'")
-        tick_phase = v.probability("tick_phase", tick_phase, open_high=True)
-    vegas = _vegas_params(variant, vegas_alpha=vegas_alpha, vegas_beta=vegas_beta,
-                          vegas_gamma=vegas_gamma)
-    if variant == "vegas" and limited_transmit:
-        raise ParameterError("limited_transmit", limited_transmit,
-                             "Vegas has its own rule for the first duplicate ACKs (nothing new "
-                             "is sent until the DupThresh-th, as in ns-2's Agent/TCP/Vegas); "
-                             "leave it None or False")
-    if profile == "rfc" and partial_window_deflation is not None \
-            and not partial_window_deflation:
-        raise ParameterError("partial_window_deflation", partial_window_deflation,
-                             "RFC 6582 always deflates; the undeflated NewReno is ns-2's "
-                             "(profile='ns2')")
-    ack_size_bytes = v.integer("ack_size_bytes", ack_size_bytes, 0, 65535)
-    if transfer_bytes is not None:
-        transfer_bytes = v.integer("transfer_bytes", transfer_bytes, 1)
-    data_channel = channel if isinstance(channel, Mapping) else parse_channel(channel, "channel")
-    rev_channel = (ack_channel if isinstance(ack_channel, Mapping)
-                   else parse_channel(ack_channel, "ack_channel"))
-    if slot_model:
-        # Paper 004: one packet per slot, no propagation delay, the ACK at the end of its slot,
-        # a fixed RTO of T0 slots and no backoff unless asked for.
-        if fixed_rto_s is None:
-            raise ParameterError("fixed_rto_s", None, "the slot model needs the fixed timeout T0 "
-                                 "(in seconds: T0 slots x packet time)")
-        rtt_s, ack_size_bytes, granularity_s = 0.0, 0, 0.0
-        if backoff is None:
-            backoff = False
-    if backoff is None:
-        backoff = True
-    if delay is not None:
-        fwd_delay = _semi_markov(delay)
-        rev_delay = {"kind": "fixed", "delay_s": 0.0}
-    else:
-        fwd_delay = rev_delay = {"kind": "fixed", "delay_s": rtt_s / 2}
-    protect = bool(protect_retransmissions)
-    if hops is None:
-        hops = [{"rate_bps": rate_bps, "delay_s": rtt_s / 2, "queue_packets": queue_packets,
-                 "channel": data_channel}]
-    else:
-        hops = _hops(hops, queue_packets)
-    if delay is not None:
-        fwd_delays = [fwd_delay] + [{"kind": "fixed", "delay_s": 0.0}] * (len(hops) - 1)
-        rev_delays = [rev_delay] * len(hops)
-    else:
-        fwd_delays = rev_delays = [{"kind": "fixed", "delay_s": h["delay_s"]} for h in hops]
-    n = len(hops)
-    forward = [
-        {"rate_bps": h["rate_bps"], "queue_packets": h["queue_packets"], "delay": d,
-         "channel": h["channel"], "protect_retransmissions": protect}
-        for h, d in zip(hops, fwd_delays, strict=True)
-    ]
-    # ACKs cross the same hops backwards; the ACK channel sits on the first of them.
-    reverse = [
-        {"rate_bps": h["rate_bps"], "queue_packets": h["queue_packets"], "delay": d,
-         "channel": rev_channel if i == 0 else {"kind": "none"},
-         "protect_retransmissions": False}
-        for i, (h, d) in enumerate(zip(reversed(hops), reversed(rev_delays), strict=True))
-    ]
-    tcp = {
-        "packet_size_bytes": packet_size_bytes, "ack_size_bytes": ack_size_bytes,
-        "max_window": window, "initial_window": initial_window,
-        "dupack_threshold": dupack_threshold, "min_rto_s": min_rto_s, "max_rto_s": max_rto_s,
-        "initial_rto_s": initial_rto_s, "granularity_s": granularity_s,
-        "fixed_rto_s": fixed_rto_s, "max_backoff": max_backoff if backoff else 1,
-        "rtt_sampling": rtt_sampling, "delayed_ack": bool(delayed_ack), "profile": profile,
-        **{k: None if f is None else bool(f) for k, f in knobs.items()},
-        "vegas": vegas, "tick_phase": tick_phase,
-    }
-    app = ({"kind": "bulk"} if transfer_bytes is None
-           else {"kind": "transfer", "bytes": transfer_bytes})
-    variant_key = {"oldtahoe": "old_tahoe", "newreno": "new_reno"}.get(variant, variant)
-    return {
-        "seed": seed,
-        "duration_s": duration_s,
-        "links": forward + reverse,
-        "flows": [{"variant": variant_key, "forward": list(range(n)),
-                   "reverse": list(range(n, 2 * n)), "tcp": tcp, "app": app}],
-        "trace": {"sends": bool(trace_sends), "window": bool(trace_window)},
-    }
+# ------------------------------------------------------------------------ network reports
+@record
+class LinkReport(Record):
+    """One directed link's counters (``extra``: keys of newer engines)."""
+
+    index: int
+    src: str | None
+    dst: str | None
+    transmitted: int
+    channel_drops: int
+    queue_drops: int
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "src": self.src, "dst": self.dst,
+                "transmitted": self.transmitted, "channel_drops": self.channel_drops,
+                "queue_drops": self.queue_drops, **self.extra}
 
 
-def _vegas_params(variant: str, **given: int | None) -> dict[str, int]:
-    """Vegas's alpha, beta and gamma (segments queued in the network), refused for other
-    variants so that a threshold is never silently ignored."""
-    if variant != "vegas":
-        for name, x in given.items():
-            if x is not None:
-                raise ParameterError(name, x, f"applies to variant 'vegas' only, not "
-                                     f"'{variant}'")
-    p = {name: VEGAS_DEFAULTS[name] if x is None else v.integer(name, x, 0, 1_000_000)
-         for name, x in given.items()}
-    if p["vegas_alpha"] > p["vegas_beta"]:
-        raise ParameterError("vegas_alpha", p["vegas_alpha"],
-                             f"must be <= vegas_beta = {p['vegas_beta']} (grow below alpha "
-                             "segments queued, shrink above beta)")
-    return {"alpha": p["vegas_alpha"], "beta": p["vegas_beta"], "gamma": p["vegas_gamma"]}
+@record
+class TrafficReport(Record):
+    """One traffic source's report from the engine (packets, transfers, completion times,
+    goodput), as a mapping of the engine's keys."""
+
+    label: str
+    kind: str
+    values: dict[str, Any] = field(compare=False)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"label": self.label, **self.values}
 
 
-def _hops(hops: object, queue_packets: int) -> list[dict[str, Any]]:
-    """A chain of links: each hop a mapping with ``rate_bps``, ``delay_s`` (one way) and
-    optionally ``queue_packets`` and ``channel`` (spec string)."""
-    if not isinstance(hops, Sequence) or isinstance(hops, str) or not hops:
-        raise ParameterError("hops", hops, "must be a non-empty list of hop dicts")
-    out = []
-    for i, h in enumerate(hops):
-        name = f"hops[{i}]"
-        if not isinstance(h, Mapping):
-            raise ParameterError(name, h, "must be a dict with rate_bps and delay_s")
-        unknown = set(h) - {"rate_bps", "delay_s", "queue_packets", "channel"}
-        if unknown:
-            k = sorted(unknown)[0]
-            raise ParameterError(f"{name}.{k}", h[k],
-                                 "unknown key; use rate_bps, delay_s, queue_packets, channel")
-        for k in ("rate_bps", "delay_s"):
-            if k not in h:
-                raise ParameterError(name, dict(h), f"needs {k}")
-        ch = h.get("channel", "none")
-        out.append({
-            "rate_bps": v.positive(f"{name}.rate_bps", h["rate_bps"]),
-            "delay_s": v.non_negative(f"{name}.delay_s", h["delay_s"]),
-            "queue_packets": v.integer(f"{name}.queue_packets",
-                                       h.get("queue_packets", queue_packets), 0, 10_000_000),
-            "channel": ch if isinstance(ch, Mapping) else parse_channel(ch, f"{name}.channel"),
-        })
-    return out
+_SUMMED = ("packets_sent", "retransmissions", "channel_losses", "queue_drops",
+           "packets_received", "packets_delivered", "acks_sent", "timeouts",
+           "fast_retransmits", "spurious_timeouts", "spurious_fast_retransmits")
 
 
-def _semi_markov(delay: Mapping[str, Any]) -> dict[str, Any]:
-    if not isinstance(delay, Mapping):
-        raise ParameterError("delay", delay, "must be a dict with rtt_s, H and excess_mean_s")
-    unknown = set(delay) - {"rtt_s", "H", "excess_mean_s"}
-    if unknown:
-        k = sorted(unknown)[0]
-        raise ParameterError(f"delay.{k}", delay[k], "unknown key; use rtt_s, H, excess_mean_s")
-    if not {"rtt_s", "H", "excess_mean_s"} <= set(delay):
-        raise ParameterError("delay", dict(delay), "needs rtt_s, H and excess_mean_s")
-    t = v.vector("delay.rtt_s", delay["rtt_s"], positive_entries=True)
-    h = v.stochastic_matrix("delay.H", delay["H"])
-    if h.shape[0] != t.size:
-        raise ParameterError("delay.H", delay["H"], f"must be {t.size}x{t.size} like rtt_s")
-    ex = v.vector("delay.excess_mean_s", delay["excess_mean_s"], t.size, non_negative_entries=True)
-    return {"kind": "semi_markov", "delay_s": t.tolist(), "h": h.tolist(),
-            "excess_mean_s": ex.tolist()}
+@record
+class NetReport(Record):
+    """One run of a scenario: a :class:`SimReport` per flow, the links and traffic sources,
+    and the flows' aggregate (:meth:`metric`): counters summed, packet rates summed, and the
+    normalised rates divided by the largest flow's bottleneck capacity (the shared
+    bottleneck, when the flows share one)."""
+
+    seed: int
+    flows: tuple[SimReport, ...]
+    links: tuple[LinkReport, ...]
+    traffic: tuple[TrafficReport, ...]
+    events: int
+    simulated_s: float
+    queue_trace: Any = field(default=None, compare=False, repr=False)
+
+    def flow(self, key: int | str) -> SimReport:
+        """A flow by index or label."""
+        if isinstance(key, str):
+            for f in self.flows:
+                if f.label == key:
+                    return f
+            raise ParameterError("flow", key, "must be one of the labels "
+                                 + ", ".join(str(f.label) for f in self.flows))
+        return self.flows[v.integer("flow", key, 0, len(self.flows) - 1)]
+
+    def _chosen(self, flows: Iterable[int | str] | None) -> list[SimReport]:
+        if flows is None:
+            return list(self.flows)
+        chosen = [self.flow(k) for k in flows]
+        if not chosen:
+            raise ParameterError("flows", flows, "must choose at least one flow")
+        return chosen
+
+    def metric(self, name: str) -> float:
+        """The flows' aggregate of a metric of :data:`METRICS`."""
+        fl = self.flows
+        if name in _SUMMED:
+            return float(sum(getattr(f, name) for f in fl))
+        cap = max(f.capacity_pps for f in fl)
+        if name in ("goodput_pps", "throughput_pps"):
+            return float(sum(getattr(f, name) for f in fl))
+        if name in ("goodput_norm", "throughput_norm"):
+            return float(sum(getattr(f, name.replace("_norm", "_pps")) for f in fl)) / cap
+        if name == "loss_events":
+            return float(sum(f.loss_events for f in fl))
+        if name == "timeout_fraction":
+            ev = sum(f.loss_events for f in fl)
+            return sum(f.timeouts for f in fl) / ev if ev else math.nan
+        if name == "transmissions_per_delivered":
+            d = sum(f.packets_delivered for f in fl)
+            return sum(f.packets_sent for f in fl) / d if d else math.nan
+        if name == "completion_time_s":
+            done = [f.completion_time_s for f in fl if f.completion_time_s is not None]
+            return sum(done) / len(done) if done else math.nan
+        if name == "classification_accuracy":
+            judged = [f.classification for f in fl if f.classification]
+            n = sum(c["classified"] for c in judged)
+            return sum(c["correct"] for c in judged) / n if n else math.nan
+        raise ParameterError("metric", name, "must be one of " + ", ".join(METRICS))
+
+    def jain(self, flows: Iterable[int | str] | None = None, metric: str = "goodput_pps"
+             ) -> float:
+        """Jain's fairness index (sum x)^2 / (n sum x^2) of ``metric`` over the chosen flows
+        (all by default): 1 when all get the same, 1/n when one gets everything."""
+        x = [f.metric(metric) for f in self._chosen(flows)]
+        s2 = sum(y * y for y in x)
+        return (sum(x) ** 2) / (len(x) * s2) if s2 > 0 else math.nan
+
+    def fair_share_goodput(self, flows: Iterable[int | str] | None = None) -> list[float]:
+        """Each chosen flow's goodput over its fair share, the chosen flows' common bottleneck
+        capacity divided by their number (1 = exactly the fair share)."""
+        chosen = self._chosen(flows)
+        share = min(f.capacity_pps for f in chosen) / len(chosen)
+        return [f.goodput_pps / share for f in chosen]
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {m: self.metric(m) for m in METRICS}
+        out["jain_index"] = self.jain()
+        out["flows"] = [f.as_dict() for f in self.flows]
+        out["links"] = [lk.as_dict() for lk in self.links]
+        if self.traffic:
+            out["traffic"] = [t.as_dict() for t in self.traffic]
+        return out
 
 
+@record
+class NetSummary(Record):
+    """Runs of one scenario over several seeds: means and 95% intervals of the aggregate,
+    of Jain's index, and of each flow's metrics (:meth:`flow`)."""
+
+    reports: tuple[NetReport, ...]
+
+    def values(self, metric: str) -> np.ndarray:
+        import numpy as np
+
+        if metric == "jain_index":
+            return np.array([r.jain() for r in self.reports], dtype=float)
+        return np.array([r.metric(metric) for r in self.reports], dtype=float)
+
+    def mean(self, metric: str) -> float:
+        return _mean(self.values(metric))
+
+    def ci95(self, metric: str) -> float:
+        return _ci95(self.values(metric))
+
+    def flow(self, key: int | str) -> SeedSummary:
+        return SeedSummary(tuple(r.flow(key) for r in self.reports))
+
+    @property
+    def labels(self) -> list[str]:
+        return [str(f.label) for f in self.reports[0].flows]
+
+    def fair_share(self, key: int | str) -> np.ndarray:
+        """A flow's goodput over its fair share (:meth:`NetReport.fair_share_goodput` over all
+        flows), one value per seed."""
+        import numpy as np
+
+        i = key if isinstance(key, int) else self.labels.index(key)
+        return np.array([r.fair_share_goodput()[i] for r in self.reports], dtype=float)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {m: {"mean": self.mean(m), "ci95": self.ci95(m)} for m in METRICS}
+        out["jain_index"] = {"mean": self.mean("jain_index"), "ci95": self.ci95("jain_index")}
+        out["flows"] = []
+        for i, lab in enumerate(self.labels):
+            share = self.fair_share(i)
+            out["flows"].append({"label": lab, "variant": self.reports[0].flows[i].variant,
+                                 **self.flow(i).as_dict(),
+                                 "fair_share_goodput": {"mean": _mean(share),
+                                                        "ci95": _ci95(share)}})
+        return out
+
+
+# --------------------------------------------------------------- simulate()'s keywords
 _DEFAULTS: dict[str, Any] = dict(
     rate_bps=2e6, rtt_s=0.02, packet_size_bytes=500, window=20, channel="none",
-    duration_s=100.0, seed=1, queue_packets=1000, dupack_threshold=3, initial_window=1,
-    min_rto_s=0.2, max_rto_s=60.0, granularity_s=0.0, initial_rto_s=1.0, fixed_rto_s=None,
-    backoff=None, max_backoff=64, rtt_sampling="per_ack", delayed_ack=False,
+    duration_s=100.0, seed=1, queue_packets=1000, queue=None, dupack_threshold=3,
+    initial_window=1, min_rto_s=None, max_rto_s=60.0, granularity_s=0.0, initial_rto_s=None,
+    fixed_rto_s=None, backoff=None, max_backoff=64, rtt_sampling="per_ack",
+    rto_estimator="rfc6298", delayed_ack=False,
     protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
     timer_every_partial_ack=None, vegas_alpha=None, vegas_beta=None, vegas_gamma=None,
-    tick_phase=None,
-    trace_sends=False,
-    trace_window=False, hops=None,
+    lp_alpha=None, lp_beta=None, westwood_tau_s=None,
+    tick_phase=None, trace_sends=False, trace_window=False, hops=None,
 )
 
 
-def build_scenario(variant: str = "newreno", **kwargs: Any) -> dict[str, Any]:
-    """The engine scenario (a JSON-ready dict) for :func:`simulate`'s arguments, validated."""
+def _refuse_together(given: set[str], a: str, others: Sequence[str], value: object,
+                     why: str) -> None:
+    clash = [o for o in others if o in given]
+    if clash:
+        raise ParameterError(a, value, f"give either {a} or {', '.join(clash)}: {why}")
+
+
+def scenario_from_keywords(variant: str = "newreno", **kwargs: Any) -> Scenario:
+    """The :class:`~lossytcp.scenario.Scenario` for :func:`simulate`'s arguments, validated.
+
+    Parameters given together that cannot both hold are refused (``delay`` with ``rtt_s``,
+    ``slot_model`` with ``rtt_s``/``ack_size_bytes``/``granularity_s``, ``hops`` with the
+    single link's ``rate_bps``/``rtt_s``/``channel``, ``queue`` with ``queue_packets``)."""
     unknown = sorted(set(kwargs) - set(_DEFAULTS))
     if unknown:
         raise ParameterError(unknown[0], kwargs[unknown[0]],
                              "is not a parameter of simulate(); see help(lossytcp.simulate)")
-    if kwargs.get("hops") is not None:
-        clash = sorted({"rate_bps", "rtt_s", "channel"} & set(kwargs))
-        if clash:
-            raise ParameterError("hops", kwargs["hops"],
-                                 f"give either hops or {', '.join(clash)}: hops describe each link")
-    return _scenario(variant, **{**_DEFAULTS, **kwargs})
+    given = {k for k, x in kwargs.items() if x is not None}
+    p = {**_DEFAULTS, **kwargs}
+    variant = v.choice("variant", variant, VARIANTS)
+    if p["hops"] is not None:
+        _refuse_together(given, "hops", ["rate_bps", "rtt_s", "channel"], p["hops"],
+                         "hops describe each link")
+    if p["delay"] is not None:
+        _refuse_together(given, "delay", ["rtt_s"], p["delay"], "the semi-Markov delay "
+                         "replaces the fixed round trip")
+    if p["queue"] is not None:
+        _refuse_together(given, "queue", ["queue_packets"], p["queue"],
+                         "queue_packets is a DropTail queue")
+    slot_model = v.boolean("slot_model", p["slot_model"])
+    backoff = p["backoff"]
+    if slot_model:
+        _refuse_together(given, "slot_model", ["rtt_s", "ack_size_bytes", "granularity_s"],
+                         True, "the slot model has no propagation delay, ACKs of no size at "
+                         "the end of the slot and an exact timer")
+        # Paper 004: one packet per slot, no propagation delay, the ACK at the end of its slot,
+        # a fixed RTO of T0 slots and no backoff unless asked for.
+        if p["fixed_rto_s"] is None:
+            raise ParameterError("fixed_rto_s", None, "the slot model needs the fixed timeout T0 "
+                                 "(in seconds: T0 slots x packet time)")
+        p.update(rtt_s=0.0, ack_size_bytes=0, granularity_s=0.0)
+        if backoff is None:
+            backoff = False
+    backoff = True if backoff is None else v.boolean("backoff", backoff)
+    tcp = sc_mod.Tcp(
+        packet_size_bytes=p["packet_size_bytes"], ack_size_bytes=p["ack_size_bytes"],
+        window=p["window"], initial_window=p["initial_window"],
+        dupack_threshold=p["dupack_threshold"], min_rto_s=p["min_rto_s"],
+        max_rto_s=p["max_rto_s"], initial_rto_s=p["initial_rto_s"],
+        granularity_s=p["granularity_s"], fixed_rto_s=p["fixed_rto_s"], backoff=backoff,
+        max_backoff=p["max_backoff"], rtt_sampling=p["rtt_sampling"],
+        rto_estimator=p["rto_estimator"], delayed_ack=p["delayed_ack"], profile=p["profile"],
+        **{k: p[k] for k in sc_mod.Tcp.KNOBS},
+        vegas_alpha=p["vegas_alpha"], vegas_beta=p["vegas_beta"], vegas_gamma=p["vegas_gamma"],
+        lp_alpha=p["lp_alpha"], lp_beta=p["lp_beta"], westwood_tau_s=p["westwood_tau_s"],
+        tick_phase=p["tick_phase"])
+    app: Any = sc_mod.Bulk()
+    if p["transfer_bytes"] is not None:
+        app = sc_mod.Transfer(v.integer("transfer_bytes", p["transfer_bytes"], 1,
+                                        sc_mod.MAX_BYTES))
+    flow = sc_mod.Flow(variant=variant, tcp=tcp, app=app)
+    if p["queue"] is not None:
+        q = sc_mod.queue(p["queue"], "queue")
+    else:
+        with v.where("queue_packets", {"packets": ""}):
+            q = sc_mod.DropTail(packets=p["queue_packets"])
+    protect = v.boolean("protect_retransmissions", p["protect_retransmissions"])
+    topo: Any
+    if p["hops"] is not None:
+        topo = sc_mod.Chain(hops=_legacy_hops(p["hops"], q), ack_channel=p["ack_channel"],
+                            delay=p["delay"], protect_retransmissions=protect)
+    else:
+        topo = sc_mod.SingleLink(rate_bps=p["rate_bps"], rtt_s=p["rtt_s"], delay=p["delay"],
+                                 queue=q, channel=p["channel"], ack_channel=p["ack_channel"],
+                                 protect_retransmissions=protect)
+    trace = sc_mod.Tracing(sends=v.boolean("trace_sends", p["trace_sends"]),
+                           window=v.boolean("trace_window", p["trace_window"]))
+    return Scenario(topology=topo, flows=(flow,), seed=p["seed"], duration_s=p["duration_s"],
+                    trace=trace)
+
+
+def _legacy_hops(hops: object, default_queue: Any) -> list[Any]:
+    """simulate()'s ``hops``: dicts with ``rate_bps``, ``delay_s`` (one way) and optionally
+    ``queue_packets`` (or ``queue``) and ``channel``."""
+    if isinstance(hops, (str, bytes, Mapping)) or not isinstance(hops, Sequence) or not hops:
+        raise ParameterError("hops", hops, "must be a non-empty list of hop dicts")
+    out = []
+    for i, h in enumerate(hops):
+        name = f"hops[{i}]"
+        if isinstance(h, sc_mod.Hop):
+            out.append(h)
+            continue
+        if not isinstance(h, Mapping):
+            raise ParameterError(name, h, "must be a dict with rate_bps and delay_s")
+        h = dict(h)
+        unknown = set(h) - {"rate_bps", "delay_s", "queue_packets", "queue", "channel"}
+        if unknown:
+            k = sorted(unknown)[0]
+            raise ParameterError(f"{name}.{k}", h[k],
+                                 "unknown key; use rate_bps, delay_s, queue_packets, channel")
+        if "queue_packets" in h:
+            if "queue" in h:
+                raise ParameterError(f"{name}.queue", h["queue"],
+                                     "give either queue or queue_packets")
+            with v.where(f"{name}.queue_packets", {"packets": ""}):
+                h["queue"] = sc_mod.DropTail(packets=h.pop("queue_packets"))
+        h.setdefault("queue", default_queue)
+        out.append(sc_mod.Hop.from_dict(h, name))
+    return out
+
+
+def build_scenario(variant: str = "newreno", **kwargs: Any) -> dict[str, Any]:
+    """The engine scenario (a JSON-ready dict) for :func:`simulate`'s arguments, validated."""
+    return scenario_from_keywords(variant, **kwargs).engine()
+
+
+# ------------------------------------------------------------------------------ running
+def _engine_run(engine_json: dict[str, Any] | str, control: Any = None) -> dict[str, Any]:
+    """One engine run; the engine's refusals and its Zeno guard as ParameterErrors."""
+    from . import _sim
+
+    text = engine_json if isinstance(engine_json, str) else json.dumps(engine_json)
+    try:
+        return json.loads(_sim.run_json(text, control))
+    except _sim.NoProgress as e:
+        raise NoProgressError(str(e)) from None
+    except ValueError as e:
+        if "unknown field" in str(e):
+            raise ScenarioError(f"this build of the engine does not run networks yet (named "
+                                f"nodes, routed flows, generated traffic, RED: issue 9); it "
+                                f"refused the scenario: {e}") from None
+        raise ScenarioError(f"the engine refused the scenario: {e}") from None
+
+
+def _round_ns(x: float | None) -> float | None:
+    # The engine's times are whole nanoseconds converted as ns * 1e-9, which leaves binary
+    # noise in the last digit (1000.0000000000001); rounded to 9 decimals they read exactly.
+    return None if x is None else round(x, 9)
+
+
+def _flow_report(flow: Mapping[str, Any], variant: str, seed: int, events: int,
+                 label: str | None = None) -> SimReport:
+    names = {f.name for f in fields(SimReport)}
+    kw = {k: flow[k] for k in names if k in flow}
+    if variant not in CLASSIFYING_VARIANTS:
+        kw.pop("classification", None)
+    engine_label = kw.pop("label", None)
+    label = label if label is not None else engine_label
+    for k in ("elapsed_s", "completion_time_s", "final_rto_s", "srtt_s"):
+        if k in kw:
+            kw[k] = _round_ns(kw[k])
+    return SimReport(variant=variant, seed=seed, events=events, label=label, **kw)
 
 
 def _run(scenario: dict[str, Any], variant: str) -> SimReport:
-    from . import _sim
-
-    out = json.loads(_sim.run_json(json.dumps(scenario)))
-    flow = out["flows"][0]
-    names = {f.name for f in fields(SimReport)}
-    kw = {k: flow[k] for k in names if k in flow}
-    return SimReport(variant=variant, seed=scenario["seed"], events=out["events"], **kw)
+    out = _engine_run(scenario)
+    return _flow_report(out["flows"][0], variant, scenario["seed"], out["events"])
 
 
 def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     """Simulate one TCP flow over a lossy path.
 
-    Parameters (units in the names): ``rate_bps``, ``rtt_s`` (two-way propagation delay,
-    split evenly), ``packet_size_bytes``, ``window`` (maximum window, packets), ``channel``
-    (spec string, see :mod:`lossytcp.spec`), ``duration_s``, ``seed``, ``queue_packets``,
-    ``dupack_threshold``, ``initial_window``, ``min_rto_s``, ``max_rto_s``, ``granularity_s``,
-    ``initial_rto_s``, ``fixed_rto_s``, ``backoff`` (doubling up to ``max_backoff``),
-    ``rtt_sampling`` ('per_ack' or 'per_window'), ``delayed_ack``,
-    ``protect_retransmissions``, ``delay`` (semi-Markov RTT: dict with ``rtt_s``, ``H``,
-    ``excess_mean_s``; applied on the data direction, the ACK direction then has no
-    propagation delay), ``slot_model`` (paper 004), ``ack_channel``, ``transfer_bytes``
-    (a finite transfer instead of a bulk sender), ``profile`` ('rfc' or 'ns2'),
-    ``limited_transmit`` (RFC 3042) and ``delay_growth`` (ns-2's ``delay_growth_``: the first
-    ACK does not open cwnd), each None for the profile's default (on for 'ns2', off for 'rfc'),
-    ``partial_window_deflation`` (NewReno partial ACKs deflate the window, RFC 6582 and ns-2
-    2.35; default on, off gives the ns-2 NewReno of paper 000 Table III in profile 'ns2'),
-    ``recovery_exit_growth`` (the ACK ending fast recovery also opens cwnd, as ns-2 does;
-    default on for 'ns2', off for 'rfc'), ``timer_every_partial_ack`` (NewReno restarts the
-    timer on every partial ACK, RFC 6582's Slow-but-Steady; default: the first only),
-    ``vegas_alpha``, ``vegas_beta``, ``vegas_gamma`` (variant 'vegas' only: segments queued
-    in the network below which it grows, above which it shrinks, and above which it leaves
-    slow start; default 1, 3, 1 as ns-2), ``tick_phase`` (profile 'ns2': the phase of ns-2's
-    RTT tick clock, ``boot_time_ / tcpTick_`` in [0, 1); default the phase ns-2 2.35 uses in
-    the scripts of :mod:`lossytcp.ns2`), ``trace_sends``, ``trace_window``, ``hops`` (a chain
-    of links instead of one: a list of dicts with ``rate_bps``, ``delay_s`` one way, optional
+    Parameters are numbers in the unit of their name (``rate_bps=2e6``; text with units is
+    refused: :mod:`lossytcp.units` parses it) and booleans where a switch is meant (``True``
+    or ``False``, never ``"no"``): ``rate_bps``, ``rtt_s`` (two-way propagation delay, split
+    evenly), ``packet_size_bytes``, ``window`` (maximum window, packets), ``channel`` (spec
+    string, see :mod:`lossytcp.spec`, a dict in the engine's form or a channel of
+    :mod:`lossytcp.scenario`), ``duration_s``, ``seed``, ``queue_packets`` (a DropTail queue)
+    or ``queue`` (``"red:packets=..."`` or a queue of :mod:`lossytcp.scenario`),
+    ``dupack_threshold``, ``initial_window`` (at most ``window``), ``min_rto_s`` (default
+    0.2), ``max_rto_s``, ``granularity_s``, ``initial_rto_s`` (default 1, at least
+    ``min_rto_s``), ``fixed_rto_s`` (a constant timeout instead of the estimator; then
+    ``min_rto_s`` and ``initial_rto_s`` do not apply and may not be given), ``backoff``
+    (doubling up to ``max_backoff``), ``rtt_sampling`` ('per_ack' or 'per_window'),
+    ``rto_estimator`` ('rfc6298', or 'last_sample': paper 001's timer, RTO = max(latest RTT
+    sample, G, min_rto_s), a sample from every new ACK timed from the segment's first
+    transmission as the timestamp option gives on a lossless path; lossless paths only),
+    ``delayed_ack``, ``protect_retransmissions``, ``delay`` (semi-Markov RTT: dict with
+    ``rtt_s``, ``H``, ``excess_mean_s``; applied on the data direction, the ACK direction then
+    has no propagation delay; not with ``rtt_s``), ``slot_model`` (paper 004: no propagation
+    delay, ACKs of no size, an exact timer, so not with ``rtt_s``, ``ack_size_bytes`` or
+    ``granularity_s``), ``ack_channel``, ``transfer_bytes`` (a finite transfer instead of a
+    bulk sender), ``profile`` ('rfc' or 'ns2'), ``limited_transmit`` (RFC 3042) and
+    ``delay_growth`` (ns-2's ``delay_growth_``: the first ACK does not open cwnd), each None
+    for the profile's default (on for 'ns2', off for 'rfc'), ``partial_window_deflation``
+    (NewReno partial ACKs deflate the window, RFC 6582 and ns-2 2.35; default on, off gives
+    the ns-2 NewReno of paper 000 Table III in profile 'ns2'), ``recovery_exit_growth`` (the
+    ACK ending fast recovery also opens cwnd, as ns-2 does; default on for 'ns2', off for
+    'rfc'), ``timer_every_partial_ack`` (NewReno restarts the timer on every partial ACK, RFC
+    6582's Slow-but-Steady; default: the first only), ``vegas_alpha``, ``vegas_beta``,
+    ``vegas_gamma`` (variant 'vegas' only: segments queued in the network below which it
+    grows, above which it shrinks, and above which it leaves slow start; default 1, 3, 1 as
+    ns-2), ``lp_alpha``, ``lp_beta`` (variant 'newreno-lp' only: the Vegas loss predictor
+    calls a loss wireless at most alpha segments queued, congestion from beta; default 1, 3
+    as paper 003), ``westwood_tau_s`` (variant 'westwood-nr' only: the time constant of its
+    bandwidth filter, default 0.5 s), ``tick_phase`` (profile 'ns2': the phase of ns-2's RTT
+    tick clock, ``boot_time_ / tcpTick_`` in [0, 1); default the phase ns-2 2.35 uses in the
+    scripts of :mod:`lossytcp.ns2`), ``trace_sends``, ``trace_window``, ``hops`` (a chain of links
+    instead of one: a list of dicts with ``rate_bps``, ``delay_s`` one way, optional
     ``queue_packets`` and ``channel``; ACKs return over the same hops).
+
+    Floors the engine's clock sets, refused before the run: a data packet takes at least 1 ns
+    to transmit (``rate_bps`` <= 8e9 x ``packet_size_bytes``), timers last at least one packet
+    time of the path's slowest link, a two-state channel's periods at least one packet time,
+    every time at most 1e9 s. Ctrl-C stops the run (``KeyboardInterrupt``).
     """
     scenario = build_scenario(variant, **kwargs)
     return _run(scenario, v.choice("variant", variant, VARIANTS))
 
 
-def _numpy_bool(x: object) -> bool:
-    np_mod = sys.modules.get("numpy")   # a numpy bool means numpy is already imported
-    return np_mod is not None and isinstance(x, np_mod.bool_)
+def _seed_list(seeds: object) -> tuple[Iterable[int], int]:
+    """Seeds as an iterable (lazily: ``10**7`` seeds are not listed) and their number."""
+    if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool):
+        n = v.integer("seeds", seeds, 1, 2**63)
+        return range(1, n + 1), n
+    if isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
+        raise ParameterError("seeds", seeds, "must be a number of seeds (1..N) or a list of "
+                             "distinct seeds")
+    seed_list = [v.integer(f"seeds[{i}]", s, 0, 2**64 - 1) for i, s in enumerate(seeds)]
+    if not seed_list:
+        raise ParameterError("seeds", seeds, "must name at least one seed")
+    seen: set[int] = set()
+    for s in seed_list:
+        if s in seen:
+            raise ParameterError("seeds", seeds, f"names seed {s} twice: a repeated seed is the "
+                                 "same run, bit for bit")
+        seen.add(s)
+    return seed_list, len(seed_list)
+
+
+def _threads(threads: object, n_runs: int) -> int:
+    if threads is None:
+        return max(1, min(n_runs, os.cpu_count() or 1))
+    return v.integer("threads", threads, 1, 1024)
+
+
+def _check_progress(progress: object) -> None:
+    if progress is not None and not callable(progress):
+        raise ParameterError("progress", progress, "must be a function progress(done, total) "
+                             "or None")
+
+
+#: How often the main thread looks up while seeds run: to report progress and to let
+#: Ctrl-C (handled only on the main thread) through.
+_TICK_S = 0.1
+
+
+def _run_many(jobs: Iterator[tuple[str, Callable[[dict[str, Any]], Any], float]], total: int,
+              threads: int, progress: Callable[[float, int], None] | None,
+              partial: bool) -> list[Any]:
+    """Runs ``(engine JSON text, finish(raw) -> report, simulated duration)`` jobs in threads,
+    at most a few queued ahead of the running ones (jobs are built as they are needed).
+    Returns the reports in job order. On any exception (Ctrl-C included) the running engines
+    are told to stop and the jobs not started are dropped before it propagates."""
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    from . import _sim
+
+    results: dict[int, Any] = {}
+    running: dict[Any, tuple[int, Any, float]] = {}   # future -> (index, control, duration)
+    done = 0
+    shown = -1.0
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="lossytcp")
+    try:
+        if progress is not None:
+            progress(0, total)
+        index = 0
+        exhausted = False
+        while True:
+            while not exhausted and len(running) < 2 * threads:
+                job = next(jobs, None)
+                if job is None:
+                    exhausted = True
+                    break
+                text, finish, duration = job
+                ctl = _sim.RunControl()
+                fut = pool.submit(lambda t=text, c=ctl, f=finish: f(_engine_run(t, c)))
+                running[fut] = (index, ctl, duration)
+                index += 1
+            if not running:
+                break
+            finished, _ = wait(list(running), timeout=_TICK_S, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                i = running.pop(fut)[0]
+                results[i] = fut.result()
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+            if partial and progress is not None and not finished:
+                # Long runs: add the running ones' simulated time as fractions of a run.
+                frac = done + sum(min(c.simulated_s / d, 0.999) for _, c, d in running.values()
+                                  if d > 0)
+                if frac != shown:
+                    shown = frac
+                    progress(frac, total)
+    except BaseException:
+        for _, ctl, _ in running.values():
+            ctl.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return [results[i] for i in range(len(results))]
+
+
+def _jobs(scenario: Scenario, seeds: Iterable[int], finish: Callable[[dict[str, Any], int], Any]
+          ) -> Iterator[tuple[str, Callable[[dict[str, Any]], Any], float]]:
+    """Engine JSON per seed, built as needed: the scenario is validated once, and each seed
+    changes only the seed."""
+    base = scenario.engine()
+    for s in seeds:
+        base["seed"] = s
+        yield json.dumps(base), (lambda raw, s=s: finish(raw, s)), scenario.duration_s
 
 
 def simulate_seeds(seeds: int | Iterable[int] = 5, variant: str = "newreno", *,
                    threads: int | None = None,
-                   progress: Callable[[int, int], None] | None = None,
-                   **kwargs: Any) -> SeedSummary:
-    """Run :func:`simulate` for several seeds (``5`` means seeds 1..5) in parallel threads.
+                   progress: Callable[[float, int], None] | None = None,
+                   partial: bool = False, **kwargs: Any) -> SeedSummary:
+    """Run :func:`simulate` for several seeds (``5`` means seeds 1..5; a list names distinct
+    seeds) in parallel threads, and summarise them.
 
-    ``progress(done, total)`` is called as each run finishes (from the calling thread); every
-    parameter is checked before the first run starts."""
-    if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool):
-        seed_list: Sequence[int] = list(range(1, v.integer("seeds", seeds, 1) + 1))
-    else:
-        seed_list = [v.integer("seeds", s, 0) for s in seeds]  # type: ignore[union-attr]
-        if not seed_list:
-            raise ParameterError("seeds", seeds, "must name at least one seed")
-    kwargs.pop("seed", None)
-    scenarios = [build_scenario(variant, seed=s, **kwargs) for s in seed_list]
+    Every parameter is checked before the first run starts; the seeds' runs are built as
+    they are started, so ``10**7`` seeds cost no memory up front. ``progress(done, total)`` is
+    called from the calling thread as each run finishes; with ``partial=True`` also every
+    0.1 s with a fractional ``done`` counting the simulated time of the runs in progress (a
+    long single run's progress). ``seed`` is not a parameter here: the seeds are. Ctrl-C
+    cancels the runs in progress and those not started, then raises ``KeyboardInterrupt``.
+    """
+    if "seed" in kwargs:
+        raise ParameterError("seed", kwargs["seed"], "is given by seeds here: use "
+                             "simulate_seeds([seed], ...) or simulate(seed=...)")
+    seed_iter, total = _seed_list(seeds)
+    n = _threads(threads, total)
+    _check_progress(progress)
+    partial = v.boolean("partial", partial)
     name = v.choice("variant", variant, VARIANTS)
-    import os
+    scenario = scenario_from_keywords(variant, **kwargs)
 
-    n = threads or min(len(scenarios), os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        futures = [pool.submit(_run, sc, name) for sc in scenarios]
-        if progress is not None:
-            progress(0, len(futures))
-            for done, _ in enumerate(as_completed(futures), 1):
-                progress(done, len(futures))
-        reports = tuple(f.result() for f in futures)
-    return SeedSummary(reports)
+    def finish(raw: dict[str, Any], seed: int) -> SimReport:
+        return _flow_report(raw["flows"][0], name, seed, raw["events"])
+
+    reports = _execute(scenario, seed_iter, total, n, progress, partial, finish)
+    return SeedSummary(tuple(reports))
+
+
+def _execute(scenario: Scenario, seeds: Iterable[int], total: int, threads: int,
+             progress: Callable[[float, int], None] | None, partial: bool,
+             finish: Callable[[dict[str, Any], int], Any]) -> list[Any]:
+    return _run_many(_jobs(scenario, seeds, finish), total, threads, progress, partial)
+
+
+def _net_report(scenario: Scenario, raw: dict[str, Any], seed: int) -> NetReport:
+    labels = scenario.flow_labels()
+    flows = tuple(_flow_report(f, g.variant, seed, raw["events"], lab)
+                  for f, g, lab in zip(raw["flows"], scenario.all_flows(), labels, strict=True))
+    net = scenario.net
+    links = []
+    for i, lk in enumerate(raw.get("links", [])):
+        known = {"transmitted", "channel_drops", "queue_drops"}
+        src = net.links[i].src if i < len(net.links) else None
+        dst = net.links[i].dst if i < len(net.links) else None
+        links.append(LinkReport(i, src, dst, int(lk.get("transmitted", 0)),
+                                int(lk.get("channel_drops", 0)), int(lk.get("queue_drops", 0)),
+                                {k: x for k, x in lk.items() if k not in known}))
+    traffic = tuple(TrafficReport(lab, t.KIND, dict(r)) for lab, t, r in
+                    zip(scenario.traffic_labels(), scenario.traffic, raw.get("traffic", []),
+                        strict=False))
+    return NetReport(seed=seed, flows=flows, links=tuple(links), traffic=traffic,
+                     events=raw["events"], simulated_s=_round_ns(raw.get("simulated_s", 0.0))
+                     or 0.0, queue_trace=raw.get("queue_trace"))
+
+
+def _as_scenario(scenario: object) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, Mapping):
+        return Scenario.from_dict(scenario)
+    if isinstance(scenario, str):
+        return Scenario.load(scenario)
+    raise ParameterError("scenario", scenario, "must be a Scenario, a dict of its fields or "
+                         "the path of a TOML file")
+
+
+def run(scenario: Scenario | Mapping[str, Any] | str, seed: int | None = None) -> NetReport:
+    """Run a :class:`~lossytcp.scenario.Scenario` (or its dict, or a TOML file's path) once,
+    with its own seed or ``seed``; Ctrl-C stops it (``KeyboardInterrupt``)."""
+    sc = _as_scenario(scenario)
+    s = sc.seed if seed is None else v.integer("seed", seed, 0, 2**64 - 1)
+    return _net_report(sc, _engine_run(sc.engine(seed=s)), s)
+
+
+def run_seeds(scenario: Scenario | Mapping[str, Any] | str, seeds: int | Iterable[int] = 5, *,
+              threads: int | None = None,
+              progress: Callable[[float, int], None] | None = None,
+              partial: bool = False) -> NetSummary:
+    """:func:`run` for several seeds in threads, as :func:`simulate_seeds`."""
+    sc = _as_scenario(scenario)
+    seed_iter, total = _seed_list(seeds)
+    n = _threads(threads, total)
+    _check_progress(progress)
+    partial = v.boolean("partial", partial)
+    reports = _execute(sc, seed_iter, total, n, progress, partial,
+                       lambda raw, s: _net_report(sc, raw, s))
+    return NetSummary(tuple(reports))
+
+
+def engine_supports_networks() -> bool:
+    """Whether the built engine runs scenarios with named nodes, routed flows and traffic
+    (the network schema of issue 9), tried on a two-node network of 1 ms."""
+    from . import _sim
+
+    probe = Scenario(topology=sc_mod.TwoHop(), duration_s=0.001,
+                     traffic=(sc_mod.Cbr(rate_bps=1e5, src="S", dst="N"),))
+    try:
+        _sim.run_json(json.dumps(probe.engine()))
+    except ValueError:
+        return False
+    return True

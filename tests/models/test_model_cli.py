@@ -65,7 +65,7 @@ def test_aqm_renewal_example_from_the_issue(capsys):
 
 
 def test_optional_and_text_fields(capsys):
-    out = _json(capsys, ["model", "pftk", "--rtt", "0.1", "--p", "0.01", "--timeout", "1s",
+    out = _json(capsys, ["model", "pftk", "--rtt", "100ms", "--p", "0.01", "--timeout", "1s",
                          "--max-window", "10", "--formula", "approximate", "--json"])
     assert out["formula"] == "approximate"
     assert out["throughput_pps"] == pytest.approx(

@@ -5,7 +5,11 @@
 //! structural invariants the engine relies on, so a malformed scenario is an error, never a
 //! panic.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
+
+use crate::channel::TraceBits;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -282,11 +286,19 @@ pub enum ChannelConfig {
     },
     /// Outcomes, `true` = lost, repeated cyclically when exhausted: one per transmission, or
     /// (`advance = slot`) one per packet-time slot of the link, so that idle slots (a
-    /// timeout) move through the trace as a fade moves on in time.
+    /// timeout) move through the trace as a fade moves on in time. Given inline (`lost`) or
+    /// as a file of `0`/`1` characters (`file`, whitespace ignored), which is read once,
+    /// streamed and packed one bit per outcome (a 100 MB trace costs 12.5 MB).
     Trace {
+        #[serde(default)]
         lost: Vec<bool>,
+        #[serde(default)]
+        file: Option<String>,
         #[serde(default = "per_transmission")]
         advance: Advance,
+        /// The outcomes of `file` once read ([`Scenario::load_traces`]).
+        #[serde(skip)]
+        loaded: Option<Arc<TraceBits>>,
     },
     /// Drop the first transmission of each listed data segment, of whichever flow sends it
     /// first; a segment listed k times loses its first k transmissions (exact-loss
@@ -325,6 +337,47 @@ pub enum Variant {
     Sack,
     /// Brakmo & Peterson 1995, as ns-2 2.35's `Agent/TCP/Vegas`.
     Vegas,
+    /// Paper 003: NewReno whose reaction to a loss follows the Vegas loss predictor.
+    NewRenoLp,
+    /// Paper 003's upper bound: NewReno told the true cause of each loss.
+    IdealLp,
+    /// Westwood (Mascolo et al. 2001) with NewReno's recovery, as paper 003's Westwood-NR.
+    WestwoodNr,
+    /// Linux's Westwood+ with NewReno's recovery.
+    WestwoodPlus,
+}
+
+/// The Vegas loss predictor's thresholds of NewReno-LP, segments queued in the network
+/// (paper 003: alpha = 1, beta = 3).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LpParams {
+    pub alpha: f64,
+    pub beta: f64,
+}
+
+impl Default for LpParams {
+    fn default() -> Self {
+        Self {
+            alpha: 1.0,
+            beta: 3.0,
+        }
+    }
+}
+
+/// Westwood-NR's bandwidth filter: cut-off frequency `1 / tau_s`, a virtual null sample after
+/// `tau_s / m` without ACKs (Mascolo et al. 2001; see `tcp::cc::westwood`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WestwoodFilter {
+    pub tau_s: f64,
+    pub m: f64,
+}
+
+impl Default for WestwoodFilter {
+    fn default() -> Self {
+        Self { tau_s: 0.5, m: 2.0 }
+    }
 }
 
 /// Vegas's thresholds, in segments queued in the network (ns-2: `v_alpha_ 1`, `v_beta_ 3`,
@@ -355,6 +408,25 @@ pub enum RttSampling {
     PerAck,
     /// One timed segment per window, as BSD and ns-2 (Karn: discarded if retransmitted).
     PerWindow,
+}
+
+/// How the rfc profile turns RTT samples into a retransmission timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoEstimator {
+    /// RFC 6298 §2: SRTT + max(G, 4 RTTVAR), at least RTO_min.
+    #[default]
+    Rfc6298,
+    /// Paper 001 §3.2.4 and eq. (2), `Y_i = max(T_i, G, RTO_min)`: the RTO is the latest RTT
+    /// sample, at least G and RTO_min, with no smoothing and no variance term; every new ACK
+    /// gives a sample (the paper assumes the timestamp option), timed from the acknowledged
+    /// segment's first transmission, which on a path that loses nothing is the copy the
+    /// receiver acknowledged (so the rule needs per-ACK sampling and lossless links). On a
+    /// path whose delay is a function of the send time (the semi-Markov delay) the latest
+    /// sample is the RTT of the state its segment was sent in, so the timer runs on the RTT of
+    /// the previous state until the first segment sent in the new state is acknowledged: the
+    /// paper's timer. Backoff as for RFC 6298 (`max_backoff`).
+    LastSample,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -388,6 +460,10 @@ pub struct TcpConfig {
     pub max_backoff: u32,
     #[serde(default)]
     pub rtt_sampling: RttSampling,
+    /// The rfc profile's RTO rule (RFC 6298 unless asked; ignored by a fixed RTO, refused
+    /// with the ns2 profile, whose estimator is ns-2's).
+    #[serde(default)]
+    pub rto_estimator: RtoEstimator,
     #[serde(default)]
     pub delayed_ack: bool,
     #[serde(default = "delack_default")]
@@ -422,6 +498,12 @@ pub struct TcpConfig {
     /// Vegas only.
     #[serde(default)]
     pub vegas: VegasParams,
+    /// NewReno-LP only.
+    #[serde(default)]
+    pub lp: LpParams,
+    /// Westwood-NR only.
+    #[serde(default)]
+    pub westwood: WestwoodFilter,
     /// ns2 profile: the phase of the agent's RTT tick clock, as a fraction of a tick in
     /// [0, 1) (ns-2's `boot_time_ / tcpTick_`). `None` = the phase ns-2 2.35 itself uses in
     /// the scripts `lossytcp.ns2` writes (see `variant::ns2_tick_phase`).
@@ -687,9 +769,42 @@ impl FlowConfig {
 
 impl Scenario {
     pub fn from_json(s: &str) -> Result<Scenario, String> {
-        let sc: Scenario = serde_json::from_str(s).map_err(|e| format!("scenario: {e}"))?;
+        let mut sc: Scenario = serde_json::from_str(s).map_err(|e| format!("scenario: {e}"))?;
         sc.check()?;
+        sc.load_traces()?;
         Ok(sc)
+    }
+
+    /// Whether some trace channel names a file not read yet.
+    pub fn has_unloaded_traces(&self) -> bool {
+        self.links.iter().any(|l| {
+            matches!(
+                &l.channel,
+                ChannelConfig::Trace {
+                    file: Some(_),
+                    loaded: None,
+                    ..
+                }
+            )
+        })
+    }
+
+    /// Reads every trace file (once; a file named by several links is read for each).
+    pub fn load_traces(&mut self) -> Result<(), String> {
+        for (i, l) in self.links.iter_mut().enumerate() {
+            if let ChannelConfig::Trace {
+                file: Some(path),
+                loaded,
+                ..
+            } = &mut l.channel
+            {
+                if loaded.is_none() {
+                    let bits = TraceBits::read(path).map_err(|e| format!("links[{i}]: {e}"))?;
+                    *loaded = Some(Arc::new(bits));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Structural checks the engine relies on (ranges are the Python front's job, but a
@@ -778,11 +893,15 @@ impl Scenario {
                     prob("p", *p)?;
                     finite_pos("hold_s", *hold_s)?;
                 }
-                ChannelConfig::Trace { lost, .. } => {
-                    if lost.is_empty() {
+                ChannelConfig::Trace { lost, file, .. } => match (lost.is_empty(), file) {
+                    (true, None) => {
                         return Err("trace channel needs at least one outcome".into());
                     }
-                }
+                    (false, Some(_)) => {
+                        return Err("trace channel: give either lost or file, not both".into());
+                    }
+                    _ => {}
+                },
             }
             let name = format!("links[{i}]");
             match l.queue_config() {
@@ -867,6 +986,26 @@ fn check_tcp(name: &str, t: &TcpConfig) -> Result<(), String> {
     }
     if t.vegas.alpha > t.vegas.beta {
         return Err(format!("{name}: Vegas needs alpha <= beta"));
+    }
+    if t.rto_estimator != RtoEstimator::Rfc6298
+        && (t.profile == Profile::Ns2 || t.rtt_sampling != RttSampling::PerAck)
+    {
+        return Err(format!(
+            "{name}: rto_estimator {:?} needs the rfc profile and per-ACK sampling",
+            t.rto_estimator
+        ));
+    }
+    if !(t.lp.alpha.is_finite() && t.lp.beta.is_finite() && t.lp.alpha <= t.lp.beta) {
+        return Err(format!(
+            "{name}: the loss predictor needs finite alpha <= beta"
+        ));
+    }
+    finite_pos("westwood.tau_s", t.westwood.tau_s)?;
+    if !(t.westwood.m.is_finite() && t.westwood.m >= 2.0) {
+        return Err(format!(
+            "{name}: westwood.m = {} must be >= 2 (Nyquist)",
+            t.westwood.m
+        ));
     }
     Ok(())
 }

@@ -22,4 +22,4 @@ pub mod topology;
 
 pub use config::Scenario;
 pub use metrics::RunReport;
-pub use sim::run;
+pub use sim::{run, run_polled, RunError};

@@ -46,6 +46,8 @@ pub struct FlowReport {
     pub spurious_fast_retransmits: u64,
     /// The true cause of every loss detection.
     pub loss_causes: LossCauses,
+    /// A loss classifier's verdicts (paper 003), for the senders that have one.
+    pub classification: Classification,
     /// Seconds over which the rates are measured: from the flow's start to the end of the run,
     /// or to its completion for a finite transfer.
     pub elapsed_s: f64,
@@ -61,6 +63,19 @@ pub struct FlowReport {
     pub send_trace: Vec<(f64, u64, bool)>,
     /// (time_s, cwnd, ssthresh, rto_s) whenever one of them changes, when traced.
     pub window_trace: Vec<(f64, f64, f64, f64)>,
+}
+
+/// Loss events a classifier judged, against their true causes (paper 003 Section 4: accuracy =
+/// correct classifications / loss events). Spurious detections, whose segment was not lost,
+/// have no cause and are left out.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Classification {
+    pub classified: u64,
+    pub correct: u64,
+    /// Queue drops the classifier called wireless losses (the unfriendly error).
+    pub congestion_called_wireless: u64,
+    /// Channel losses the classifier called congestion (the costly error).
+    pub wireless_called_congestion: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

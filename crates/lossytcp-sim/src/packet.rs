@@ -87,28 +87,12 @@ impl std::ops::Deref for SackBlocks {
     }
 }
 
-/// Why a copy of a data segment was lost: the ground truth a loss-cause classifier is
-/// judged against (paper 003's Ideal-LP knows it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Why a packet did not arrive: ground truth that only the engine has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum LossCause {
     /// Lost on a link's channel (a wireless error).
     Channel,
-    /// Dropped early by RED.
-    QueueEarly,
-    /// Dropped by a full queue (or RED's certain drop).
-    QueueForced,
-}
-
-impl LossCause {
-    /// Congestion, as opposed to a channel error.
-    pub fn is_queue(self) -> bool {
-        matches!(self, LossCause::QueueEarly | LossCause::QueueForced)
-    }
-}
-
-/// Read-only ground truth about a flow's segments, kept by the simulator (not by the
-/// sender): the cause of the last drop of `seq`, `None` when no copy of it was dropped (or
-/// it is no longer in the window the simulator remembers, twice the maximum window).
-pub trait LossTruth {
-    fn cause(&self, seq: u64) -> Option<LossCause>;
+    /// Dropped by a queue: an AQM's early drop or a full buffer (congestion).
+    Queue,
 }

@@ -23,11 +23,28 @@ use crate::packet::{FlowId, Kind, LinkId, LossCause, Packet};
 use crate::queue::DropReason;
 use crate::sched::Scheduler;
 use crate::tcp::receiver::{AckOut, RxAction};
-use crate::tcp::{LossKind, Receiver, Segment, Sender};
+use crate::tcp::variant::preset;
+use crate::tcp::{LossKind, LossTruth, Receiver, Segment, Sender};
 use crate::time::{Dur, Time};
 use crate::topology::Routes;
 use qtrace::QueueTracer;
 use traffic::{Entry, Generator};
+
+/// How a packet was lost, for the counters (the oracle keeps only the cause).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Loss {
+    Channel,
+    Queue(DropReason),
+}
+
+impl Loss {
+    fn cause(self) -> LossCause {
+        match self {
+            Loss::Channel => LossCause::Channel,
+            Loss::Queue(_) => LossCause::Queue,
+        }
+    }
+}
 
 enum Event {
     /// The packet (an index into the in-flight slab) reached the end of hop `packet.hop` of
@@ -38,6 +55,8 @@ enum Event {
     /// one entry per busy link instead of one per packet in flight.
     PipeHead(LinkId),
     Rto(FlowId),
+    /// The sender's pacing timer.
+    Pace(FlowId),
     DelAck(FlowId, u64),
     Start(FlowId),
     /// A transfer of traffic entry `k` arrives (Poisson).
@@ -48,7 +67,7 @@ enum Event {
     TrafficStart(u32),
     /// A packet (in the in-flight slab) forwarded ahead of time along a chain of links (see
     /// `chained`) was lost there: it is booked at the time of the loss.
-    Dropped(u32, LossCause),
+    Dropped(u32, Loss),
 }
 
 struct Flow {
@@ -64,6 +83,8 @@ struct Flow {
     timer_at: Option<Time>,
     /// The sender's retransmission deadline and the tie-breaking place of its last arming.
     timer_armed: Option<(Time, u64)>,
+    /// The pending pacing event, if any.
+    pace_at: Option<Time>,
     start: Time,
     oracle: Oracle,
     report: FlowReport,
@@ -93,7 +114,7 @@ impl Flow {
         entry: Option<u32>,
         bytes: Option<u64>,
     ) -> Flow {
-        let sender = Sender::new(variant, tcp, limit);
+        let sender = Sender::new(&preset(variant, tcp), limit);
         let receiver = Receiver::new(sender.wants_sack(), tcp.delayed_ack);
         let sack_block_bytes = sender.sack_block_bytes();
         Flow {
@@ -108,6 +129,7 @@ impl Flow {
             delack_gen: 0,
             timer_at: None,
             timer_armed: None,
+            pace_at: None,
             start,
             oracle: Oracle::new(tcp.max_window),
             report: FlowReport {
@@ -186,9 +208,48 @@ pub struct Simulation {
 /// Beyond this many pending pipe heads a linear scan per event costs more than the heap.
 const MAX_INLINE_HEADS: usize = 64;
 
+/// How often, in events, the run loop polls its caller (progress, cancellation) and checks
+/// the Zeno guard: at tens of millions of events per second, a few times per millisecond.
+pub const POLL_EVENTS: u64 = 4096;
+/// The Zeno guard: this many events while simulated time moves by less than
+/// [`ZENO_MIN_ADVANCE`] (over 16 events per simulated picosecond) is a loop in zero time
+/// (zero transmission and propagation times, a timer of no length), never a simulation.
+pub const ZENO_EVENTS: u64 = 1 << 24;
+pub const ZENO_MIN_ADVANCE: Dur = Dur(1_000);
+
+/// Why a run ended without a report.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunError {
+    /// The scenario is malformed.
+    Invalid(String),
+    /// The caller's poll asked the run to stop.
+    Cancelled { at_s: f64 },
+    /// The Zeno guard tripped: `events` events without simulated time moving 1 µs.
+    NoProgress { at_s: f64, events: u64 },
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Invalid(e) => write!(f, "{e}"),
+            RunError::Cancelled { at_s } => write!(f, "cancelled at t = {at_s:.9} s"),
+            RunError::NoProgress { at_s, events } => write!(
+                f,
+                "no progress in simulated time: {events} events within 1 µs at t = {at_s:.9} s \
+                 (a loop in zero time: transmission, propagation or timer durations of zero?)"
+            ),
+        }
+    }
+}
+
 impl Simulation {
     pub fn new(sc: &Scenario) -> Result<Simulation, String> {
         sc.check()?;
+        if sc.has_unloaded_traces() {
+            let mut sc = sc.clone();
+            sc.load_traces()?;
+            return Simulation::new(&sc);
+        }
         let routes = Routes::resolve(sc)?;
         let slot = slots(sc, &routes);
         let links = sc
@@ -266,8 +327,35 @@ impl Simulation {
     }
 
     /// Runs to the end of the scenario (or until every flow is a finished transfer).
-    pub fn run(mut self) -> RunReport {
+    pub fn run(self) -> Result<RunReport, RunError> {
+        self.run_polled(&mut |_| true)
+    }
+
+    /// [`Simulation::run`], looking up from the work every [`POLL_EVENTS`] events: `poll`
+    /// gets the simulated time (for progress) and returns false to cancel the run (Ctrl-C
+    /// in Python). The Zeno guard ends a run that makes no progress in simulated time.
+    pub fn run_polled(mut self, poll: &mut dyn FnMut(Time) -> bool) -> Result<RunReport, RunError> {
+        let mut next_poll = POLL_EVENTS;
+        // (time, events) when simulated time last moved by ZENO_MIN_ADVANCE.
+        let mut mark = (Time::ZERO, 0u64);
         loop {
+            if self.events >= next_poll {
+                next_poll = self.events + POLL_EVENTS;
+                let now = self.sched.now();
+                if now.since(mark.0) >= ZENO_MIN_ADVANCE {
+                    mark = (now, self.events);
+                } else if self.events - mark.1 >= ZENO_EVENTS {
+                    return Err(RunError::NoProgress {
+                        at_s: now.as_secs(),
+                        events: self.events - mark.1,
+                    });
+                }
+                if !poll(now) {
+                    return Err(RunError::Cancelled {
+                        at_s: now.as_secs(),
+                    });
+                }
+            }
             if let Some((at, k)) = self.earliest_inline_head() {
                 if at > self.end {
                     break;
@@ -293,6 +381,7 @@ impl Simulation {
                 }
                 Event::PipeHead(l) => self.pipe_head(now, l),
                 Event::Rto(f) => self.on_rto(now, f),
+                Event::Pace(f) => self.on_pace(now, f),
                 Event::DelAck(f, g) => self.on_delack(now, f, g),
                 Event::Start(f) => self.on_start(now, f),
                 Event::TransferArrival(k) => self.on_transfer_arrival(now, k as usize),
@@ -308,7 +397,7 @@ impl Simulation {
                 break;
             }
         }
-        self.finish()
+        Ok(self.finish())
     }
 
     /// The inline PipeHead (time, index in `inline`) that runs before everything in the
@@ -396,15 +485,14 @@ impl Simulation {
                     self.sched.schedule(at, Event::Arrive(i));
                 }
             }
-            Fate::Lost => self.lost(now, p, LossCause::Channel),
-            Fate::Dropped(DropReason::Early) => self.lost(now, p, LossCause::QueueEarly),
-            Fate::Dropped(DropReason::Forced) => self.lost(now, p, LossCause::QueueForced),
+            Fate::Lost => self.lost(now, p, Loss::Channel),
+            Fate::Dropped(r) => self.lost(now, p, Loss::Queue(r)),
         }
     }
 
     /// A packet lost at `at`: booked now, or when it happens if it was forwarded ahead of
     /// time along a chain of links.
-    fn lost(&mut self, at: Time, p: Packet, cause: LossCause) {
+    fn lost(&mut self, at: Time, p: Packet, cause: Loss) {
         if at > self.sched.now() {
             let i = self.park(p);
             self.sched.schedule(at, Event::Dropped(i, cause));
@@ -440,12 +528,12 @@ impl Simulation {
 
     /// Books a lost data packet with its flow (and its oracle, unless the packet is a late
     /// one of a retired connection) or its UDP source. ACK losses are counted per link only.
-    fn on_drop(&mut self, p: Packet, cause: LossCause) {
+    fn on_drop(&mut self, p: Packet, cause: Loss) {
         let report = match p.kind {
             Kind::Data { seq, .. } => {
                 let f = &mut self.flows[p.flow as usize];
                 if f.is_current(&p) {
-                    f.oracle.on_drop(seq, cause);
+                    f.oracle.on_drop(seq, cause.cause());
                     &mut f.report
                 } else {
                     let e = f.entry.expect("only transfers retire") as usize;
@@ -542,9 +630,9 @@ impl Simulation {
             }
             Kind::Ack { ack, .. } => {
                 let mut out = std::mem::take(&mut self.out);
-                self.flows[fid]
-                    .sender
-                    .on_ack(now, ack, &p.sack_blocks(), &mut out);
+                let f = &mut self.flows[fid];
+                f.sender
+                    .on_ack(now, ack, &p.sack_blocks(), &f.oracle, &mut out);
                 self.after_sender(now, fid, &mut out);
                 self.out = out;
             }
@@ -744,6 +832,7 @@ impl Simulation {
         f.live = false;
         f.timer_at = None;
         f.timer_armed = None;
+        f.pace_at = None;
         let report = std::mem::take(&mut f.report);
         let (delivered, bytes) = (f.receiver.delivered, f.delivered_bytes());
         let k = f.entry.expect("a transfer") as usize;
@@ -769,11 +858,39 @@ impl Simulation {
         match f.sender.rto_deadline() {
             Some(d) if d <= now => {
                 let mut out = std::mem::take(&mut self.out);
-                self.flows[fid as usize].sender.on_timeout(now, &mut out);
+                let f = &mut self.flows[fid as usize];
+                f.sender.on_timeout(now, &f.oracle, &mut out);
                 self.after_sender(now, fid as usize, &mut out);
                 self.out = out;
             }
             _ => self.sync_timer(fid as usize),
+        }
+    }
+
+    fn on_pace(&mut self, now: Time, fid: FlowId) {
+        let f = &mut self.flows[fid as usize];
+        if f.pace_at != Some(now) || !f.live {
+            return; // superseded, or a retired transfer's
+        }
+        f.pace_at = None;
+        let mut out = std::mem::take(&mut self.out);
+        self.flows[fid as usize]
+            .sender
+            .on_pacing_timer(now, &mut out);
+        self.after_sender(now, fid as usize, &mut out);
+        self.out = out;
+    }
+
+    /// Schedules the sender's pacing timer when data waits for it.
+    fn sync_pacing(&mut self, fid: usize) {
+        let f = &mut self.flows[fid];
+        match f.sender.pacing_deadline() {
+            Some(t) if f.pace_at != Some(t) => {
+                f.pace_at = Some(t);
+                self.sched.schedule(t, Event::Pace(fid as FlowId));
+            }
+            Some(_) => {}
+            None => f.pace_at = None,
         }
     }
 
@@ -811,8 +928,8 @@ impl Simulation {
             for e in f.sender.drain_events() {
                 let spurious = f.oracle.some_copy_survives(e.seq);
                 let causes = &mut f.report.loss_causes;
-                match (spurious, crate::packet::LossTruth::cause(&f.oracle, e.seq)) {
-                    (false, Some(c)) if c.is_queue() => causes.queue += 1,
+                match (spurious, f.oracle.cause(e.seq)) {
+                    (false, Some(LossCause::Queue)) => causes.queue += 1,
                     (false, Some(_)) => causes.channel += 1,
                     _ => causes.none += 1,
                 }
@@ -824,6 +941,24 @@ impl Simulation {
                     LossKind::FastRetransmit => {
                         f.report.fast_retransmits += 1;
                         f.report.spurious_fast_retransmits += u64::from(spurious);
+                    }
+                }
+                // A classifier's verdict against the truth: the cause of the segment's last
+                // dropped copy; a spurious detection (a copy survives) has none to judge.
+                if let Some(predicted) = e.predicted {
+                    let truth = if spurious {
+                        None
+                    } else {
+                        f.oracle.cause(e.seq)
+                    };
+                    if let Some(t) = truth {
+                        let c = &mut f.report.classification;
+                        c.classified += 1;
+                        match (predicted, t) {
+                            (p, t) if p == t => c.correct += 1,
+                            (LossCause::Channel, _) => c.congestion_called_wireless += 1,
+                            _ => c.wireless_called_congestion += 1,
+                        }
                     }
                 }
             }
@@ -868,6 +1003,9 @@ impl Simulation {
             self.enqueue(now, first, p);
         }
         self.sync_timer(fid);
+        if self.flows[fid].sender.state.pacing_rate.is_some() || self.flows[fid].pace_at.is_some() {
+            self.sync_pacing(fid);
+        }
         let f = &self.flows[fid];
         if f.entry.is_some() && f.report.completion_time_s.is_some() {
             self.retire(fid);
@@ -945,20 +1083,14 @@ impl Simulation {
     }
 }
 
-fn count_drop(
-    cause: LossCause,
-    channel: &mut u64,
-    early: &mut u64,
-    forced: &mut u64,
-    queue: &mut u64,
-) {
+fn count_drop(cause: Loss, channel: &mut u64, early: &mut u64, forced: &mut u64, queue: &mut u64) {
     match cause {
-        LossCause::Channel => *channel += 1,
-        LossCause::QueueEarly => {
+        Loss::Channel => *channel += 1,
+        Loss::Queue(DropReason::Early) => {
             *early += 1;
             *queue += 1;
         }
-        LossCause::QueueForced => {
+        Loss::Queue(DropReason::Forced) => {
             *forced += 1;
             *queue += 1;
         }
@@ -1033,7 +1165,17 @@ fn slots(sc: &Scenario, routes: &Routes) -> Vec<Dur> {
 
 /// Builds and runs a scenario.
 pub fn run(sc: &Scenario) -> Result<RunReport, String> {
-    Ok(Simulation::new(sc)?.run())
+    run_polled(sc, &mut |_| true).map_err(|e| e.to_string())
+}
+
+/// Builds and runs a scenario, polling `poll` as [`Simulation::run_polled`] does.
+pub fn run_polled(
+    sc: &Scenario,
+    poll: &mut dyn FnMut(Time) -> bool,
+) -> Result<RunReport, RunError> {
+    Simulation::new(sc)
+        .map_err(RunError::Invalid)?
+        .run_polled(poll)
 }
 
 #[cfg(test)]
@@ -1107,8 +1249,8 @@ mod tests {
         assert!(chained.any_chained);
         let mut plain = Simulation::new(&sc).unwrap();
         plain.any_chained = false;
-        let a = chained.run();
-        let b = plain.run();
+        let a = chained.run().expect("runs");
+        let b = plain.run().expect("runs");
         assert!(a.events < b.events * 8 / 10, "{} vs {}", a.events, b.events);
         let strip = |r: &RunReport| {
             let mut v = serde_json::to_value(r).unwrap();
@@ -1127,12 +1269,79 @@ mod tests {
         assert!(inline.inline_heads);
         let mut heap = Simulation::new(&sc).unwrap();
         heap.inline_heads = false;
-        let a = serde_json::to_string(&inline.run()).unwrap();
-        let b = serde_json::to_string(&heap.run()).unwrap();
+        let a = serde_json::to_string(&inline.run().unwrap()).unwrap();
+        let b = serde_json::to_string(&heap.run().unwrap()).unwrap();
         assert_eq!(a, b);
         let v: serde_json::Value = serde_json::from_str(&a).unwrap();
         let f = &v["flows"][0];
         assert!(f["queue_drops"].as_u64().unwrap() > 0, "{f}");
         assert!(f["channel_losses"].as_u64().unwrap() > 0, "{f}");
+    }
+
+    fn one_link(rate_bps: f64, delay_s: f64, packet: u32, ack: u32, duration_s: f64) -> Scenario {
+        let link = format!(
+            r#"{{"rate_bps": {rate_bps:e}, "queue_packets": 100, "channel": {{"kind": "none"}},
+                 "delay": {{"kind": "fixed", "delay_s": {delay_s:e}}}}}"#
+        );
+        Scenario::from_json(&format!(
+            r#"{{"seed": 1, "duration_s": {duration_s:e}, "links": [{link}, {link}],
+              "flows": [{{"variant": "reno", "forward": [0], "reverse": [1],
+                 "tcp": {{"packet_size_bytes": {packet}, "ack_size_bytes": {ack},
+                         "max_window": 20, "initial_window": 1, "dupack_threshold": 3,
+                         "min_rto_s": 0.2, "max_rto_s": 60.0, "initial_rto_s": 1.0,
+                         "granularity_s": 0.0, "fixed_rto_s": null, "max_backoff": 64}},
+                 "app": {{"kind": "bulk"}}}}]}}"#
+        ))
+        .expect("scenario")
+    }
+
+    #[test]
+    fn a_loop_in_zero_time_trips_the_zeno_guard() {
+        // Transmission rounds to 0 ns and nothing propagates: the flow spins at t = 0.
+        let sc = one_link(1e300, 0.0, 1, 0, 0.001);
+        match run_polled(&sc, &mut |_| true) {
+            Err(RunError::NoProgress { at_s, events }) => {
+                assert_eq!(at_s, 0.0);
+                assert!(events >= ZENO_EVENTS);
+            }
+            other => panic!("expected NoProgress, got {other:?}"),
+        }
+        assert!(run(&sc)
+            .unwrap_err()
+            .contains("no progress in simulated time"));
+        // One nanosecond per packet is slow but moves on: 1 ms takes ~10^6 packets.
+        let sc = one_link(8e9, 0.0, 1, 0, 0.001);
+        let r = run(&sc).expect("progress");
+        assert!(r.flows[0].packets_delivered > 900_000, "{:?}", r.flows[0]);
+    }
+
+    #[test]
+    fn the_poll_sees_time_advance_and_can_cancel() {
+        let sc = one_link(1e7, 0.01, 500, 40, 1000.0);
+        let mut seen = Vec::new();
+        let r = run_polled(&sc, &mut |t| {
+            seen.push(t);
+            seen.len() < 5
+        });
+        assert_eq!(seen.len(), 5);
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+        match r {
+            Err(RunError::Cancelled { at_s }) => assert_eq!(at_s, seen[4].as_secs()),
+            other => panic!("expected Cancelled, got {other:?}"),
+        }
+        // A poll that never cancels changes nothing: the same report as an unpolled run.
+        let short = one_link(1e7, 0.01, 500, 40, 5.0);
+        let mut polls = 0;
+        let a = run_polled(&short, &mut |_| {
+            polls += 1;
+            true
+        })
+        .unwrap();
+        assert!(polls > 0);
+        let b = run(&short).unwrap();
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            serde_json::to_string(&b).unwrap()
+        );
     }
 }

@@ -35,12 +35,16 @@ impl Dur {
         if s.is_nan() || s <= 0.0 {
             return Dur(0);
         }
-        let ns = (s * 1e9).round();
-        if ns >= u64::MAX as f64 {
-            Dur(u64::MAX)
-        } else {
-            Dur(ns as u64)
+        let x = s * 1e9;
+        if x >= u64::MAX as f64 {
+            return Dur(u64::MAX);
         }
+        // f64::round, half away from zero, without its libm call (baseline x86-64 has no
+        // rounding instruction; this runs on every RTT sample): truncate, then compare the
+        // fraction, which `x - i` gives exactly (below 2^52 both share the exponent range;
+        // above it x is integral and the fraction 0).
+        let i = x as u64;
+        Dur(if x - i as f64 >= 0.5 { i + 1 } else { i })
     }
     pub fn as_secs(self) -> f64 {
         self.0 as f64 * 1e-9
@@ -81,5 +85,34 @@ impl Add for Dur {
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:.9}s", self.as_secs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_secs_rounds_half_away_from_zero_as_f64_round() {
+        let mut x = 1.234_567_891e-3_f64;
+        for k in 0..200_000u64 {
+            let s = x * (1.0 + k as f64 * 1e-7);
+            let want = (s * 1e9).round() as u64;
+            assert_eq!(Dur::from_secs(s).0, want, "{s:e}");
+            x = f64::from_bits(x.to_bits() + 7919);
+        }
+        for s in [
+            0.5e-9,
+            1.5e-9,
+            2.5e-9,
+            2.0f64.powi(52) * 1e-9 + 0.5e-9,
+            1e10,
+            1.8e10,
+            0.0,
+        ] {
+            assert_eq!(Dur::from_secs(s).0, (s * 1e9).round() as u64, "{s:e}");
+        }
+        assert_eq!(Dur::from_secs(1e300), Dur(u64::MAX));
+        assert_eq!(Dur::from_secs(-1.0), Dur(0));
     }
 }

@@ -4,7 +4,10 @@ The flags of each model come from its parameter dataclass, so a new model needs 
 a field's unit suffix is dropped from its flag and selects the unit parser (``rate_bps`` ->
 ``--rate 2Mbps``, ``rtt_s`` -> ``--rtt 20ms``, ``packet_size_bytes`` -> ``--packet-size 500B``,
 ``timeout_s`` -> ``--timeout 500ms``); other fields keep their name with dashes
-(``dupack_threshold`` -> ``--dupack-threshold``). ``lossytcp model list`` lists the models.
+(``dupack_threshold`` -> ``--dupack-threshold``). Vector and matrix parameters take entries
+separated by commas, matrix rows by semicolons (``abrupt-rtt --rtt 58ms,60ms,82ms --H
+"0.1,0.33,0.57;0.3,0.12,0.58;0.165,0.36,0.475"``). ``lossytcp model list [--json]`` lists the
+models.
 """
 
 from __future__ import annotations
@@ -18,9 +21,20 @@ from typing import Any
 
 from .. import units
 from ..errors import ParameterError
-from ..models import available, get
 
-_UNIT_SUFFIXES = ("_bps", "_s", "_bytes")
+_UNIT_SUFFIXES = ("_bps", "_per_s", "_s", "_bytes")
+
+
+def available() -> list[str]:
+    from ..models import available as names  # imports every model (and scipy): on demand
+
+    return names()
+
+
+def get(name: str) -> Any:
+    from ..models import get as model
+
+    return model(name)
 
 
 def flag_for_field(name: str) -> str:
@@ -31,11 +45,40 @@ def flag_for_field(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
+def _vector(field_name: str, text: str) -> tuple:
+    """``100ms,500ms`` -> (0.1, 0.5); ``0.1,0.9;0.5,0.5`` (rows split by ';') -> a matrix.
+    Each entry is parsed by the field's unit suffix (``rtt_s``: times with units)."""
+    def row(r: str) -> tuple:
+        items = [x.strip() for x in r.split(",")]
+        if not all(items):
+            raise ParameterError(field_name, text, "must be entries separated by ',' (rows of "
+                                 "a matrix by ';'), e.g. 100ms,500ms or 0.1,0.9;0.5,0.5")
+        return tuple(units.parse_for_field(field_name, x) for x in items)
+
+    if ";" in text:
+        return tuple(row(r) for r in text.split(";"))
+    return row(text)
+
+
+def _boolean(field_name: str, text: str) -> bool:
+    t = text.strip().lower()
+    if t in ("true", "yes", "1", "on"):
+        return True
+    if t in ("false", "no", "0", "off"):
+        return False
+    raise ParameterError(field_name, text, "must be true or false")
+
+
 def _converter(field_name: str, hint: Any):
-    """A function text -> value for one dataclass field, by unit suffix, then by type."""
+    """A function text -> value for one dataclass field, by type (vectors and matrices,
+    booleans), then by unit suffix, then by number type."""
     args = set(typing.get_args(hint)) or {hint}
     optional = type(None) in args
-    if any(field_name.endswith(s) for s in _UNIT_SUFFIXES):
+    if tuple in args or any(typing.get_origin(a) is tuple for a in args):
+        base = lambda t: _vector(field_name, t)  # noqa: E731
+    elif bool in args:
+        base = lambda t: _boolean(field_name, t)  # noqa: E731
+    elif any(field_name.endswith(s) for s in _UNIT_SUFFIXES):
         base = lambda t: units.parse_for_field(field_name, t)  # noqa: E731
     elif int in args and float not in args:
         def base(t: str) -> int:
@@ -66,6 +109,8 @@ def _model_parser(name: str) -> tuple[argparse.ArgumentParser, dict[str, str]]:
         required = (f.default is dataclasses.MISSING
                     and f.default_factory is dataclasses.MISSING)
         helptext = "required" if required else f"default {f.default!r}"
+        if "tuple" in str(f.type):
+            helptext += "; entries separated by ',', matrix rows by ';'"
         p.add_argument(flag, dest=f.name, required=required, metavar="VALUE",
                        type=str, help=helptext)
         dests[f.name] = flag
@@ -82,7 +127,8 @@ def json_safe(x: Any) -> Any:
 def result_dict(name: str, params: Any, result: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"model": get(name).name}
     out.update(result.as_dict())
-    if "throughput_per_rtt" not in out and hasattr(params, "rtt_s"):
+    if "throughput_per_rtt" not in out and isinstance(getattr(params, "rtt_s", None),
+                                                      (int, float)):
         out["throughput_per_rtt"] = result.throughput_pps * params.rtt_s
     out.setdefault("timeout_probability", None)
     return {k: json_safe(v) for k, v in out.items()}
@@ -90,6 +136,14 @@ def result_dict(name: str, params: Any, result: Any) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     if args.name in ("list", "ls"):
+        extra = [x for x in args.params if x != "--json"]
+        if extra:
+            raise ParameterError("list", " ".join(extra), "takes only --json")
+        if "--json" in args.params:
+            print(json.dumps([{"name": n, "summary": get(n).summary,
+                               "citation": get(n).citation, "aliases": list(get(n).aliases)}
+                              for n in available()], indent=2))
+            return 0
         for n in available():
             m = get(n)
             print(f"{n:16s} {m.summary}")
@@ -124,7 +178,7 @@ def register(subparsers: Any) -> None:
         add_help=True,
     )
     p.add_argument("name", help="model name (e.g. packet-train, aqm-renewal, mathis, pftk) or "
-                                "'list'")
+                                "'list' [--json]")
     p.add_argument("params", nargs=argparse.REMAINDER,
                    help="--param value ... [--json]; units as in simulate")
     p.set_defaults(func=run)

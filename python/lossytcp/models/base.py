@@ -80,12 +80,49 @@ class Model:
         elif kwargs:
             params = dataclasses.replace(params, **kwargs)
         elif not isinstance(params, self.params_type):
-            raise TypeError(f"model '{self.name}' takes {self.params_type.__name__}, "
-                            f"not {type(params).__name__}")
+            raise ParameterError("params", params, f"model '{self.name}' takes "
+                                 f"{self.params_type.__name__} or keyword parameters")
         return self.compute(params)
 
 
 _REGISTRY: dict[str, Model] = {}
+
+
+def _guard_init(cls: type, model_name: str) -> None:
+    """Makes the parameter class refuse missing, unknown and repeated arguments with a
+    :class:`ParameterError` naming them (Python's own TypeError names no range and reads as a
+    crash), however it is called: ``Model.params``, ``dataclasses.replace`` or a model's
+    function (``mathis(rtt_s=0.1)``)."""
+    if getattr(cls.__init__, "_lossytcp_guarded", False):
+        return
+    init = cls.__init__
+    params = [f for f in dataclasses.fields(cls) if f.init]
+    names = [f.name for f in params]
+    required = [f.name for f in params
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(names):
+            raise ParameterError(model_name, args, f"takes at most {len(names)} positional "
+                                 f"parameters: {', '.join(names)}")
+        positional = names[:len(args)]
+        for k in kwargs:
+            if k not in names:
+                raise ParameterError(k, kwargs[k], f"is not a parameter of model "
+                                     f"'{model_name}'; its parameters are "
+                                     + ", ".join(sorted(names)))
+            if k in positional:
+                raise ParameterError(k, kwargs[k], "is given twice (by position and by name)")
+        missing = [r for r in required if r not in kwargs and r not in positional]
+        if missing:
+            raise ParameterError(missing[0], None, f"is required: model '{model_name}' needs "
+                                 + ", ".join(required))
+        init(self, *args, **kwargs)
+
+    __init__._lossytcp_guarded = True  # type: ignore[attr-defined]
+    __init__.__doc__ = init.__doc__
+    __init__.__wrapped__ = init  # type: ignore[attr-defined]
+    cls.__init__ = __init__  # type: ignore[method-assign]
 
 
 def register(model: Model) -> Model:
@@ -93,6 +130,7 @@ def register(model: Model) -> Model:
         if key in _REGISTRY and _REGISTRY[key] is not model:
             raise RuntimeError(f"model name {key!r} registered twice")
         _REGISTRY[key] = model
+    _guard_init(model.params_type, model.name)
     return model
 
 
@@ -121,9 +159,23 @@ def sweep(name: str, base: Mapping[str, Any] | None = None, **axes: Iterable[Any
     import pandas as pd
 
     model = get(name)
+    if base is not None and not isinstance(base, Mapping):
+        raise ParameterError("base", base, "must be a dict of the fixed parameters")
     base = dict(base or {})
     keys = list(axes)
-    grids = [list(axes[k]) for k in keys]
+    grids = []
+    for k in keys:
+        values = axes[k]
+        if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+            raise ParameterError(k, values, "is an axis of the sweep: give a list of values "
+                                 f"(a fixed value goes in base: base={{'{k}': ...}})")
+        grid = list(values)
+        if not grid:
+            raise ParameterError(k, values, "is an axis of the sweep: give at least one value")
+        clash = k in base
+        if clash:
+            raise ParameterError(k, values, "is both fixed in base and swept; give it once")
+        grids.append(grid)
     points = [model.params(**{**base, **dict(zip(keys, combo, strict=True))})
               for combo in itertools.product(*grids)]
     rows = []

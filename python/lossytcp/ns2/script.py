@@ -168,7 +168,9 @@ def _channel_tcl(ch: dict[str, Any], var: str, rng: str, offset_s: float, slot_s
         if ch.get("advance", "transmission") != "transmission":
             raise Ns2Unsupported(param, ch, "a trace indexed by time slot (advance=slot) has no "
                                  "ns-2 equivalent here; use advance=transmission")
-        runs = _runs_from_losses(ch["lost"])
+        from ..scenario import trace_outcomes
+
+        runs = _runs_from_losses(trace_outcomes(ch))
         body = " ".join(f"{{{g} {b}}}" for g, b in runs)
         return f"set {var} [new LossyTcp/Runs {rng} {off} {{{body}}} 1]", kind
     if kind == "drops":

@@ -10,8 +10,10 @@ mod two_state_time;
 pub use bernoulli::Bernoulli;
 pub use burst::Burst;
 pub use gilbert_elliott::GilbertElliott;
-pub use trace::{Drops, Trace};
+pub use trace::{Drops, Trace, TraceBits};
 pub use two_state_time::TwoStateTime;
+
+use std::sync::Arc;
 
 use crate::config::ChannelConfig;
 use crate::packet::Packet;
@@ -70,8 +72,17 @@ impl Channel {
             ChannelConfig::Burst { p, hold_s } => {
                 Channel::Burst(Burst::new(*p, Dur::from_secs(*hold_s), rng))
             }
-            ChannelConfig::Trace { lost, advance } => {
-                Channel::Trace(Trace::new(lost.clone(), *advance, slot))
+            ChannelConfig::Trace {
+                lost,
+                advance,
+                loaded,
+                ..
+            } => {
+                // A file's outcomes are read before the run (Simulation::new).
+                let bits = loaded
+                    .clone()
+                    .unwrap_or_else(|| Arc::new(TraceBits::from_bools(lost)));
+                Channel::Trace(Trace::new(bits, *advance, slot))
             }
             ChannelConfig::Drops { seqs } => {
                 Channel::Drops(Drops::new(seqs.iter().map(|&s| (None, s))))

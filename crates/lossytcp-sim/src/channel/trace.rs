@@ -5,18 +5,102 @@ use crate::config::Advance;
 use crate::packet::{FlowId, Kind, Packet};
 use crate::time::{Dur, Time};
 use std::collections::BTreeMap;
+use std::io::Read;
+use std::sync::Arc;
+
+/// Loss outcomes packed one bit per outcome, `1` = lost.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceBits {
+    words: Vec<u64>,
+    len: u64,
+}
+
+impl TraceBits {
+    pub fn from_bools(lost: &[bool]) -> Self {
+        let mut t = Self::default();
+        for &l in lost {
+            t.push(l);
+        }
+        t
+    }
+
+    /// Reads a trace file: one `0` (delivered) or `1` (lost) per outcome, ASCII whitespace
+    /// ignored, anything else an error naming its byte offset. Streamed through a 64 KiB
+    /// buffer, so memory is the packed outcomes alone.
+    pub fn read(path: &str) -> Result<Self, String> {
+        let mut f = std::fs::File::open(path).map_err(|e| format!("trace file {path:?}: {e}"))?;
+        let mut t = Self::default();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut offset = 0u64;
+        loop {
+            let n = match f.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(format!("trace file {path:?}: {e}")),
+            };
+            for (k, &b) in buf[..n].iter().enumerate() {
+                match b {
+                    b'0' => t.push(false),
+                    b'1' => t.push(true),
+                    b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c' => {}
+                    _ => {
+                        return Err(format!(
+                            "trace file {path:?}: byte {b:#04x} at offset {} is neither '0' \
+                             nor '1'",
+                            offset + k as u64
+                        ))
+                    }
+                }
+            }
+            offset += n as u64;
+        }
+        if t.len == 0 {
+            return Err(format!("trace file {path:?} holds no outcome"));
+        }
+        Ok(t)
+    }
+
+    fn push(&mut self, lost: bool) {
+        let (w, b) = ((self.len / 64) as usize, self.len % 64);
+        if w == self.words.len() {
+            self.words.push(0);
+        }
+        self.words[w] |= u64::from(lost) << b;
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Outcome `i`, wrapping around: a trace shorter than the run repeats from its start.
+    #[inline]
+    pub fn get(&self, i: u64) -> bool {
+        let i = i % self.len;
+        (self.words[(i / 64) as usize] >> (i % 64)) & 1 == 1
+    }
+}
 
 pub struct Trace {
-    lost: Vec<bool>,
-    next: usize,
+    bits: Arc<TraceBits>,
+    next: u64,
     advance: Advance,
     slot: Dur,
 }
 
 impl Trace {
-    pub fn new(lost: Vec<bool>, advance: Advance, slot: Dur) -> Self {
+    pub fn new(bits: Arc<TraceBits>, advance: Advance, slot: Dur) -> Self {
+        assert!(
+            !bits.is_empty(),
+            "an empty trace (Scenario::check refuses it)"
+        );
         Self {
-            lost,
+            bits,
             next: 0,
             advance,
             slot: slot.max(Dur(1)),
@@ -26,12 +110,12 @@ impl Trace {
     pub fn lost(&mut self, now: Time) -> bool {
         match self.advance {
             Advance::Transmission => {
-                let l = self.lost[self.next];
-                self.next = (self.next + 1) % self.lost.len();
+                let l = self.bits.get(self.next);
+                self.next = (self.next + 1) % self.bits.len();
                 l
             }
             // The outcome of the slot the transmission starts in.
-            Advance::Slot => self.lost[((now.0 / self.slot.0) % self.lost.len() as u64) as usize],
+            Advance::Slot => self.bits.get(now.0 / self.slot.0),
         }
     }
 }
@@ -82,7 +166,7 @@ mod tests {
 
     #[test]
     fn per_transmission_and_per_slot_outcomes() {
-        let trace = vec![true, false, false, true];
+        let trace = Arc::new(TraceBits::from_bools(&[true, false, false, true]));
         let mut t = Trace::new(trace.clone(), Advance::Transmission, Dur(10));
         // Far-apart transmissions still take consecutive outcomes.
         let got: Vec<bool> = (0..6).map(|i| t.lost(Time(i * 1000))).collect();
@@ -115,5 +199,37 @@ mod tests {
         assert!(!d.lost(&data(1, 5)));
         assert!(d.lost(&data(2, 7)), "any flow: the first to send it");
         assert!(!d.lost(&data(0, 7)));
+    }
+
+    #[test]
+    fn a_file_is_read_packed_and_wraps_around() {
+        let dir = std::env::temp_dir().join(format!("lossytcp-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.txt");
+        // 130 outcomes over three words, lines and spaces between them.
+        let outcomes: Vec<bool> = (0..130).map(|i| i % 3 == 0 || i == 129).collect();
+        let text: String = outcomes
+            .chunks(40)
+            .map(|c| {
+                c.iter()
+                    .map(|&l| if l { "1 " } else { "0" })
+                    .collect::<String>()
+                    + "\n"
+            })
+            .collect();
+        std::fs::write(&path, text).unwrap();
+        let bits = TraceBits::read(path.to_str().unwrap()).unwrap();
+        assert_eq!(bits, TraceBits::from_bools(&outcomes));
+        assert_eq!(bits.len(), 130);
+        assert!(
+            bits.get(129) && bits.get(130) && !bits.get(131) && !bits.get(132) && bits.get(133)
+        );
+        std::fs::write(&path, b"0101\xff1").unwrap();
+        let e = TraceBits::read(path.to_str().unwrap()).unwrap_err();
+        assert!(e.contains("0xff at offset 4"), "{e}");
+        std::fs::write(&path, b" \n").unwrap();
+        assert!(TraceBits::read(path.to_str().unwrap()).is_err());
+        assert!(TraceBits::read(dir.join("missing").to_str().unwrap()).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -2,7 +2,8 @@
 //! cause of the last drop. It judges loss detections (spurious: some copy arrived or is
 //! still on its way) and gives oracle senders and the report each loss's true cause.
 
-use crate::packet::{LossCause, LossTruth};
+use crate::packet::LossCause;
+use crate::tcp::LossTruth;
 
 pub struct Oracle {
     seq: Vec<u64>,
@@ -92,14 +93,14 @@ mod tests {
         assert!(!o.some_copy_survives(7));
         o.on_send(7);
         assert!(o.some_copy_survives(7));
-        o.on_drop(7, LossCause::QueueEarly);
-        assert_eq!(o.cause(7), Some(LossCause::QueueEarly));
+        o.on_drop(7, LossCause::Queue);
+        assert_eq!(o.cause(7), Some(LossCause::Queue));
         // A segment 16 later takes the same place (ring of 16) and starts afresh.
         o.on_send(23);
         assert_eq!(o.cause(7), None);
         assert_eq!(o.cause(23), None);
         // A drop of a segment no longer remembered is ignored.
-        o.on_drop(7, LossCause::QueueForced);
+        o.on_drop(7, LossCause::Queue);
         assert_eq!(o.cause(23), None);
         o.reset(4);
         assert_eq!(o.cause(23), None);

@@ -15,7 +15,7 @@ pub(super) enum Generator {
         max_concurrent: usize,
         max_transfers: Option<u64>,
         variant: Variant,
-        tcp: TcpConfig,
+        tcp: Box<TcpConfig>,
         /// Open connections, and the flow slots of retired ones, ready for reuse.
         active: usize,
         free: Vec<FlowId>,
@@ -104,7 +104,7 @@ impl Entry {
                 max_concurrent: *max_concurrent,
                 max_transfers: *max_transfers,
                 variant: *variant,
-                tcp: tcp.clone(),
+                tcp: Box::new(tcp.clone()),
                 active: 0,
                 free: Vec::new(),
                 arrivals_done: *max_transfers == Some(0),

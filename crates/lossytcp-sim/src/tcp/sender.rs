@@ -1,12 +1,18 @@
-//! The TCP sender: shared ACK/timeout mechanics around the growth and recovery plugins.
+//! The TCP sender: what every variant shares (ACK processing, duplicate-ACK counting, the
+//! retransmission timer, RTT timing, the send log with delivery-rate samples, pacing), around
+//! the growth and recovery plugins.
 
-use crate::config::{Profile, RttSampling, TcpConfig, Variant};
-use crate::tcp::cc::Growth;
-use crate::tcp::fine_clock::FineClock;
-use crate::tcp::recovery::Recovery;
-use crate::tcp::rtt::{RttConfig, RttEstimator};
-use crate::tcp::state::{LossEvent, LossKind, SenderState};
-use crate::tcp::variant;
+use super::cc::{Growth, GrowthImpl};
+use super::config::{DelayGrowth, FineClockMode, SenderConfig};
+use super::fine_clock::FineClock;
+use super::loss_class::{wireless_cut, Classifier};
+use super::rate::SendLog;
+use super::recovery::{DupAck, PartialAckTiming, Recovery, RecoveryImpl};
+use super::rtt::RttEstimator;
+use super::state::{LossEvent, LossKind, SenderState};
+use super::{AckCtx, CongestionKind, Cut, LossTruth};
+use crate::config::RttSampling;
+use crate::packet::LossCause;
 use crate::time::{Dur, Time};
 
 /// A data segment the sender wants on the wire now.
@@ -16,110 +22,91 @@ pub struct Segment {
     pub retransmission: bool,
 }
 
-/// Send time and retransmission mark of the latest transmission of each segment in the
-/// window (Karn's rule), in a ring indexed by `seq & mask`.
-#[derive(Clone, Debug)]
-struct SendLog {
-    seq: Vec<u64>,
-    at: Vec<Time>,
-    retx: Vec<bool>,
-    mask: u64,
-}
-
-impl SendLog {
-    fn new(window: u32) -> Self {
-        let n = (u64::from(window) + 2).next_power_of_two() as usize;
-        Self {
-            seq: vec![u64::MAX; n],
-            at: vec![Time::ZERO; n],
-            retx: vec![false; n],
-            mask: n as u64 - 1,
-        }
-    }
-    fn record(&mut self, seq: u64, at: Time, retx: bool) {
-        let i = (seq & self.mask) as usize;
-        let retx = retx || self.seq[i] == seq && self.retx[i];
-        self.seq[i] = seq;
-        self.at[i] = at;
-        self.retx[i] = retx;
-    }
-    /// Send time of `seq` if it was transmitted exactly once.
-    fn clean_send_time(&self, seq: u64) -> Option<Time> {
-        let i = (seq & self.mask) as usize;
-        (self.seq[i] == seq && !self.retx[i]).then_some(self.at[i])
-    }
-}
-
-pub struct Sender {
+/// The plugins are type parameters, so a growth or recovery plugin of another crate (or of a
+/// test) plugs in without touching the engine; the simulator uses the enum-dispatched sets of
+/// this crate's plugins.
+pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     pub state: SenderState,
-    growth: Growth,
-    recovery: Recovery,
+    growth: G,
+    recovery: R,
+    classifier: Option<Classifier>,
     rtt: RttEstimator,
     sampling: RttSampling,
+    compat: super::Compat,
     log: SendLog,
     /// Per-window sampling: the timed segment and when it was sent.
     timed: Option<(u64, Time)>,
+    /// The highest segment ever retransmitted (for Karn's rule on cumulative ACKs).
+    max_retransmitted: Option<u64>,
     rto_deadline: Option<Time>,
-    /// RFC 3042 limited transmit on the first DupThresh - 1 duplicate ACKs.
-    limited_transmit: bool,
-    /// ns-2 `delay_growth_`: the ACK of segment 0 sets cwnd to the initial window.
-    delay_growth: bool,
-    /// Vegas tests `delay_growth_` at another ACK (see on_ack).
-    vegas: bool,
+    /// Pacing: the earliest time the next segment may leave.
+    next_send_at: Time,
+    /// Data waits for the pacing timer.
+    paced_out: bool,
+    /// The segment the window released but pacing held back (sent first next time).
+    held: Option<Segment>,
+    /// Measure `AckCtx::rtt_sample` on every ACK (see its doc).
+    exact_rtt: bool,
+    /// `SenderConfig::timestamps`.
+    timestamps: bool,
     initial_window: f64,
     /// Duplicate ACKs since the last new ACK. Unlike `state.dupacks` a loss event does not
-    /// clear it: ns-2's `dupacks_` is reset only by `newack()`, and `send_one()` is gated on it.
+    /// clear it: ns-2's `dupacks_` is reset only by `newack()` (and the timeouts of Reno and
+    /// NewReno), and `send_one()` is gated on it.
     dup_run: u32,
 }
 
 impl Sender {
-    pub fn new(variant: Variant, cfg: &TcpConfig, limit: u64) -> Self {
-        let (growth, recovery) = variant::build(variant, cfg.vegas);
-        let mut rtt = RttEstimator::new(RttConfig {
-            min_rto: Dur::from_secs(cfg.min_rto_s),
-            max_rto: Dur::from_secs(cfg.max_rto_s),
-            initial_rto: Dur::from_secs(cfg.initial_rto_s),
-            granularity: Dur::from_secs(cfg.granularity_s),
-            fixed_rto: cfg.fixed_rto_s.map(Dur::from_secs),
-            max_backoff: cfg.max_backoff,
-            profile: cfg.profile,
-        });
-        let sampling = match cfg.profile {
-            Profile::Ns2 => RttSampling::PerWindow,
-            Profile::Rfc => cfg.rtt_sampling,
-        };
-        let mut state = SenderState::new(
-            cfg.initial_window,
-            cfg.max_window,
-            cfg.dupack_threshold,
-            cfg.profile,
+    /// A sender whose application has `limit` segments (u64::MAX: a bulk sender), with the
+    /// plugins `cfg` names.
+    pub fn new(cfg: &SenderConfig, limit: u64) -> Self {
+        Self::with_plugins(
+            cfg,
+            GrowthImpl::new(&cfg.growth),
+            RecoveryImpl::new(&cfg.recovery),
             limit,
-        );
-        state.partial_window_deflation = cfg.partial_window_deflation_on();
-        state.recovery_exit_growth = cfg.recovery_exit_growth_on();
-        state.timer_every_partial_ack = cfg.timer_every_partial_ack_on();
-        let vegas = variant == Variant::Vegas;
-        rtt.set_tick_phase(
-            cfg.tick_phase
-                .unwrap_or_else(|| variant::ns2_tick_phase(variant)),
-        );
-        if vegas {
-            state.fine = Some(FineClock::new(cfg.max_window, cfg.profile == Profile::Ns2));
+        )
+    }
+}
+
+impl<G: Growth, R: Recovery> Sender<G, R> {
+    /// A sender with the given plugins (`cfg.growth` and `cfg.recovery` are not read).
+    pub fn with_plugins(cfg: &SenderConfig, growth: G, recovery: R, limit: u64) -> Self {
+        let mut state = SenderState::new(cfg.initial_window, cfg.max_window, cfg.dupthresh, limit);
+        let c = cfg.compat;
+        if c.ssthresh_starts_at_window {
+            state.ssthresh = f64::from(cfg.max_window);
         }
+        if c.zero_window {
+            state.min_usable_window = 0;
+        }
+        state.fine = cfg
+            .fine_clock
+            .map(|m| FineClock::new(cfg.max_window, m == FineClockMode::Ns2));
+        let log = SendLog::new(cfg.max_window, growth.wants_rate_samples());
+        let classifier = cfg.classifier.as_ref().map(Classifier::new);
+        let exact_rtt = cfg.sampling == RttSampling::PerAck
+            || growth.wants_rtt_samples()
+            || classifier
+                .as_ref()
+                .is_some_and(Classifier::wants_rtt_samples);
         Self {
             state,
             growth,
             recovery,
-            rtt,
-            sampling,
-            log: SendLog::new(cfg.max_window),
+            classifier,
+            rtt: RttEstimator::new(cfg.rtt.clone()),
+            sampling: cfg.sampling,
+            compat: c,
+            log,
             timed: None,
+            max_retransmitted: None,
             rto_deadline: None,
-            // Vegas has its own rule for the first duplicate ACKs (ns-2's Vegas never calls
-            // send_one()); the Python front refuses limited_transmit=True for it.
-            limited_transmit: cfg.limited_transmit_on() && !vegas,
-            delay_growth: cfg.delay_growth_on(),
-            vegas,
+            next_send_at: Time::ZERO,
+            paced_out: false,
+            held: None,
+            exact_rtt,
+            timestamps: cfg.timestamps,
             initial_window: f64::from(cfg.initial_window),
             dup_run: 0,
         }
@@ -128,18 +115,20 @@ impl Sender {
     pub fn wants_sack(&self) -> bool {
         self.recovery.wants_sack()
     }
-    /// Bytes each SACK block adds to an ACK. ns-2 tcp-sink.cc Sacker::append_ack():
-    /// `ch->size() += sack_index * 8` (two 4-byte edges per block, no option kind/length
-    /// bytes or padding). The rfc profile keeps ACKs at their configured size.
+    /// Bytes each SACK block adds to an ACK (see `Compat::sack_block_bytes`).
     pub fn sack_block_bytes(&self) -> u32 {
-        if self.state.profile == Profile::Ns2 && self.wants_sack() {
-            8
+        if self.wants_sack() {
+            self.compat.sack_block_bytes
         } else {
             0
         }
     }
     pub fn rto_deadline(&self) -> Option<Time> {
         self.rto_deadline
+    }
+    /// When the pacing timer must call [`Sender::on_pacing_timer`], if data waits for it.
+    pub fn pacing_deadline(&self) -> Option<Time> {
+        self.paced_out.then_some(self.next_send_at)
     }
     pub fn srtt(&self) -> Option<Dur> {
         self.rtt.srtt()
@@ -156,16 +145,24 @@ impl Sender {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
+    #[inline]
     fn transmit(&mut self, now: Time, seq: u64, retransmission: bool, out: &mut Vec<Segment>) {
-        self.log.record(seq, now, retransmission);
+        // Outstanding before this send (new data has already moved snd_max past it).
+        let before = if retransmission {
+            self.state.snd_max
+        } else {
+            seq
+        };
+        let in_flight = before.saturating_sub(self.state.snd_una);
+        self.log.on_send(seq, now, retransmission, in_flight);
         if let Some(c) = &mut self.state.fine {
             c.record(seq);
         }
         if retransmission {
-            // Karn: a retransmission spoils any timing in flight for that segment. ns-2's
-            // output() leaves `rtt_active_` alone on retransmissions: timing ends only at a
-            // fast retransmit or timeout (`reset_rtx_timer()`, see on_ack and on_timeout).
-            if self.state.profile != Profile::Ns2 && self.timed.is_some_and(|(t, _)| seq <= t) {
+            self.max_retransmitted = Some(self.max_retransmitted.map_or(seq, |m| m.max(seq)));
+            // Karn: a retransmission spoils any timing in flight for that segment (ns-2 ends
+            // the timing only at a fast retransmit or timeout, see `Compat::ns2_rtt_timing`).
+            if !self.compat.ns2_rtt_timing && self.timed.is_some_and(|(t, _)| seq <= t) {
                 self.timed = None;
             }
         } else if self.sampling == RttSampling::PerWindow && self.timed.is_none() {
@@ -175,21 +172,48 @@ impl Sender {
             // RFC 6298 §5.1: start the timer when a segment is sent and none is running.
             self.arm_timer(now);
         }
+        if let Some(rate) = self.state.pacing_rate {
+            self.next_send_at = self.next_send_at.max(now) + Dur::from_secs(1.0 / rate);
+        }
         out.push(Segment {
             seq,
             retransmission,
         });
     }
 
+    /// Pacing allows a segment now.
+    fn may_send(&mut self, now: Time) -> bool {
+        if now >= self.next_send_at {
+            return true;
+        }
+        self.paced_out = true;
+        false
+    }
+
     fn send_pending(&mut self, now: Time, out: &mut Vec<Segment>) {
-        let urgent = std::mem::take(&mut self.state.retransmit_now);
-        for seq in urgent {
+        self.paced_out = false;
+        let paced = self.state.pacing_rate.is_some();
+        let mut i = 0;
+        while let Some(&seq) = self.state.retransmit_now.get(i) {
+            if paced && !self.may_send(now) {
+                self.state.retransmit_now.drain(..i);
+                return;
+            }
+            i += 1;
             // Vegas may "retransmit" a segment never sent when a stale slot of its fine clock
             // says it expired (ns-2 does); it is then new data, and the regular send of the
             // same segment that follows is the retransmission, as ns-2's counters have it.
             let retx = seq < self.state.snd_max;
             self.state.snd_max = self.state.snd_max.max(seq + 1);
             self.transmit(now, seq, retx, out);
+        }
+        self.state.retransmit_now.clear();
+        if let Some(h) = self.held {
+            if !self.may_send(now) {
+                return;
+            }
+            self.held = None;
+            self.transmit(now, h.seq, h.retransmission, out);
         }
         let mut budget = self.recovery.burst_cap(&self.state).unwrap_or(u32::MAX);
         if budget > 0 {
@@ -202,8 +226,20 @@ impl Sender {
             let Some(seq) = self.recovery.next_segment(&mut self.state) else {
                 break;
             };
+            if paced && !self.may_send(now) {
+                self.held = Some(Segment {
+                    seq,
+                    retransmission: seq < high,
+                });
+                return;
+            }
             self.transmit(now, seq, seq < high, out);
             budget -= 1;
+        }
+        let s = &self.state;
+        if self.log.sampling() && s.snd_nxt >= s.limit && (s.flight() as f64) < s.cwnd {
+            // Draft-cheng §3.4: the window has room the application does not fill.
+            self.log.mark_app_limited(s.flight());
         }
     }
 
@@ -236,116 +272,259 @@ impl Sender {
         self.send_pending(now, out);
     }
 
-    /// An ACK arrived: `ack` is the next segment the receiver expects.
-    pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
+    /// The pacing timer fired: send what pacing held back.
+    pub fn on_pacing_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.clock_at(now);
-        let s = &mut self.state;
-        if let Some(c) = &mut s.fine {
+        self.send_pending(now, out);
+    }
+
+    /// The window cut of a congestion event, decided in one place: the loss classifier's, if
+    /// the sender has one and it calls the loss wireless, else the growth plugin's. Returns
+    /// the classifier's verdict too, for the loss event.
+    fn congestion_event(
+        &mut self,
+        kind: CongestionKind,
+        ctx: &AckCtx,
+        truth: &dyn LossTruth,
+    ) -> (Cut, Option<LossCause>) {
+        let verdict = self
+            .classifier
+            .as_mut()
+            .map(|c| c.classify(&self.state, truth));
+        let cut = match verdict {
+            Some(LossCause::Channel) => wireless_cut(&self.state, kind),
+            _ => self.growth.on_congestion_event(&self.state, kind, ctx),
+        };
+        (cut, verdict)
+    }
+
+    /// Attaches the classifier's verdict to the loss event just noted.
+    fn note_verdict(&mut self, verdict: Option<LossCause>) {
+        if let (Some(v), Some(e)) = (verdict, self.state.events.last_mut()) {
+            e.predicted = Some(v);
+        }
+    }
+
+    /// Karn's rule for a cumulative ACK (RFC 6298 §3): an ACK that newly acknowledges a
+    /// retransmitted segment is ambiguous as a whole. Its newest segment may have been sent
+    /// once, but it arrived long before: the ACK comes now because a retransmission filled
+    /// the hole below it, so `now - send time` measures the recovery, not the path. (Linux
+    /// discards such samples likewise: FLAG_RETRANS_DATA_ACKED in tcp_clean_rtx_queue().)
+    fn unambiguous(&self, old_una: u64, ack: u64) -> bool {
+        self.max_retransmitted.is_none_or(|m| m < old_una)
+            || !(old_una..ack).any(|q| self.log.clean_send_time(q).is_none())
+    }
+
+    /// Records the deliveries of an ACK in the send log; returns the context for the plugins.
+    #[inline]
+    fn deliveries(&mut self, now: Time, old_una: u64, ack: u64, sack: &[(u64, u64)]) -> AckCtx {
+        if !self.log.sampling() {
+            let rtt_sample = if self.timestamps {
+                (ack > old_una)
+                    .then(|| self.log.first_send_time(ack - 1).map(|t| now - t))
+                    .flatten()
+            } else {
+                (self.exact_rtt && ack > old_una && self.unambiguous(old_una, ack))
+                    .then(|| self.log.clean_send_time(ack - 1).map(|t| now - t))
+                    .flatten()
+            };
+            if let Some(r) = rtt_sample {
+                if self.state.min_rtt.is_none_or(|m| r < m) {
+                    self.state.min_rtt = Some(r);
+                }
+            }
+            return AckCtx {
+                now,
+                rtt_sample,
+                newly_acked: ack - old_una,
+                newly_delivered: ack - old_una,
+                rate: None,
+            };
+        }
+        let mut newly_delivered = 0;
+        for q in old_una..ack {
+            newly_delivered += u64::from(self.log.on_delivered(q, now, false));
+        }
+        for &(start, end) in sack {
+            for q in start.max(ack)..end.min(self.state.snd_max) {
+                newly_delivered += u64::from(self.log.on_delivered(q, now, true));
+            }
+        }
+        let rtt_sample = self
+            .log
+            .pending_rtt(now)
+            .filter(|_| self.unambiguous(old_una, ack));
+        if let Some(r) = rtt_sample {
+            if self.state.min_rtt.is_none_or(|m| r < m) {
+                self.state.min_rtt = Some(r);
+            }
+        }
+        let rate = self.log.take_sample(self.state.min_rtt, now);
+        AckCtx {
+            now,
+            rtt_sample,
+            newly_acked: ack - old_una,
+            newly_delivered,
+            rate,
+        }
+    }
+
+    /// An ACK arrived: `ack` is the next segment the receiver expects. `truth` is the
+    /// engine's ground truth, which only an oracle plugin may read.
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sack: &[(u64, u64)],
+        truth: &dyn LossTruth,
+        out: &mut Vec<Segment>,
+    ) {
+        self.clock_at(now);
+        if let Some(c) = &mut self.state.fine {
             c.on_ack_arrival();
         }
-        let ack = ack.min(s.snd_max);
-        self.recovery.on_sack_blocks(s, sack);
-        if ack > s.snd_una {
-            let newly = ack - s.snd_una;
-            let old_una = s.snd_una;
-            // tcp-vegas.cc recv() tests `last_ack_ == 0` before newack(): one ACK later than
-            // tcp.cc does, and before the window rule.
-            if self.delay_growth && self.vegas && old_una == 1 {
-                s.cwnd = self.initial_window;
-            }
-            if self.recovery.ns2_partial_ack(s, ack) {
-                if self.recovery.ns2_partial_ends_timing() {
-                    // ns-2 tcp-newreno.cc partialnewack(): `if (rtt_active_ && seqno >=
-                    // rtt_seq_) { rtt_active_ = 0; t_backoff_ = 1; }`: timing ends, no sample.
-                    if self.timed.is_some_and(|(seq, _)| ack > seq) {
-                        self.timed = None;
-                        self.rtt.end_backoff();
-                    }
-                } else {
-                    // tcp-sack1.cc recv(), partial ACK: `t_backoff_ = 1`, no sample.
-                    self.rtt.end_backoff();
-                }
-            } else {
-                match self.sampling {
-                    RttSampling::PerAck => {
-                        if let Some(t) = self.log.clean_send_time(ack - 1) {
-                            self.rtt.sample(now - t);
-                        }
-                    }
-                    RttSampling::PerWindow => {
-                        if let Some((seq, t)) = self.timed {
-                            if ack > seq {
-                                self.rtt.sample_sent(t, now);
-                                self.timed = None;
-                            }
-                        }
-                    }
-                }
-            }
-            s.snd_una = ack;
-            s.snd_nxt = s.snd_nxt.max(ack);
-            s.dupacks = 0;
-            let verdict = self.recovery.on_new_ack(s, newly);
-            if verdict.grow {
-                self.growth.on_ack(s, newly);
-            }
-            if let Some(c) = &mut s.fine {
-                c.on_new_ack(old_una, ack);
-            }
-            self.recovery.after_new_ack(s);
-            self.dup_run = 0;
-            // ns-2 tcp.cc recv(): `if (last_ack_ == 0 && delay_growth_) cwnd_ =
-            // initial_window();` after the new ACK was processed. ns-2 numbers an ACK by the
-            // last segment received in order, so its last_ack_ == 0 is our ack == 1.
-            if self.delay_growth && !self.vegas && ack == 1 {
-                s.cwnd = self.initial_window;
-            }
-            let idle = s.snd_una >= s.snd_max;
-            if idle && !s.timer_runs_when_idle() {
-                self.rto_deadline = None; // RFC 6298 §5.2
-            } else if idle || verdict.restart_timer {
-                self.arm_timer(now); // §5.3
-            }
-        } else if ack == s.snd_una && s.snd_una < s.snd_max && !self.recovery.ns2_ignores_dupack(s)
+        let ack = ack.min(self.state.snd_max);
+        let old_una = self.state.snd_una;
+        let ctx = self.deliveries(now, old_una, ack.max(old_una), sack);
+        self.growth.on_ack_arrival(&self.state, &ctx);
+        self.recovery.on_sack_blocks(&self.state, sack);
+        if ack > old_una {
+            self.on_new_ack(now, ack, &ctx);
+        } else if ack == old_una
+            && old_una < self.state.snd_max
+            && self.recovery.counts_dupack(&self.state)
         {
-            s.dupacks += 1;
-            self.dup_run += 1;
-            if self.recovery.on_dupack(s, &self.growth) {
-                if self.recovery.ns2_backs_off_at_fast_retransmit(&self.state) {
-                    self.rtt.back_off();
-                }
-                self.arm_timer(now);
-                if self.state.profile == Profile::Ns2 {
-                    self.timed = None; // reset_rtx_timer(1, 0): rtt_active_ = 0
-                }
-            }
-            if self.limited_transmit
-                && self.dup_run < self.state.dupthresh
-                && !self.state.in_recovery
-            {
-                self.send_one(now, out);
-            }
+            self.on_dupack(now, &ctx, truth, out);
+        }
+        if let Some(c) = &mut self.classifier {
+            c.on_ack(&self.state, &ctx);
+        }
+        if self.growth.owns_window() {
+            self.growth.cong_control(&mut self.state, &ctx);
         }
         self.send_pending(now, out);
     }
 
+    #[inline]
+    fn on_new_ack(&mut self, now: Time, ack: u64, ctx: &AckCtx) {
+        let s = &mut self.state;
+        let old_una = s.snd_una;
+        if self.compat.delay_growth == DelayGrowth::BeforeSecondAck && old_una == 1 {
+            s.cwnd = self.initial_window;
+        }
+        match self.recovery.partial_ack_timing(s, ack) {
+            PartialAckTiming::Sample => match self.sampling {
+                RttSampling::PerAck => {
+                    if let Some(r) = ctx.rtt_sample {
+                        self.rtt.sample(r);
+                    }
+                }
+                RttSampling::PerWindow => {
+                    if let Some((seq, t)) = self.timed {
+                        if ack > seq {
+                            self.rtt.sample_sent(t, now);
+                            self.timed = None;
+                        }
+                    }
+                }
+            },
+            PartialAckTiming::EndTimingIfCovered => {
+                if self.timed.is_some_and(|(seq, _)| ack > seq) {
+                    self.timed = None;
+                    self.rtt.end_backoff();
+                }
+            }
+            PartialAckTiming::EndBackoff => self.rtt.end_backoff(),
+        }
+        s.snd_una = ack;
+        s.snd_nxt = s.snd_nxt.max(ack);
+        s.dupacks = 0;
+        let verdict = self.recovery.on_new_ack(s, ack - old_una);
+        if verdict.exited {
+            self.growth.on_recovery_exit(s, ctx);
+        }
+        if verdict.grow && !self.growth.owns_window() {
+            self.growth.on_ack(s, ctx);
+        }
+        if let Some(c) = &mut s.fine {
+            c.on_new_ack(old_una, ack);
+        }
+        self.recovery.after_new_ack(s);
+        self.dup_run = 0;
+        if self.compat.delay_growth == DelayGrowth::AfterFirstAck && ack == 1 {
+            s.cwnd = self.initial_window;
+        }
+        let idle = s.snd_una >= s.snd_max;
+        let timer_when_idle = self.compat.timer_when_idle && s.snd_una < s.limit;
+        if idle && !timer_when_idle {
+            self.rto_deadline = None; // RFC 6298 §5.2
+        } else if idle || verdict.restart_timer {
+            self.arm_timer(now); // §5.3
+        }
+    }
+
+    fn on_dupack(
+        &mut self,
+        now: Time,
+        ctx: &AckCtx,
+        truth: &dyn LossTruth,
+        out: &mut Vec<Segment>,
+    ) {
+        self.state.dupacks += 1;
+        self.dup_run += 1;
+        let entered = match self.recovery.on_dupack(&mut self.state) {
+            DupAck::Nothing => None,
+            DupAck::Enter => {
+                let (cut, v) = self.congestion_event(CongestionKind::FastRetransmit, ctx, truth);
+                Some((Some(cut), v))
+            }
+            DupAck::EnterWithoutCut => Some((None, None)),
+        };
+        if let Some((cut, verdict)) = entered {
+            self.recovery.enter(&mut self.state, cut);
+            self.note_verdict(verdict);
+            if self.recovery.backs_off_rto_at_fast_retransmit() {
+                self.rtt.back_off();
+            }
+            self.arm_timer(now);
+            if self.compat.ns2_rtt_timing {
+                self.timed = None; // reset_rtx_timer(1, 0): rtt_active_ = 0
+            }
+        }
+        if self.compat.limited_transmit
+            && self.dup_run < self.state.dupthresh
+            && !self.state.in_recovery
+        {
+            self.send_one(now, out);
+        }
+    }
+
     /// The retransmission timer fired at `now` (the caller checks the deadline).
-    pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
+    pub fn on_timeout(&mut self, now: Time, truth: &dyn LossTruth, out: &mut Vec<Segment>) {
         self.clock_at(now);
         self.rto_deadline = None;
-        let s = &mut self.state;
-        if s.snd_una >= s.snd_max && !s.timer_runs_when_idle() {
+        let s = &self.state;
+        let timer_when_idle = self.compat.timer_when_idle && s.snd_una < s.limit;
+        if s.snd_una >= s.snd_max && !timer_when_idle {
             return;
         }
-        if self.recovery.ns2_timeout_prepare(s) {
+        if self.recovery.on_timeout(&mut self.state) {
             self.dup_run = 0;
         }
         // RFC 5681 §3.1 eq. (4) and the loss window of one segment; RFC 6298 §5.4-5.6.
-        s.ssthresh = self.growth.ssthresh_on_loss(s);
-        s.cwnd = 1.0;
+        let ctx = AckCtx {
+            now,
+            ..AckCtx::default()
+        };
+        let (cut, verdict) = self.congestion_event(CongestionKind::Timeout, &ctx, truth);
+        let s = &mut self.state;
+        s.ssthresh = cut.ssthresh;
+        s.cwnd = cut.cwnd;
         s.note_loss(LossKind::Timeout);
+        self.note_verdict(verdict);
+        let s = &mut self.state;
         s.snd_nxt = s.snd_una;
-        self.recovery.on_timeout(s);
+        self.recovery.after_timeout(s);
         self.rtt.back_off();
         self.timed = None;
         self.send_pending(now, out);
@@ -357,5 +536,156 @@ impl Sender {
     /// Loss events since the last call (the simulator classifies them as spurious or not).
     pub fn drain_events(&mut self) -> std::vec::Drain<'_, LossEvent> {
         self.state.events.drain(..)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::{GrowthConfig, Reno, RenoParams};
+    use crate::tcp::recovery::{RecoveryConfig, Sack};
+    use crate::tcp::rtt::RttConfig;
+    use crate::tcp::{Compat, NoTruth};
+
+    fn ms(x: u64) -> Time {
+        Time(x * 1_000_000)
+    }
+
+    fn cfg(initial_window: u32) -> SenderConfig {
+        SenderConfig {
+            growth: GrowthConfig::Reno(RenoParams::default()),
+            recovery: RecoveryConfig::Sack,
+            rtt: RttConfig::default(),
+            sampling: RttSampling::PerAck,
+            compat: Compat::default(),
+            max_window: 16,
+            initial_window,
+            dupthresh: 3,
+            fine_clock: None,
+            classifier: None,
+            timestamps: false,
+        }
+    }
+
+    /// Reno growth that records the context of every ACK and asks for every measurement.
+    #[derive(Default)]
+    struct Recorder {
+        reno: Reno,
+        seen: Vec<AckCtx>,
+    }
+
+    impl Growth for Recorder {
+        fn on_ack_arrival(&mut self, _s: &SenderState, ctx: &AckCtx) {
+            self.seen.push(*ctx);
+        }
+        fn on_ack(&mut self, s: &mut SenderState, ctx: &AckCtx) {
+            self.reno.on_ack(s, ctx);
+        }
+        fn on_congestion_event(&mut self, s: &SenderState, k: CongestionKind, c: &AckCtx) -> Cut {
+            self.reno.on_congestion_event(s, k, c)
+        }
+        fn wants_rate_samples(&self) -> bool {
+            true
+        }
+    }
+
+    fn sent(out: &mut Vec<Segment>) -> Vec<u64> {
+        out.drain(..).map(|s| s.seq).collect()
+    }
+
+    #[test]
+    fn growth_hooks_see_the_clock_rtt_acked_delivered_and_rate() {
+        let c = cfg(4);
+        let mut tx = Sender::with_plugins(&c, Recorder::default(), Sack::default(), u64::MAX);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        assert_eq!(sent(&mut out), vec![0, 1, 2, 3]);
+        // Segment 0 arrives: one delivered in 100 ms; slow start opens cwnd to 5.
+        tx.on_ack(ms(100), 1, &[], &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![4, 5]);
+        // Segment 1 was lost; segment 2 is SACKed: a duplicate ACK that delivers one.
+        tx.on_ack(ms(101), 1, &[(2, 3)], &NoTruth, &mut out);
+        let seen = &tx.growth.seen;
+        assert_eq!(seen.len(), 2);
+        let a = seen[0];
+        assert_eq!(a.now, ms(100));
+        assert_eq!(a.rtt_sample, Some(Dur::from_secs(0.1)));
+        assert_eq!((a.newly_acked, a.newly_delivered), (1, 1));
+        let r = a.rate.expect("a rate sample");
+        // Sent with nothing delivered at time 0; one delivered over max(0, 100 ms).
+        assert_eq!((r.delivered, r.interval), (1, Dur::from_secs(0.1)));
+        assert_eq!(r.delivery_rate, 10.0);
+        let b = seen[1];
+        assert_eq!((b.newly_acked, b.newly_delivered), (0, 1));
+        assert_eq!(b.rtt_sample, Some(Dur::from_secs(0.101)));
+        let r = b.rate.expect("a rate sample");
+        assert_eq!((r.delivered, r.interval), (2, Dur::from_secs(0.101)));
+        assert_eq!(tx.state.min_rtt, Some(Dur::from_secs(0.1)));
+    }
+
+    /// A plugin that owns the window (BBR's shape): a fixed window and pacing rate.
+    struct FixedRate {
+        cwnd: f64,
+        rate: f64,
+        cut: bool,
+    }
+
+    impl Growth for FixedRate {
+        fn on_ack(&mut self, _s: &mut SenderState, _ctx: &AckCtx) {
+            panic!("a plugin that owns the window gets cong_control, not on_ack");
+        }
+        fn on_congestion_event(&mut self, s: &SenderState, _k: CongestionKind, _c: &AckCtx) -> Cut {
+            self.cut = true;
+            Cut {
+                ssthresh: s.ssthresh,
+                cwnd: s.cwnd,
+            }
+        }
+        fn owns_window(&self) -> bool {
+            true
+        }
+        fn cong_control(&mut self, s: &mut SenderState, ctx: &AckCtx) {
+            assert!(ctx.rate.is_some() || ctx.newly_delivered == 0);
+            s.cwnd = self.cwnd;
+            s.pacing_rate = Some(self.rate);
+        }
+    }
+
+    #[test]
+    fn a_window_owning_plugin_paces_its_segments() {
+        let c = cfg(4);
+        let g = FixedRate {
+            cwnd: 6.0,
+            rate: 100.0,
+            cut: false,
+        };
+        let mut tx = Sender::with_plugins(&c, g, Sack::default(), u64::MAX);
+        tx.state.pacing_rate = Some(100.0); // 10 ms per segment from the start
+        let mut out = Vec::new();
+        let mut times = Vec::new();
+        tx.start(ms(0), &mut out);
+        times.extend(out.drain(..).map(|s| (0, s.seq)));
+        while let Some(t) = tx.pacing_deadline() {
+            tx.on_pacing_timer(t, &mut out);
+            times.extend(out.drain(..).map(|s| (t.0 / 1_000_000, s.seq)));
+        }
+        assert_eq!(times, vec![(0, 0), (10, 1), (20, 2), (30, 3)]);
+        // The ACK of segment 0 at 100 ms: the plugin sets cwnd 6, so segments 4-6 may go,
+        // one now and the others 10 ms apart.
+        tx.on_ack(ms(100), 1, &[], &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![4]);
+        assert_eq!(tx.state.cwnd, 6.0);
+        assert_eq!(tx.pacing_deadline(), Some(ms(110)));
+        tx.on_pacing_timer(ms(110), &mut out);
+        assert_eq!(sent(&mut out), vec![5]);
+        tx.on_pacing_timer(ms(120), &mut out);
+        assert_eq!(sent(&mut out), vec![6]);
+        assert_eq!(tx.pacing_deadline(), None, "the window is full");
+        // Three SACKs of segments above the lost 1: a fast retransmit, cut by the plugin.
+        for (k, hi) in [(2u64, 3u64), (2, 4), (2, 5)].iter().enumerate() {
+            tx.on_ack(ms(130 + k as u64), 1, &[*hi], &NoTruth, &mut out);
+        }
+        assert!(tx.growth.cut);
+        assert_eq!(tx.state.events.len(), 1);
     }
 }

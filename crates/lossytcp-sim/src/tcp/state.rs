@@ -1,7 +1,7 @@
 //! The variables every variant shares, in segments (RFC 5681 names where they exist).
 
-use crate::config::Profile;
 use crate::tcp::fine_clock::FineClock;
+use crate::time::Dur;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossKind {
@@ -15,6 +15,8 @@ pub enum LossKind {
 pub struct LossEvent {
     pub kind: LossKind,
     pub seq: u64,
+    /// A loss classifier's verdict on it (`loss_class`), for the accuracy report.
+    pub predicted: Option<crate::packet::LossCause>,
 }
 
 #[derive(Clone, Debug)]
@@ -28,6 +30,7 @@ pub struct SenderState {
     /// Congestion window in segments; fractional growth in congestion avoidance.
     pub cwnd: f64,
     pub ssthresh: f64,
+    /// Duplicate ACKs counted by the sender since the last new ACK or loss event.
     pub dupacks: u32,
     /// `snd_max` at the last loss event: RFC 6582's `recover` (+1), the bound a cumulative
     /// ACK must pass before a new fast retransmit.
@@ -35,63 +38,44 @@ pub struct SenderState {
     pub in_recovery: bool,
     pub max_window: u32,
     pub dupthresh: u32,
-    pub profile: Profile,
+    /// The smallest usable window: 1 segment (RFC), or 0 (ns-2, see `Compat::zero_window`).
+    pub min_usable_window: u64,
     /// Segments the application has made available (u64::MAX for a bulk sender).
     pub limit: u64,
     /// Retransmissions recovery asked for, sent before anything else and outside the window
     /// (RFC 5681 §3.2 step 2: the fast retransmit does not wait for the window).
     pub retransmit_now: Vec<u64>,
     pub events: Vec<LossEvent>,
-    /// TcpConfig::partial_window_deflation, resolved (NewReno partial ACKs).
-    pub partial_window_deflation: bool,
-    /// ns-2's cwnd_ at the start of fast recovery: slowdown(CLOSE_CWND_HALF) sets it to
-    /// `int(window() / 2)`, which the `ssthresh_ >= 2` floor does not touch.
-    pub recovery_base: f64,
-    /// TcpConfig::recovery_exit_growth, resolved (the ACK ending fast recovery opens cwnd).
-    pub recovery_exit_growth: bool,
-    /// TcpConfig::timer_every_partial_ack, resolved (NewReno's Slow-but-Steady timer).
-    pub timer_every_partial_ack: bool,
-    /// Per-segment fine-grained timing, for the variants that use it (Vegas).
+    /// Per-segment fine-grained timing, for the plugins that use it (Vegas).
     pub fine: Option<FineClock>,
+    /// Segments per second a plugin that owns the window paces at (None: ACK-clocked only).
+    pub pacing_rate: Option<f64>,
+    /// The smallest exact RTT sample so far (`AckCtx::rtt_sample`).
+    pub min_rtt: Option<Dur>,
 }
 
 impl SenderState {
-    pub fn new(
-        initial_window: u32,
-        max_window: u32,
-        dupthresh: u32,
-        profile: Profile,
-        limit: u64,
-    ) -> Self {
+    /// A sender before its first segment, with RFC 5681's initial ssthresh ("arbitrarily
+    /// high": 64 receiver windows).
+    pub fn new(initial_window: u32, max_window: u32, dupthresh: u32, limit: u64) -> Self {
         Self {
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            cwnd: initial_window as f64,
-            ssthresh: match profile {
-                // RFC 5681 §3.1: "arbitrarily high".
-                Profile::Rfc => f64::from(max_window).max(2.0) * 64.0,
-                // ns-2 resets every agent when the run starts (Simulator run -> node reset),
-                // and TcpAgent::reset() sets `ssthresh_ = int(wnd_)`, whatever the script
-                // set before (seen in ns-2's ssthresh_ trace: 1024 -> 16 at time 0).
-                // Vegas is in congestion avoidance from the window on; Reno's growth only
-                // changes beyond the window, where it does not limit sending.
-                Profile::Ns2 => f64::from(max_window),
-            },
+            cwnd: f64::from(initial_window),
+            ssthresh: f64::from(max_window).max(2.0) * 64.0,
             dupacks: 0,
             recover: None,
             in_recovery: false,
             max_window,
             dupthresh,
-            profile,
+            min_usable_window: 1,
             limit,
             retransmit_now: Vec::new(),
             events: Vec::new(),
-            partial_window_deflation: true,
-            recovery_base: 0.0,
-            recovery_exit_growth: false,
-            timer_every_partial_ack: false,
             fine: None,
+            pacing_rate: None,
+            min_rtt: None,
         }
     }
 
@@ -100,26 +84,14 @@ impl SenderState {
         self.snd_max - self.snd_una
     }
 
-    /// The window that limits sending: min(cwnd, advertised window), whole segments; at least
-    /// one in the rfc profile. ns-2's window() is `int(cwnd_)` with no floor: its Vegas can
-    /// deflate to a window of 0 and then waits for the timer.
+    /// The window that limits sending: min(cwnd, advertised window), whole segments, at
+    /// least `min_usable_window`.
     pub fn usable_window(&self) -> u64 {
         // `as` truncates (= floor for cwnd >= 0, and NaN or negatives give 0): f64::floor is a
         // libm call on baseline x86-64 and this runs for every segment sent.
-        let w = self.cwnd as u64;
-        let w = if self.profile == Profile::Rfc {
-            w.max(1)
-        } else {
-            w
-        };
-        w.min(u64::from(self.max_window))
-    }
-
-    /// Nothing is outstanding but the application has more: RFC 6298 §5.2 stops the timer,
-    /// ns-2's newtimer() restarts it on every new ACK (after newack() `t_seqno_ > seqno`
-    /// always holds), so a sender whose window is 0 times out.
-    pub fn timer_runs_when_idle(&self) -> bool {
-        self.profile == Profile::Ns2 && self.snd_una < self.limit
+        (self.cwnd as u64)
+            .max(self.min_usable_window)
+            .min(u64::from(self.max_window))
     }
 
     /// RFC 6582 §3.2 step 1 (and ns-2's `bugfix_`): after a loss event, a new one may start
@@ -140,55 +112,14 @@ impl SenderState {
         }
     }
 
-    /// The cwnd a fast retransmit leaves before any inflation: ssthresh for RFC 5681; ns-2
-    /// 2.35 tcp.cc slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF) with `precision_reduce_`
-    /// (a C++ default, no Tcl binding): `halfwin = windowd() / 2` unrounded,
-    /// `ssthresh_ = max(int(halfwin), 2)`, `cwnd_ = halfwin`: cwnd keeps the fraction (11.306
-    /// -> 5.653, seen in ns-2's cwnd_ trace) and below a window of 4 is under ssthresh.
-    /// Call before cwnd changes.
-    pub fn halved_window(&self, ssthresh: f64) -> f64 {
-        match self.profile {
-            Profile::Rfc => ssthresh,
-            Profile::Ns2 => self.cwnd.min(f64::from(self.max_window)) / 2.0,
-        }
-    }
-
     /// The part of a loss reaction every variant shares: record it and remember `recover`.
     pub fn note_loss(&mut self, kind: LossKind) {
         self.events.push(LossEvent {
             kind,
             seq: self.snd_una,
+            predicted: None,
         });
         self.recover = Some(self.snd_max);
         self.dupacks = 0;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tcp::cc::Reno;
-
-    #[test]
-    fn ns2_halves_the_window_without_the_floor_of_two() {
-        // ns-2 slowdown(): window 3 -> halfwin = 1.5, ssthresh_ = max(int(1.5), 2) = 2,
-        // cwnd_ = 1.5; window 9.7 -> 4.85 and ssthresh 4; the receiver's window caps it.
-        for (cwnd, ssthresh, half) in [
-            (3.0, 2.0, 1.5),
-            (9.7, 4.0, 4.85),
-            (2.0, 2.0, 1.0),
-            (80.0, 32.0, 32.0),
-        ] {
-            let mut s = SenderState::new(1, 64, 3, Profile::Ns2, u64::MAX);
-            s.cwnd = cwnd;
-            let th = Reno.ssthresh_on_loss(&s);
-            assert_eq!(th, ssthresh);
-            assert_eq!(s.halved_window(th), half);
-        }
-        // RFC 5681 §3.2 step 2-3: cwnd follows ssthresh.
-        let mut s = SenderState::new(1, 64, 3, Profile::Rfc, u64::MAX);
-        s.cwnd = 3.0;
-        s.snd_max = 3;
-        assert_eq!(s.halved_window(2.0), 2.0);
     }
 }

@@ -22,6 +22,7 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         fixed_rto_s: None,
         max_backoff: 64,
         rtt_sampling: RttSampling::PerAck,
+        rto_estimator: RtoEstimator::Rfc6298,
         delayed_ack: false,
         delack_interval_s: 0.1,
         profile,
@@ -38,6 +39,8 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         recovery_exit_growth: Some(false),
         timer_every_partial_ack: None,
         vegas: VegasParams::default(),
+        lp: LpParams::default(),
+        westwood: WestwoodFilter::default(),
         tick_phase: None,
     }
 }

@@ -1,35 +1,128 @@
-//! Window growth and the ssthresh policy on loss: the "congestion control" axis of a variant.
+//! Window growth and what a congestion event cuts the window to: the "congestion control" axis
+//! of a variant (ns-3's TcpCongestionOps).
+//!
+//! A plugin implements [`Growth`]; the sender calls its hooks at the moments their doc comments
+//! name, with an [`AckCtx`] (the clock, the RTT sample, acknowledged and delivered counts, the
+//! delivery-rate sample). [`GrowthImpl`] dispatches by enum, so the per-ACK path has neither
+//! allocation nor virtual call; adding a plugin is a file, a variant of [`GrowthConfig`] and a
+//! line in each of the two `match`es below.
 
 mod reno;
 mod vegas;
+mod westwood;
 
-pub use reno::Reno;
-pub use vegas::{Vegas, VegasParams};
+pub use reno::{Halving, Reno, RenoParams};
+pub use vegas::{Vegas, VegasGrowthParams};
+pub use westwood::{Estimator as WestwoodEstimator, Westwood, WestwoodParams};
 
 use super::state::SenderState;
+use super::{AckCtx, CongestionKind, Cut};
 
-/// Enum dispatch: no allocation or virtual call on the per-ACK path.
-#[derive(Clone, Debug)]
-pub enum Growth {
-    Reno(Reno),
-    Vegas(Vegas),
+pub trait Growth {
+    /// Every arriving ACK, new or duplicate, before the sender acts on it (ACK-rate
+    /// estimators: Westwood's bandwidth samples, BBR's model).
+    fn on_ack_arrival(&mut self, _s: &SenderState, _ctx: &AckCtx) {}
+
+    /// An ACK that advanced `snd_una` and that the recovery plugin lets open the window
+    /// (outside recovery, and at the exit of recovery where its rule says so).
+    fn on_ack(&mut self, s: &mut SenderState, ctx: &AckCtx);
+
+    /// A loss was detected (`kind`) and the window is to be cut: returns the new ssthresh and
+    /// the window to continue from. Called once per congestion event, before the recovery
+    /// plugin enters recovery (fast retransmit) or the sender goes back to `snd_una`
+    /// (timeout), while `s` still holds the window at the loss.
+    fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, ctx: &AckCtx) -> Cut;
+
+    /// The plugin reads `AckCtx::rtt_sample` (or `SenderState::min_rtt`): the sender measures
+    /// the exact RTT of every ACK for it even when the RTO estimator times one segment per
+    /// window.
+    fn wants_rtt_samples(&self) -> bool {
+        self.wants_rate_samples()
+    }
+
+    /// The plugin reads `AckCtx::rate` and `AckCtx::newly_delivered` counts SACKed segments:
+    /// the sender then keeps the delivery state per segment (not free: see `rate::SendLog`).
+    fn wants_rate_samples(&self) -> bool {
+        self.owns_window()
+    }
+
+    /// Fast recovery ended (the ACK that covers the recovery point).
+    fn on_recovery_exit(&mut self, _s: &mut SenderState, _ctx: &AckCtx) {}
+
+    /// A plugin that owns cwnd and the pacing rate outright (ns-3's `CongControl`, BBR's
+    /// shape) returns true: the sender then calls [`Growth::cong_control`] on every ACK instead
+    /// of [`Growth::on_ack`], and the recovery plugin's window changes are the plugin's to
+    /// override there.
+    fn owns_window(&self) -> bool {
+        false
+    }
+
+    /// Every ACK, after the recovery plugin acted, for a plugin that owns the window: set
+    /// `s.cwnd` and `s.pacing_rate` from the context's rate sample.
+    fn cong_control(&mut self, _s: &mut SenderState, _ctx: &AckCtx) {}
 }
 
-impl Growth {
-    /// Fires for every ACK that advances `snd_una` outside loss recovery.
-    pub fn on_ack(&mut self, s: &mut SenderState, newly_acked: u64) {
-        match self {
-            Growth::Reno(g) => g.on_ack(s, newly_acked),
-            Growth::Vegas(g) => g.on_ack(s),
+/// Which growth plugin, with its parameters.
+#[derive(Clone, Debug)]
+pub enum GrowthConfig {
+    Reno(RenoParams),
+    Vegas(VegasGrowthParams),
+    Westwood(WestwoodParams),
+}
+
+#[derive(Clone, Debug)]
+pub enum GrowthImpl {
+    Reno(Reno),
+    Vegas(Vegas),
+    Westwood(Westwood),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $g:ident => $e:expr) => {
+        match $self {
+            GrowthImpl::Reno($g) => $e,
+            GrowthImpl::Vegas($g) => $e,
+            GrowthImpl::Westwood($g) => $e,
+        }
+    };
+}
+
+impl GrowthImpl {
+    pub fn new(c: &GrowthConfig) -> Self {
+        match c {
+            GrowthConfig::Reno(p) => GrowthImpl::Reno(Reno::new(*p)),
+            GrowthConfig::Vegas(p) => GrowthImpl::Vegas(Vegas::new(*p)),
+            GrowthConfig::Westwood(p) => GrowthImpl::Westwood(Westwood::new(*p)),
         }
     }
-    /// The ssthresh to adopt on a loss event (timeout or fast retransmit). Vegas halves the
-    /// window on a timeout as Reno does (ns-2: slowdown(CLOSE_SSTHRESH_HALF)); its duplicate
-    /// ACK reaction is `recovery::vegas`'s.
-    pub fn ssthresh_on_loss(&self, s: &SenderState) -> f64 {
-        match self {
-            Growth::Reno(g) => g.ssthresh_on_loss(s),
-            Growth::Vegas(_) => Reno.ssthresh_on_loss(s),
-        }
+}
+
+impl Growth for GrowthImpl {
+    #[inline]
+    fn on_ack_arrival(&mut self, s: &SenderState, ctx: &AckCtx) {
+        dispatch!(self, g => g.on_ack_arrival(s, ctx))
+    }
+    #[inline]
+    fn on_ack(&mut self, s: &mut SenderState, ctx: &AckCtx) {
+        dispatch!(self, g => g.on_ack(s, ctx))
+    }
+    fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, ctx: &AckCtx) -> Cut {
+        dispatch!(self, g => g.on_congestion_event(s, kind, ctx))
+    }
+    fn on_recovery_exit(&mut self, s: &mut SenderState, ctx: &AckCtx) {
+        dispatch!(self, g => g.on_recovery_exit(s, ctx))
+    }
+    fn wants_rtt_samples(&self) -> bool {
+        dispatch!(self, g => g.wants_rtt_samples())
+    }
+    fn wants_rate_samples(&self) -> bool {
+        dispatch!(self, g => g.wants_rate_samples())
+    }
+    #[inline]
+    fn owns_window(&self) -> bool {
+        dispatch!(self, g => g.owns_window())
+    }
+    fn cong_control(&mut self, s: &mut SenderState, ctx: &AckCtx) {
+        dispatch!(self, g => g.cong_control(s, ctx))
     }
 }

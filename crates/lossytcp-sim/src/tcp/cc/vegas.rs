@@ -9,14 +9,33 @@
 //! over the next RTT if `diff < alpha`, removes one if `diff > beta`, else holds. Slow start
 //! doubles the window only every other RTT and ends (ssthresh = 2, cwnd cut by 1/8) once
 //! `diff > gamma`. The increase is spread over the ACKs of the RTT and only while the window
-//! is in use (`cwnd - outstanding <= 2`). Loss reactions are `recovery::vegas`'s.
+//! is in use (`cwnd - outstanding <= 2`).
+//!
+//! The cuts are here too: a timeout halves ssthresh as Reno does (ns-2:
+//! slowdown(CLOSE_SSTHRESH_HALF)) and restarts from two segments (`v_slowstart_`); a fast
+//! retransmission cuts the window to 3/4 (1/2 for a segment already retransmitted, 2 for a
+//! window of 3 or less). When a fast retransmission cuts at all is the retransmission rule's
+//! decision (`recovery::vegas`).
 
+use super::{Growth, Halving, Reno, RenoParams};
 pub use crate::config::VegasParams;
 use crate::tcp::state::SenderState;
+use crate::tcp::{AckCtx, CongestionKind, Cut};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct VegasGrowthParams {
+    pub thresholds: VegasParams,
+    /// How a timeout halves ssthresh.
+    pub halving: Halving,
+}
+
+/// Vegas always restarts from two segments after a timeout (ns-2 `v_slowstart_`).
+const RESTART_WINDOW: f64 = 2.0;
 
 #[derive(Clone, Debug)]
 pub struct Vegas {
     p: VegasParams,
+    halving: Reno,
     /// `v_begseq_`: the decision is due when the ACK reaches this segment.
     begseq: u64,
     /// `v_begtime_`: fine time of the last decision.
@@ -28,17 +47,20 @@ pub struct Vegas {
 }
 
 impl Vegas {
-    pub fn new(p: VegasParams) -> Self {
+    pub fn new(p: VegasGrowthParams) -> Self {
         Self {
-            p,
+            p: p.thresholds,
+            halving: Reno::new(RenoParams { halving: p.halving }),
             begseq: 0,
             begtime: 0.0,
             incr: 0.0,
             grow_this_rtt: true,
         }
     }
+}
 
-    pub fn on_ack(&mut self, s: &mut SenderState) {
+impl Growth for Vegas {
+    fn on_ack(&mut self, s: &mut SenderState, _ctx: &AckCtx) {
         let Some(clock) = s.fine.as_mut() else {
             return;
         };
@@ -91,23 +113,53 @@ impl Vegas {
             s.cwnd += self.incr;
         }
     }
+
+    fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, _: &AckCtx) -> Cut {
+        match kind {
+            CongestionKind::Timeout => Cut {
+                ssthresh: self.halving.ssthresh_on_loss(s),
+                cwnd: RESTART_WINDOW,
+            },
+            CongestionKind::FastRetransmit => {
+                // ns-2 window(): whole segments, capped by the receiver's window.
+                let win = s.cwnd.min(f64::from(s.max_window)) as u32;
+                let retransmitted = s
+                    .fine
+                    .as_ref()
+                    .is_some_and(|c| c.transmissions(s.snd_una) > 1);
+                let cut = if win <= 3 {
+                    2
+                } else if retransmitted {
+                    win >> 1
+                } else {
+                    win - (win >> 2)
+                };
+                Cut {
+                    ssthresh: s.ssthresh,
+                    cwnd: f64::from(cut),
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Profile;
     use crate::tcp::fine_clock::FineClock;
     use crate::time::{Dur, Time};
 
-    const P: VegasParams = VegasParams {
-        alpha: 1,
-        beta: 3,
-        gamma: 1,
+    const P: VegasGrowthParams = VegasGrowthParams {
+        thresholds: VegasParams {
+            alpha: 1,
+            beta: 3,
+            gamma: 1,
+        },
+        halving: Halving::Rfc5681,
     };
 
     fn state(cwnd: f64, ssthresh: f64, snd_una: u64) -> SenderState {
-        let mut s = SenderState::new(2, 100, 3, Profile::Rfc, u64::MAX);
+        let mut s = SenderState::new(2, 100, 3, u64::MAX);
         s.snd_una = snd_una;
         s.cwnd = cwnd;
         s.ssthresh = ssthresh;
@@ -123,7 +175,7 @@ mod tests {
         let c = s.fine.as_mut().unwrap();
         c.base_rtt = base_s;
         c.at(Time::ZERO + Dur::from_secs(g.begtime + rtt_s));
-        g.on_ack(s);
+        g.on_ack(s, &AckCtx::default());
     }
 
     #[test]

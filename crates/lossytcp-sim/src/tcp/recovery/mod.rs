@@ -1,32 +1,31 @@
-//! What duplicate and partial ACKs do: the loss-recovery axis of a variant.
+//! What duplicate and partial ACKs do: the loss-recovery axis of a variant (ns-3's
+//! TcpRecoveryOps).
 //!
-//! Hooks and when they fire:
-//! * `on_sack_blocks`: every ACK, before anything else, with its SACK blocks (may be empty).
-//! * `on_dupack`: an ACK that does not advance `snd_una` while data is outstanding;
-//!   `SenderState::dupacks` already counts it.
-//! * `on_new_ack`: an ACK that advanced `snd_una` (already moved); returns what the sender
-//!   should do with the window and the timer.
-//! * `after_new_ack`: the same ACK, after the growth plugin and the fine clock saw it.
-//! * `on_timeout`: after the sender's common RTO reaction (ssthresh, cwnd = 1, go-back-N).
-//! * `next_segment`: the next segment to send, or `None` when the window is full.
+//! The sender counts duplicate ACKs (ns-3's TcpSocketBase role) and asks the plugin what each
+//! means; when the plugin says a loss event starts, the sender has the window cut decided in
+//! one place (the growth plugin) and hands the cut to [`Recovery::enter`]. From there the
+//! plugin governs recovery through [`Recovery::on_new_ack`] until it reports the exit.
+//! [`RecoveryImpl`] dispatches by enum: no allocation or virtual call per ACK.
 
 mod newreno;
 mod reno;
 mod rto_only;
 mod sack;
+mod sack1;
+mod scoreboard;
 mod tahoe;
 mod vegas;
 
-pub use newreno::NewReno;
-pub use reno::Reno;
+pub use newreno::{NewReno, NewRenoParams, PartialAckWindow};
+pub use reno::{Reno, RenoRecoveryParams};
 pub use rto_only::RtoOnly;
 pub use sack::Sack;
+pub use sack1::Sack1;
 pub use tahoe::Tahoe;
-pub use vegas::Vegas;
+pub use vegas::{Vegas, VegasRecoveryParams};
 
-use super::cc::Growth;
 use super::state::SenderState;
-use crate::config::Profile;
+use super::Cut;
 
 /// What a new cumulative ACK means for the window and the retransmission timer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,130 +34,186 @@ pub struct AckVerdict {
     pub grow: bool,
     /// Restart the retransmission timer (RFC 6298 §5.3), if data remains outstanding.
     pub restart_timer: bool,
+    /// This ACK ended recovery.
+    pub exited: bool,
 }
 
 impl AckVerdict {
     pub const NORMAL: AckVerdict = AckVerdict {
         grow: true,
         restart_timer: true,
+        exited: false,
     };
 }
 
+/// What a counted duplicate ACK means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DupAck {
+    Nothing,
+    /// A loss event starts now: cut the window and [`Recovery::enter`].
+    Enter,
+    /// A loss event starts without a cut (Vegas cuts once per window of data).
+    EnterWithoutCut,
+}
+
+/// How a partial ACK feeds the RTT estimator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialAckTiming {
+    /// As any new ACK.
+    Sample,
+    /// No sample; the backoff ends (ns-2 tcp-sack1.cc recv(): `t_backoff_ = 1`).
+    EndBackoff,
+    /// No sample; timing ends, with the backoff, once the timed segment is covered (ns-2
+    /// tcp-newreno.cc partialnewack(): `if (rtt_active_ && seqno >= rtt_seq_) { rtt_active_ =
+    /// 0; t_backoff_ = 1; }`).
+    EndTimingIfCovered,
+}
+
+pub trait Recovery {
+    /// The receiver must send SACK blocks (RFC 2018).
+    fn wants_sack(&self) -> bool {
+        false
+    }
+    /// Every ACK, before anything else, with its SACK blocks (possibly none).
+    fn on_sack_blocks(&mut self, _s: &SenderState, _blocks: &[(u64, u64)]) {}
+    /// Whether an ACK that does not advance `snd_una` while data is outstanding counts as a
+    /// duplicate ACK (ns-2's Sack1 counts only those whose blocks changed the scoreboard).
+    fn counts_dupack(&self, _s: &SenderState) -> bool {
+        true
+    }
+    /// A counted duplicate ACK (`s.dupacks` already includes it).
+    fn on_dupack(&mut self, s: &mut SenderState) -> DupAck;
+    /// A loss event starts (after [`DupAck::Enter`], with the cut; after
+    /// [`DupAck::EnterWithoutCut`], without): set the window, note the loss
+    /// (`s.note_loss`) and ask for the retransmission.
+    fn enter(&mut self, s: &mut SenderState, cut: Option<Cut>);
+    /// An ACK that advanced `snd_una` (already moved).
+    fn on_new_ack(&mut self, s: &mut SenderState, newly_acked: u64) -> AckVerdict;
+    /// The same ACK, after the growth plugin and the fine clock saw it.
+    fn after_new_ack(&mut self, _s: &mut SenderState) {}
+    /// The retransmission timer expired, before the window is cut: leave recovery, undo any
+    /// inflation the cut must not see. Returns true when the sender's count of duplicate ACKs
+    /// since the last new ACK restarts too (ns-2 RenoTcpAgent::timeout(): `dupacks_ = 0`).
+    fn on_timeout(&mut self, s: &mut SenderState) -> bool;
+    /// After the timeout's cut and go-back-N.
+    fn after_timeout(&mut self, _s: &mut SenderState) {}
+    /// The next segment to send, or `None` when the window is full.
+    fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
+        s.next_in_window()
+    }
+    /// How many segments the ACK clock may release now besides `retransmit_now` (None: as
+    /// many as the window allows).
+    fn burst_cap(&self, _s: &SenderState) -> Option<u32> {
+        None
+    }
+    /// The RTO backs off at a fast retransmit as at a timeout (ns-2's Vegas).
+    fn backs_off_rto_at_fast_retransmit(&self) -> bool {
+        false
+    }
+    /// How the ACK `ack` feeds the RTT estimator, asked before `snd_una` moves.
+    fn partial_ack_timing(&self, _s: &SenderState, _ack: u64) -> PartialAckTiming {
+        PartialAckTiming::Sample
+    }
+}
+
+/// Which recovery plugin, with its parameters.
 #[derive(Clone, Debug)]
-pub enum Recovery {
+pub enum RecoveryConfig {
+    RtoOnly,
+    Tahoe,
+    Reno(RenoRecoveryParams),
+    NewReno(NewRenoParams),
+    /// RFC 6675.
+    Sack,
+    /// ns-2 2.35's `Agent/TCP/Sack1`.
+    Sack1,
+    Vegas(VegasRecoveryParams),
+}
+
+#[derive(Clone, Debug)]
+pub enum RecoveryImpl {
     RtoOnly(RtoOnly),
     Tahoe(Tahoe),
     Reno(Reno),
     NewReno(NewReno),
     Sack(Sack),
+    Sack1(Sack1),
     Vegas(Vegas),
+}
+
+impl RecoveryImpl {
+    pub fn new(c: &RecoveryConfig) -> Self {
+        match c {
+            RecoveryConfig::RtoOnly => RecoveryImpl::RtoOnly(RtoOnly),
+            RecoveryConfig::Tahoe => RecoveryImpl::Tahoe(Tahoe),
+            RecoveryConfig::Reno(p) => RecoveryImpl::Reno(Reno::new(*p)),
+            RecoveryConfig::NewReno(p) => RecoveryImpl::NewReno(NewReno::new(*p)),
+            RecoveryConfig::Sack => RecoveryImpl::Sack(Sack::default()),
+            RecoveryConfig::Sack1 => RecoveryImpl::Sack1(Sack1::default()),
+            RecoveryConfig::Vegas(p) => RecoveryImpl::Vegas(Vegas::new(*p)),
+        }
+    }
 }
 
 macro_rules! dispatch {
     ($self:ident, $r:ident => $e:expr) => {
         match $self {
-            Recovery::RtoOnly($r) => $e,
-            Recovery::Tahoe($r) => $e,
-            Recovery::Reno($r) => $e,
-            Recovery::NewReno($r) => $e,
-            Recovery::Sack($r) => $e,
-            Recovery::Vegas($r) => $e,
+            RecoveryImpl::RtoOnly($r) => $e,
+            RecoveryImpl::Tahoe($r) => $e,
+            RecoveryImpl::Reno($r) => $e,
+            RecoveryImpl::NewReno($r) => $e,
+            RecoveryImpl::Sack($r) => $e,
+            RecoveryImpl::Sack1($r) => $e,
+            RecoveryImpl::Vegas($r) => $e,
         }
     };
 }
 
-impl Recovery {
-    pub fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
-        if let Recovery::Sack(r) = self {
-            r.on_sack_blocks(s, blocks);
-        }
+impl Recovery for RecoveryImpl {
+    fn wants_sack(&self) -> bool {
+        dispatch!(self, r => r.wants_sack())
     }
-    /// Returns true when a loss event started (the sender restarts its timer).
-    pub fn on_dupack(&mut self, s: &mut SenderState, g: &Growth) -> bool {
-        dispatch!(self, r => r.on_dupack(s, g))
+    #[inline]
+    fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
+        dispatch!(self, r => r.on_sack_blocks(s, blocks))
     }
-    pub fn on_new_ack(&mut self, s: &mut SenderState, newly_acked: u64) -> AckVerdict {
+    #[inline]
+    fn counts_dupack(&self, s: &SenderState) -> bool {
+        dispatch!(self, r => r.counts_dupack(s))
+    }
+    fn on_dupack(&mut self, s: &mut SenderState) -> DupAck {
+        dispatch!(self, r => r.on_dupack(s))
+    }
+    fn enter(&mut self, s: &mut SenderState, cut: Option<Cut>) {
+        dispatch!(self, r => r.enter(s, cut))
+    }
+    #[inline]
+    fn on_new_ack(&mut self, s: &mut SenderState, newly_acked: u64) -> AckVerdict {
         dispatch!(self, r => r.on_new_ack(s, newly_acked))
     }
-    pub fn after_new_ack(&mut self, s: &mut SenderState) {
-        if let Recovery::Vegas(r) = self {
-            r.after_new_ack(s);
-        }
+    #[inline]
+    fn after_new_ack(&mut self, s: &mut SenderState) {
+        dispatch!(self, r => r.after_new_ack(s))
     }
-    pub fn on_timeout(&mut self, s: &mut SenderState) {
+    fn on_timeout(&mut self, s: &mut SenderState) -> bool {
         dispatch!(self, r => r.on_timeout(s))
     }
-    pub fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
-        match self {
-            Recovery::Sack(r) => r.next_segment(s),
-            _ => s.next_in_window(),
-        }
+    fn after_timeout(&mut self, s: &mut SenderState) {
+        dispatch!(self, r => r.after_timeout(s))
     }
-    /// How many segments the ACK clock may release now besides `retransmit_now` (None: as
-    /// many as the window allows).
-    /// * ns-2 tcp-newreno.cc recv(): while `dupacks_ > numdupacks_ - 1` (from the fast
-    ///   retransmit to the full ACK or a timeout) the ACK clock calls `send_much(0, 0, 2)`:
-    ///   at most two segments per ACK besides the partial-ACK retransmission
-    ///   (`newreno_changes_ 0`, the default). Matters after a partial ACK that covers many
-    ///   segments, when the deflated window would release a burst. ns2 profile only.
-    /// * Vegas sends nothing new on the first DupThresh - 1 duplicate ACKs (both profiles).
-    pub fn burst_cap(&self, s: &SenderState) -> Option<u32> {
-        match self {
-            Recovery::NewReno(_) if s.profile == Profile::Ns2 && s.in_recovery => Some(2),
-            Recovery::Vegas(r) if r.holds_new_data(s) => Some(0),
-            _ => None,
-        }
+    #[inline]
+    fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
+        dispatch!(self, r => r.next_segment(s))
     }
-    /// ns-2's Vegas restarts the coarse timer at a fast retransmit with `reset_rtx_timer(1)`,
-    /// whose default second argument backs the RTO off as a timeout would (tcp-vegas.cc).
-    pub fn ns2_backs_off_at_fast_retransmit(&self, s: &SenderState) -> bool {
-        matches!(self, Recovery::Vegas(_)) && s.profile == Profile::Ns2
+    #[inline]
+    fn burst_cap(&self, s: &SenderState) -> Option<u32> {
+        dispatch!(self, r => r.burst_cap(s))
     }
-    /// ns-2 tcp-reno.cc RenoTcpAgent::timeout(): `dupwnd_ = 0; dupacks_ = 0;` before
-    /// TcpAgent::timeout() halves the window, so a timeout during fast recovery halves
-    /// cwnd_ without the dupack inflation (Reno and NewReno; ns2 profile only, the rfc
-    /// profile halves FlightSize). Returns true when ns-2 also clears `dupacks_`.
-    pub fn ns2_timeout_prepare(&self, s: &mut SenderState) -> bool {
-        if s.profile != Profile::Ns2 {
-            return false;
-        }
-        match self {
-            Recovery::Reno(_) => {
-                if s.in_recovery {
-                    s.cwnd = s.recovery_base;
-                }
-                true
-            }
-            Recovery::NewReno(r) => {
-                if s.in_recovery {
-                    s.cwnd = r.uninflated();
-                }
-                true
-            }
-            _ => false,
-        }
+    fn backs_off_rto_at_fast_retransmit(&self) -> bool {
+        dispatch!(self, r => r.backs_off_rto_at_fast_retransmit())
     }
-    /// ns-2 2.35's NewReno takes no RTT sample from a partial ACK (partialnewack()).
-    pub fn ns2_partial_ack(&self, s: &SenderState, ack: u64) -> bool {
-        match self {
-            Recovery::NewReno(r) => s.profile == Profile::Ns2 && r.is_partial(s, ack),
-            Recovery::Sack(r) => s.profile == Profile::Ns2 && r.is_partial(s, ack),
-            _ => false,
-        }
-    }
-    /// A duplicate ACK ns-2's Sack1 does not count (see Sack::ns2_ignores_dupack).
-    pub fn ns2_ignores_dupack(&self, s: &SenderState) -> bool {
-        match self {
-            Recovery::Sack(r) => r.ns2_ignores_dupack(s),
-            _ => false,
-        }
-    }
-    /// ns-2's Sack1 keeps timing a segment across partial ACKs (no newack()); NewReno's
-    /// partialnewack() ends the timing once the timed segment is covered.
-    pub fn ns2_partial_ends_timing(&self) -> bool {
-        !matches!(self, Recovery::Sack(_))
-    }
-    pub fn wants_sack(&self) -> bool {
-        matches!(self, Recovery::Sack(_))
+    #[inline]
+    fn partial_ack_timing(&self, s: &SenderState, ack: u64) -> PartialAckTiming {
+        dispatch!(self, r => r.partial_ack_timing(s, ack))
     }
 }

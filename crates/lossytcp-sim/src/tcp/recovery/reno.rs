@@ -1,54 +1,93 @@
 //! Reno: fast retransmit and fast recovery, RFC 5681 §3.2. The first new ACK ends recovery,
 //! so a second loss in the same window needs another fast retransmit or a timeout.
 
-use crate::tcp::cc::Growth;
-use crate::tcp::recovery::AckVerdict;
+use super::{AckVerdict, DupAck, Recovery};
 use crate::tcp::state::{LossKind, SenderState};
+use crate::tcp::Cut;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RenoRecoveryParams {
+    /// The ACK that ends fast recovery also opens cwnd: ns-2's recv() ->
+    /// recv_newack_helper() -> opencwnd() after cwnd_ went back to ssthresh_ (8 -> 8.125).
+    /// RFC 5681 §3.2 step 6 sets cwnd and stops.
+    pub exit_growth: bool,
+    /// ns-2 tcp-reno.cc RenoTcpAgent::timeout(): `dupwnd_ = 0; dupacks_ = 0;` before the
+    /// window is halved, so a timeout during fast recovery halves cwnd_ without the dupack
+    /// inflation (matters with a window-based halving), and the duplicate ACK count since
+    /// the last new ACK restarts.
+    pub ns2_timeout: bool,
+}
 
 #[derive(Clone, Debug, Default)]
-pub struct Reno;
+pub struct Reno {
+    p: RenoRecoveryParams,
+    /// The window without the dupack inflation (ns-2's cwnd_ during recovery).
+    base: f64,
+}
 
-/// RFC 5681 §3.2 steps 2-4, shared with NewReno: returns true when recovery started.
-pub(super) fn enter_fast_recovery(s: &mut SenderState, g: &Growth) -> bool {
+impl Reno {
+    pub fn new(p: RenoRecoveryParams) -> Self {
+        Self { p, base: 0.0 }
+    }
+}
+
+/// RFC 5681 §3.2 steps 1 and 4, shared with NewReno: the DupThresh-th duplicate ACK starts
+/// recovery (if `recover` allows, RFC 6582 §3.2 step 1); in recovery each further one
+/// inflates cwnd by a segment.
+pub(super) fn dupack(s: &mut SenderState) -> DupAck {
     if s.in_recovery {
-        // Step 4: each further duplicate ACK inflates cwnd by one segment.
         s.cwnd += 1.0;
-        return false;
+        return DupAck::Nothing;
     }
-    if s.dupacks != s.dupthresh || !s.may_start_recovery() {
-        return false;
+    if s.dupacks == s.dupthresh && s.may_start_recovery() {
+        DupAck::Enter
+    } else {
+        DupAck::Nothing
     }
-    // Step 2: ssthresh = max(FlightSize / 2, 2); step 3: retransmit, cwnd = ssthresh + 3.
-    s.ssthresh = g.ssthresh_on_loss(s);
-    s.recovery_base = s.halved_window(s.ssthresh);
-    s.cwnd = s.recovery_base + f64::from(s.dupthresh);
+}
+
+/// Steps 2-3: ssthresh from the cut, retransmit, cwnd = the cut's window + DupThresh.
+/// Returns the uninflated window.
+pub(super) fn enter_fast_recovery(s: &mut SenderState, cut: Option<Cut>) -> f64 {
+    let c = cut.unwrap_or(Cut {
+        ssthresh: s.ssthresh,
+        cwnd: s.cwnd,
+    });
+    s.ssthresh = c.ssthresh;
+    s.cwnd = c.cwnd + f64::from(s.dupthresh);
     s.note_loss(LossKind::FastRetransmit);
     s.dupacks = s.dupthresh;
     s.in_recovery = true;
     s.retransmit_now.push(s.snd_una);
-    true
+    c.cwnd
 }
 
-impl Reno {
-    pub fn on_dupack(&mut self, s: &mut SenderState, g: &Growth) -> bool {
-        enter_fast_recovery(s, g)
+impl Recovery for Reno {
+    fn on_dupack(&mut self, s: &mut SenderState) -> DupAck {
+        dupack(s)
     }
-    pub fn on_new_ack(&mut self, s: &mut SenderState, _newly: u64) -> AckVerdict {
-        if s.in_recovery {
-            // Step 6: deflate the window on the first new ACK.
-            s.in_recovery = false;
-            // ns-2 keeps cwnd_ (= recovery_base) and drops dupwnd_; RFC: ssthresh.
-            s.cwnd = s.recovery_base;
-            return AckVerdict {
-                // ns-2 recv() -> recv_newack_helper() -> opencwnd() on the ACK that ends
-                // recovery, after cwnd_ went back to ssthresh_ (dupwnd_ = 0): 8 -> 8.125.
-                grow: s.recovery_exit_growth,
-                restart_timer: true,
-            };
+    fn enter(&mut self, s: &mut SenderState, cut: Option<Cut>) {
+        self.base = enter_fast_recovery(s, cut);
+    }
+    #[inline]
+    fn on_new_ack(&mut self, s: &mut SenderState, _newly: u64) -> AckVerdict {
+        if !s.in_recovery {
+            return AckVerdict::NORMAL;
         }
-        AckVerdict::NORMAL
-    }
-    pub fn on_timeout(&mut self, s: &mut SenderState) {
+        // Step 6: deflate the window on the first new ACK.
         s.in_recovery = false;
+        s.cwnd = self.base;
+        AckVerdict {
+            grow: self.p.exit_growth,
+            restart_timer: true,
+            exited: true,
+        }
+    }
+    fn on_timeout(&mut self, s: &mut SenderState) -> bool {
+        if self.p.ns2_timeout && s.in_recovery {
+            s.cwnd = self.base;
+        }
+        s.in_recovery = false;
+        self.p.ns2_timeout
     }
 }

@@ -1,0 +1,269 @@
+"""abrupt-rtt (Abouzeid & Roy, paper 001) against the engine's semi-Markov delay.
+
+The random designs of Section 6.1: per experiment the link rate mu, three RTT states T_i, the
+window w_m, a random H and excess means V_i; 5 runs of 1000 max(E[V_i] + T_i) per variant
+(OldTahoe, Reno). The engine's RTT is the state's delay plus the packet's transmission time
+(ACKs take no time), so the model gets ``rtt_s = T + 1/mu``; no granularity, no minimum RTO,
+no RTO ceiling below the backoff's 64 Y (``max_rto_s`` 1e5 s), fine-grained per-ACK samples.
+
+Two engine timers:
+
+* ``rto_estimator="last_sample"``: the paper's own rule (eq. (2), Y_i = max(T_i, G,
+  RTO_min), timestamps: every new ACK a sample), to test the model's mathematics;
+* ``"rfc6298"``: the engine's TCP, against the paper's model and against our extension
+  ``rto="rfc6298"`` (the RTO carries SRTT/RTTVAR from the previous state, see
+  :mod:`lossytcp.models.abrupt_rtt`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["design_61", "run_design", "long_holding", "isolated_jump", "summarize", "fig9",
+           "section_63", "tables"]
+
+VARIANTS = ("oldtahoe", "reno")
+
+
+def design_61(n: int, seed: int, second: bool = False):
+    """Section 6.1. First set: mu ~ U[1, 10] Mb/s (1 KB packets), T_i ~ U[0.05, 0.1] s,
+    w_m ~ U[2, mu min T_i]. Second set: mu ~ U[1, 100] Mb/s, w_m ~ U[4, 100],
+    T_i ~ U[w_m/mu, 10 w_m/mu]. Both: M = 3, H with positive entries (a single recurrent
+    aperiodic class), E[V_i] ~ U[0, 9 T_i]. Yields (mu pkt/s, T, w_m, H, V)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        if not second:
+            mu = rng.uniform(125.0, 1250.0)
+            T = rng.uniform(0.05, 0.1, 3)
+            wm = int(rng.integers(2, int(mu * T.min()) + 1))
+        else:
+            mu = rng.uniform(125.0, 12500.0)
+            wm = int(rng.integers(4, 101))
+            T = rng.uniform(wm / mu, 10 * wm / mu, 3)
+        H = rng.dirichlet(np.ones(3), 3)
+        V = rng.uniform(0.0, 9.0 * T)
+        yield mu, T, wm, H, V
+
+
+def run_design(n: int = 100, runs: int = 5, factor: float = 1000.0, second: bool = False,
+               seed: int | None = None, estimators=("rfc6298",), models=("paper", "rfc6298")):
+    """One row per experiment: parameters, and per variant, engine timer and model RTO rule
+    the engine's throughput, the model's, their relative error and the timeouts per second.
+    Columns ``{variant}_{estimator}_sim``, ``{variant}_{estimator}_{model}_err``, ..."""
+    import pandas as pd
+
+    import lossytcp
+    from lossytcp.models.abrupt_rtt import abrupt_rtt
+
+    if seed is None:
+        seed = 2004 if second else 2003
+    rows = []
+    for k, (mu, T, wm, H, V) in enumerate(design_61(n, seed, second)):
+        delay = dict(rtt_s=T.tolist(), H=H.tolist(), excess_mean_s=V.tolist())
+        dur = factor * float(np.max(V + T))
+        row = dict(exp=k, mu_pps=mu, w_m=wm, bd_min=mu * T.min(), duration_s=dur,
+                   min_v_over_t=float(np.min(V / T)), t_spread=float(T.max() / T.min()))
+        for variant in VARIANTS:
+            m = {rule: abrupt_rtt(rate_pps=mu, rtt_s=T + 1.0 / mu, H=H, excess_mean_s=V,
+                                  max_window=wm, variant=variant, rto=rule) for rule in models}
+            for rule, r in m.items():
+                row[f"{variant}_model_{rule}"] = r.throughput_pps
+                row[f"{variant}_model_{rule}_to_per_s"] = (r.spurious_timeouts_per_s
+                                                           * r.mean_timeouts_per_event)
+            row[f"{variant}_ideal"] = m[models[0]].ideal_pps
+            if variant == "reno":
+                # Eq. (3) as typeset (a DA whenever d packets overtake the *last* packet of
+                # the first burst), for Fig. 9.
+                row["reno_model_typeset"] = abrupt_rtt(
+                    rate_pps=mu, rtt_s=T + 1.0 / mu, H=H, excess_mean_s=V, max_window=wm,
+                    variant="reno", dupack_rule="typeset").throughput_pps
+            for est in estimators:
+                s = lossytcp.simulate_seeds(list(range(runs)), variant, rate_bps=mu * 8000.0,
+                                            packet_size_bytes=1000, window=wm, delay=delay,
+                                            duration_s=dur, min_rto_s=0.0, granularity_s=0.0,
+                                            max_rto_s=1e5, ack_size_bytes=0, rto_estimator=est)
+                sim = s.mean("throughput_pps")
+                row[f"{variant}_{est}_sim"] = sim
+                row[f"{variant}_{est}_sim_ci95"] = s.ci95("throughput_pps")
+                row[f"{variant}_{est}_to_per_s"] = s.mean("timeouts") / dur
+                row[f"{variant}_{est}_fr_per_s"] = s.mean("fast_retransmits") / dur
+                # The paper's timer is compared with the paper's model only.
+                for rule in (("paper",) if est == "last_sample" else models):
+                    row[f"{variant}_{est}_{rule}_err"] = m[rule].throughput_pps / sim - 1
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def long_holding(exps, *, second: bool = True, scale: float = 10.0, runs: int = 5,
+                 factor: float = 1000.0, max_duration_s: float = 3e4, variants=VARIANTS,
+                 estimator: str = "last_sample"):
+    """Experiments of a design rerun with every excess holding mean scaled by ``scale``: the
+    RTT changes become isolated (many rounds apart, the depth of a change in its round
+    uniform), the paper's assumptions for eq. (14) and Appendices A-C. One row per
+    (experiment, variant): model (the paper's RTO) vs engine (``estimator``) and the
+    timeouts per second of each."""
+    import pandas as pd
+
+    import lossytcp
+    from lossytcp.models.abrupt_rtt import abrupt_rtt
+
+    designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
+    rows = []
+    for k in exps:
+        mu, T, wm, H, V = designs[k]
+        V = V * scale
+        delay = dict(rtt_s=T.tolist(), H=H.tolist(), excess_mean_s=V.tolist())
+        dur = min(factor * float(np.max(V + T)), max_duration_s)
+        for variant in variants:
+            s = lossytcp.simulate_seeds(list(range(runs)), variant, rate_bps=mu * 8000.0,
+                                        packet_size_bytes=1000, window=wm, delay=delay,
+                                        duration_s=dur, min_rto_s=0.0, granularity_s=0.0,
+                                        max_rto_s=1e5, ack_size_bytes=0,
+                                        rto_estimator=estimator)
+            m = abrupt_rtt(rate_pps=mu, rtt_s=T + 1.0 / mu, H=H, excess_mean_s=V,
+                           max_window=wm, variant=variant)
+            sim = s.mean("throughput_pps")
+            rows.append(dict(exp=k, variant=variant, scale=scale, model=m.throughput_pps,
+                             sim=sim, rel_error=m.throughput_pps / sim - 1,
+                             model_to_per_s=m.spurious_timeouts_per_s
+                             * m.mean_timeouts_per_event,
+                             sim_to_per_s=s.mean("timeouts") / dur, duration_s=dur))
+    return pd.DataFrame(rows)
+
+
+ISOLATED_JUMP = dict(rate_pps=1000.0, rtt_s=(0.05, 0.08), window=10,
+                     H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(2.0, 2.0))
+
+
+def isolated_jump(duration_s: float = 2000.0, seeds=(1, 2), variant: str = "oldtahoe"):
+    """Two RTT states 30 ms apart, changes every ~2 s, window 10 at 1000 packets/s: each
+    upward jump times out when it falls in the idle part of a round (eq. (5)), never in the
+    busy part (eq. (11)), once by the backoff. One row per engine timer: the engine's
+    timeouts (expiries) against the model's expiries, and both throughputs."""
+    import pandas as pd
+
+    import lossytcp
+    from lossytcp.models.abrupt_rtt import abrupt_rtt
+
+    c = ISOLATED_JUMP
+    mu = c["rate_pps"]
+    m = abrupt_rtt(rate_pps=mu, rtt_s=tuple(t + 1 / mu for t in c["rtt_s"]), H=c["H"],
+                   excess_mean_s=c["excess_mean_s"], max_window=c["window"], variant=variant)
+    model_to = m.spurious_timeouts_per_s * m.mean_timeouts_per_event * duration_s
+    rows = []
+    for est in ("last_sample", "rfc6298"):
+        s = lossytcp.simulate_seeds(
+            list(seeds), variant, rate_bps=mu * 8000, packet_size_bytes=1000,
+            window=c["window"], duration_s=duration_s, min_rto_s=0.0, granularity_s=0.0,
+            max_rto_s=1e5, ack_size_bytes=0, rto_estimator=est,
+            delay=dict(rtt_s=list(c["rtt_s"]), H=[list(r) for r in c["H"]],
+                       excess_mean_s=list(c["excess_mean_s"])))
+        rows.append(dict(engine_rto=est, model_timeouts=model_to,
+                         model_timeouts_per_event=m.mean_timeouts_per_event,
+                         engine_timeouts=s.mean("timeouts"),
+                         engine_spurious_timeouts=s.mean("spurious_timeouts"),
+                         expiries_per_model_timeout=s.mean("timeouts") / model_to,
+                         model_pps=m.throughput_pps, engine_pps=s.mean("throughput_pps"),
+                         rel_error=m.throughput_pps / s.mean("throughput_pps") - 1))
+    return pd.DataFrame(rows)
+
+
+def summarize(df, design: str = ""):
+    """Per (variant, engine timer, model RTO): mean and max |relative error|, the share of
+    experiments where the model is at or below the engine (the paper's lower-bound claim) and
+    where it is within 5% below it (a tight lower bound)."""
+    import pandas as pd
+
+    rows = []
+    for col in [c for c in df.columns if c.endswith("_err")]:
+        variant, est, rule = col[:-4].split("_", 2)[0], None, None
+        rest = col[len(variant) + 1:-4]
+        for e in ("last_sample", "rfc6298"):
+            if rest.startswith(e + "_"):
+                est, rule = e, rest[len(e) + 1:]
+        e = df[col]
+        rows.append(dict(design=design, variant=variant, engine_rto=est, model_rto=rule,
+                         mean_abs_error=e.abs().mean(), max_abs_error=e.abs().max(),
+                         model_below=(e <= 0).mean(),
+                         tight_lower_bound=((e <= 0) & (e >= -0.05)).mean(), n=len(e)))
+    return pd.DataFrame(rows)
+
+
+def fig9(df, estimator: str = "rfc6298", model: str = "paper"):
+    """Fig. 9: OldTahoe's gain over Reno in the engine, in the model (eq. (3) as we read it:
+    d consecutive duplicate ACKs) and in the model with eq. (3) as typeset: the share of
+    experiments with gain <= 10%, in (10%, 50%], > 50%, and the extremes. The paper reports
+    about 60%, 20% and 20%, up to almost 100%."""
+    import pandas as pd
+
+    rows = []
+    for src, a, b in (("engine", f"oldtahoe_{estimator}_sim", f"reno_{estimator}_sim"),
+                      ("model", f"oldtahoe_model_{model}", f"reno_model_{model}"),
+                      ("model, eq. (3) typeset", f"oldtahoe_model_{model}",
+                       "reno_model_typeset")):
+        g = df[a] / df[b] - 1
+        rows.append(dict(source=src, le_10pct=(g <= 0.10).mean(),
+                         gt_10pct_le_50pct=((g > 0.10) & (g <= 0.5)).mean(),
+                         gt_50pct=(g > 0.5).mean(), max_gain=g.max(), min_gain=g.min()))
+    return pd.DataFrame(rows)
+
+
+def section_63():
+    """Figs. 10-12 from the model (Section 6.3 parameter set)."""
+    import pandas as pd
+
+    from lossytcp.models.abrupt_rtt import SECTION_6_3, abrupt_rtt
+
+    out = {}
+    rows = []
+    for wm in (25, 30, 60):
+        old = abrupt_rtt(**SECTION_6_3, max_window=wm, variant="oldtahoe").throughput_pps
+        for d in (1, 2, 3, 5, 8, 12, 16, 20, 25, 30, 35, 40, 50, 60):
+            r = abrupt_rtt(**SECTION_6_3, max_window=wm, variant="reno", dupack_threshold=d)
+            rows.append(dict(w_m=wm, d=d, reno_pps=r.throughput_pps, oldtahoe_pps=old))
+    out["abrupt_fig10"] = pd.DataFrame(rows)
+    rows = []
+    for wm in (5, 10, 15, 20, 25, 30, 40, 50, 60, 70):
+        o = abrupt_rtt(**SECTION_6_3, max_window=wm, variant="oldtahoe")
+        r = abrupt_rtt(**SECTION_6_3, max_window=wm, variant="reno")
+        rows.append(dict(w_m=wm, ideal_pps=o.ideal_pps, oldtahoe_pps=o.throughput_pps,
+                         reno_pps=r.throughput_pps))
+    out["abrupt_fig11"] = pd.DataFrame(rows)
+    rows = []
+    for k in (0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100, 1000):
+        kw = dict(SECTION_6_3)
+        kw["excess_mean_s"] = tuple(k * x for x in SECTION_6_3["excess_mean_s"])
+        o = abrupt_rtt(**kw, max_window=25, variant="oldtahoe")
+        r = abrupt_rtt(**kw, max_window=25, variant="reno")
+        rows.append(dict(k=k, ideal_pps=o.ideal_pps, oldtahoe_pps=o.throughput_pps,
+                         reno_pps=r.throughput_pps))
+    out["abrupt_fig12_wm25"] = pd.DataFrame(rows)
+    return out
+
+
+def tables(*, quick: bool = False) -> dict:
+    """Both designs with both engine timers (quick: 20 experiments, 2 runs of 300
+    max(E[V] + T)), their summaries, Fig. 9 and Figs. 10-12."""
+    n, runs, factor = (20, 2, 300.0) if quick else (100, 5, 1000.0)
+    import pandas as pd
+
+    out = {}
+    summaries = []
+    for name, second in (("design1", False), ("design2", True)):
+        df = run_design(n, runs, factor, second, estimators=("last_sample", "rfc6298"))
+        out[f"abrupt_{name}"] = df
+        summaries.append(summarize(df, name))
+        f9 = fig9(df)
+        f9.insert(0, "design", name)
+        out[f"abrupt_fig9_{name}"] = f9
+    out["abrupt_summary"] = pd.concat(summaries, ignore_index=True)
+    out["abrupt_isolated_jump"] = isolated_jump()
+    # The worst experiments of design 2 under the paper's timer, with isolated RTT changes.
+    d2 = out["abrupt_design2"]
+    err = d2[[f"{v}_last_sample_paper_err" for v in VARIANTS]].abs().max(axis=1)
+    worst = d2.loc[err.sort_values(ascending=False).index[: 3 if quick else 8], "exp"]
+    out["abrupt_long_holding"] = long_holding(sorted(int(k) for k in worst),
+                                              runs=2 if quick else 5,
+                                              max_duration_s=3e3 if quick else 3e4)
+    out.update(section_63())
+    return out
