@@ -58,6 +58,7 @@ lint: $(VENV)/.installed
 bench: build ns2 ns3
 	cargo build -q --release --example run_scenario
 	$(PY) bench/run.py
+	$(PY) bench/network.py
 	$(PY) bench/models.py
 
 reference: build ns2 ns3
@@ -66,6 +67,7 @@ reference: build ns2 ns3
 	$(PY) tests/reference/make_sack_traces.py
 	$(PY) tests/reference/make_replays.py
 	$(PY) tests/reference/make_westwood.py
+	$(PY) tests/reference/make_network.py
 
 clean:
 	rm -rf target $(VENV) python/lossytcp/*.so

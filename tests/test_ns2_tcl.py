@@ -50,7 +50,8 @@ def test_agent_mapping_and_settings(variant: str, sender: str, sink: str) -> Non
                  "$tcp set tcpTick_ 0.05", "$tcp set packetSize_ 777",
                  "$tcp set useHeaders_ false", "$tcp set syn_ false",
                  "$ns duplex-link $n0 $n1 3000000.0 0.03 DropTail",
-                 "$ns queue-limit $n0 $n1 123", "$ns link-lossmodel $em_fwd $n0 $n1"]:
+                 # 123 waiting packets: ns-2's limit_ counts the one in transmission too
+                 "$ns queue-limit $n0 $n1 124", "$ns link-lossmodel $em_fwd $n0 $n1"]:
         assert line in s, line
     assert ("$tcp set noFastRetrans_ true" in s) == (variant == "oldtahoe")
 

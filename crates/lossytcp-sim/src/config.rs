@@ -15,10 +15,22 @@ use crate::channel::TraceBits;
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub seed: u64,
-    /// Simulated time to run; a run also ends early once every finite transfer is complete.
+    /// Simulated time to run; a run also ends early once every finite transfer is complete
+    /// (and every traffic entry has finished, see [`TrafficConfig`]).
     pub duration_s: f64,
+    /// Node names. Optional: when given (or when any link names its endpoints) every link
+    /// has endpoints, and flows and traffic may name a source and a destination node
+    /// instead of explicit link paths (see `topology.rs` for the routing rule).
+    #[serde(default)]
+    pub nodes: Vec<String>,
     pub links: Vec<LinkConfig>,
+    /// Long-lived TCP flows and single finite transfers, each with its own report.
+    #[serde(default)]
     pub flows: Vec<FlowConfig>,
+    /// Generated load: Poisson arrivals of finite TCP transfers, UDP constant-bit-rate and
+    /// exponential on/off sources; one aggregate report per entry.
+    #[serde(default)]
+    pub traffic: Vec<TrafficConfig>,
     #[serde(default)]
     pub trace: TraceConfig,
 }
@@ -32,22 +44,177 @@ pub struct TraceConfig {
     /// Record (time, cwnd, ssthresh, rto) whenever one of them changes.
     #[serde(default)]
     pub window: bool,
+    /// Record one link's queue (arrivals, drops, departures, RED's average) during a time
+    /// window, so that memory stays bounded whatever the simulated time.
+    #[serde(default)]
+    pub queue: Option<QueueTraceConfig>,
 }
 
-/// One direction of a link: serialisation at `rate_bps`, a DropTail queue in front of it,
-/// a channel deciding each packet's fate when it starts transmission, then propagation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueTraceConfig {
+    /// Index of the link whose queue is traced.
+    pub link: usize,
+    pub from_s: f64,
+    pub to_s: f64,
+    /// At most this many records (a safety bound on memory for a wide window).
+    #[serde(default = "queue_trace_max_records")]
+    pub max_records: usize,
+}
+
+fn queue_trace_max_records() -> usize {
+    1_000_000
+}
+
+/// One direction of a link: serialisation at `rate_bps`, a queue in front of it, a channel
+/// deciding each packet's fate when it starts transmission, then propagation.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkConfig {
+    /// Endpoints (node names), required when the scenario has nodes.
+    #[serde(default)]
+    pub from: Option<String>,
+    #[serde(default)]
+    pub to: Option<String>,
     pub rate_bps: f64,
     pub delay: DelayConfig,
-    /// Packets the queue holds besides the one in transmission (ns-2's `limit_` semantics).
-    pub queue_packets: usize,
+    /// Legacy: a DropTail queue holding this many packets besides the one in transmission.
+    /// Give either this or `queue`.
+    #[serde(default)]
+    pub queue_packets: Option<usize>,
+    #[serde(default)]
+    pub queue: Option<QueueConfig>,
     #[serde(default)]
     pub channel: ChannelConfig,
     /// Retransmitted data packets are never lost on the channel (paper 000's assumption).
     #[serde(default)]
     pub protect_retransmissions: bool,
+    /// The slot of a channel stepped per slot (`advance = slot`) is the transmission time of
+    /// this many bytes on this link. `None`: the largest data packet any flow or traffic
+    /// entry sends across the link; on a link that carries only ACKs, the largest ACK.
+    /// (A Gilbert-Elliott channel's own `slot_s` overrides both.)
+    #[serde(default)]
+    pub slot_bytes: Option<u32>,
+}
+
+impl LinkConfig {
+    /// The queue discipline: `queue`, or the legacy `queue_packets` DropTail.
+    pub fn queue_config(&self) -> Option<QueueConfig> {
+        match (&self.queue, self.queue_packets) {
+            (Some(q), _) => Some(q.clone()),
+            (None, Some(n)) => Some(QueueConfig::DropTail {
+                packets: Some(n),
+                bytes: None,
+            }),
+            (None, None) => None,
+        }
+    }
+}
+
+/// Queue disciplines that decide when a packet arrives (see `queue/mod.rs`). Sizes count
+/// the packets (or bytes) waiting, the one in transmission excluded.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueConfig {
+    /// Drop the arriving packet when the waiting room is full: `packets` waiting packets
+    /// and/or `bytes` waiting bytes (the arriving packet's own bytes included).
+    /// ns-2's `Queue/DropTail` with `limit_ = packets + 1` (ns-2 counts the packet in
+    /// transmission, see `queue/droptail.rs`).
+    #[serde(rename = "droptail")]
+    DropTail {
+        #[serde(default)]
+        packets: Option<usize>,
+        #[serde(default)]
+        bytes: Option<u64>,
+    },
+    /// Floyd & Jacobson's RED as ns-2 2.35's `Queue/RED` (queue/red.cc), ns-2's defaults.
+    Red(RedConfig),
+}
+
+/// ns-2 2.35's `Queue/RED` parameters; every default is ns-2's (tcl/lib/ns-default.tcl,
+/// checked on the Debian binary). Thresholds are in packets (of `mean_packet_size_bytes`
+/// when the queue is measured in bytes).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedConfig {
+    /// Hard limit in packets waiting, the one in transmission excluded (`limit_`; with
+    /// `queue_in_bytes`, `packets x mean_packet_size_bytes` bytes). ns-2: 50.
+    #[serde(default = "red_limit")]
+    pub packets: usize,
+    /// `bytes_`: the count since the last drop is in bytes and the drop probability scales
+    /// with the packet's size. ns-2: true.
+    #[serde(default = "yes")]
+    pub bytes: bool,
+    /// `queue_in_bytes_`: the queue, its average and the thresholds are measured in bytes.
+    /// ns-2: true.
+    #[serde(default = "yes")]
+    pub queue_in_bytes: bool,
+    /// `thresh_`; `None` (ns-2's 0): automatic, max(5, target_delay x C / 2) packets.
+    #[serde(default)]
+    pub min_th: Option<f64>,
+    /// `maxthresh_`; `None` (ns-2's 0): automatic, 3 x min_th.
+    #[serde(default)]
+    pub max_th: Option<f64>,
+    /// 1 / `linterm_`. ns-2: 0.1.
+    #[serde(default = "red_max_p")]
+    pub max_p: f64,
+    /// `q_weight_`; `None` (ns-2's -1): automatic, 1 - exp(-1 / (10 RTT C)) with RTT =
+    /// max(0.1 s, 3 (delay + 1/C)) and C the link's capacity in mean-sized packets/s.
+    #[serde(default)]
+    pub w_q: Option<f64>,
+    /// `gentle_`: the drop probability rises from max_p to 1 between max_th and 2 max_th.
+    /// ns-2: true.
+    #[serde(default = "yes")]
+    pub gentle: bool,
+    /// `wait_`: spread drops out (uniform inter-drop counts with a wait). ns-2: true.
+    #[serde(default = "yes")]
+    pub wait: bool,
+    /// `mean_pktsize_`. ns-2: 500.
+    #[serde(default = "red_mean_packet")]
+    pub mean_packet_size_bytes: u32,
+    /// `use_mark_p_`: with it (ns-2 2.35's default, true) an average above max_th (2 max_th
+    /// when gentle) is not a forced drop: the packet goes through the early-drop test, whose
+    /// probability is then 1 (an early drop). Off: Floyd & Jacobson's forced drop.
+    #[serde(default = "yes")]
+    pub use_mark_p: bool,
+    /// `targetdelay_`, used by the automatic min_th. ns-2: 0.005 s.
+    #[serde(default = "red_target_delay")]
+    pub target_delay_s: f64,
+}
+
+impl Default for RedConfig {
+    fn default() -> Self {
+        Self {
+            packets: red_limit(),
+            bytes: true,
+            queue_in_bytes: true,
+            min_th: None,
+            max_th: None,
+            max_p: red_max_p(),
+            w_q: None,
+            gentle: true,
+            wait: true,
+            mean_packet_size_bytes: red_mean_packet(),
+            use_mark_p: true,
+            target_delay_s: red_target_delay(),
+        }
+    }
+}
+
+fn red_limit() -> usize {
+    50
+}
+fn yes() -> bool {
+    true
+}
+fn red_max_p() -> f64 {
+    0.1
+}
+fn red_mean_packet() -> u32 {
+    500
+}
+fn red_target_delay() -> f64 {
+    0.005
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -133,11 +300,23 @@ pub enum ChannelConfig {
         #[serde(skip)]
         loaded: Option<Arc<TraceBits>>,
     },
-    /// Drop the first transmission of each listed data segment; a segment listed k times
-    /// loses its first k transmissions (exact-loss scenario tests).
+    /// Drop the first transmission of each listed data segment, of whichever flow sends it
+    /// first; a segment listed k times loses its first k transmissions (exact-loss
+    /// scenario tests).
     Drops {
         seqs: Vec<u64>,
     },
+    /// The same, each entry naming its flow (an index into the scenario's `flows`).
+    FlowDrops {
+        drops: Vec<FlowDrop>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowDrop {
+    pub flow: u32,
+    pub seq: u64,
 }
 
 fn one() -> f64 {
@@ -389,14 +568,222 @@ pub enum AppConfig {
 #[serde(deny_unknown_fields)]
 pub struct FlowConfig {
     pub variant: Variant,
+    /// Source and destination nodes: the paths are routed (see `topology.rs`). Give either
+    /// these or `forward` and `reverse`.
+    #[serde(default)]
+    pub src: Option<String>,
+    #[serde(default)]
+    pub dst: Option<String>,
     /// Link indices data crosses, in order.
+    #[serde(default)]
     pub forward: Vec<usize>,
     /// Link indices ACKs cross, in order.
+    #[serde(default)]
     pub reverse: Vec<usize>,
     pub tcp: TcpConfig,
     pub app: AppConfig,
     #[serde(default)]
     pub start_s: f64,
+    /// A name carried into the flow's report.
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+/// Generated load; each entry has one aggregate report. Paths are routed from `src` to
+/// `dst`, or given as link lists (`forward`; `reverse` for TCP's ACKs).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TrafficConfig {
+    /// UDP at a constant bit rate, as ns-2's `Application/Traffic/CBR` over `Agent/UDP`: the
+    /// first packet at `start_s`, then one every `packet_size x 8 / rate_bps` seconds
+    /// (`random`: ns-2's `random_`, each interval jittered by U(-0.5, 0.5) of itself).
+    Cbr {
+        #[serde(default)]
+        src: Option<String>,
+        #[serde(default)]
+        dst: Option<String>,
+        #[serde(default)]
+        forward: Vec<usize>,
+        #[serde(default)]
+        reverse: Vec<usize>,
+        rate_bps: f64,
+        packet_size_bytes: u32,
+        #[serde(default)]
+        random: bool,
+        #[serde(default)]
+        start_s: f64,
+        #[serde(default)]
+        stop_s: Option<f64>,
+        #[serde(default)]
+        label: Option<String>,
+    },
+    /// UDP exponential on/off, as ns-2's `Application/Traffic/Exponential`: bursts at
+    /// `rate_bps` of round(Exp(on_s / interval)) packets (at least 1), separated by one
+    /// interval plus an Exp(off_s) idle time; the first burst starts after an idle time.
+    Onoff {
+        #[serde(default)]
+        src: Option<String>,
+        #[serde(default)]
+        dst: Option<String>,
+        #[serde(default)]
+        forward: Vec<usize>,
+        #[serde(default)]
+        reverse: Vec<usize>,
+        rate_bps: f64,
+        packet_size_bytes: u32,
+        on_s: f64,
+        off_s: f64,
+        #[serde(default)]
+        start_s: f64,
+        #[serde(default)]
+        stop_s: Option<f64>,
+        #[serde(default)]
+        label: Option<String>,
+    },
+    /// Finite TCP transfers arriving as a Poisson process: each arrival opens a new
+    /// connection (unless `max_concurrent` are open: it is then refused and counted),
+    /// which is retired when its last byte is acknowledged.
+    Transfers {
+        #[serde(default)]
+        src: Option<String>,
+        #[serde(default)]
+        dst: Option<String>,
+        #[serde(default)]
+        forward: Vec<usize>,
+        #[serde(default)]
+        reverse: Vec<usize>,
+        arrival_rate_per_s: f64,
+        size: SizeConfig,
+        /// Open transfers at most (one entry per source node gives a per-node cap).
+        max_concurrent: usize,
+        /// Arrivals at most; `None`: until `stop_s` or the end of the run.
+        #[serde(default)]
+        max_transfers: Option<u64>,
+        variant: Variant,
+        tcp: TcpConfig,
+        #[serde(default)]
+        start_s: f64,
+        #[serde(default)]
+        stop_s: Option<f64>,
+        #[serde(default)]
+        label: Option<String>,
+    },
+}
+
+/// Where a flow's or traffic entry's packets go: routed between nodes, or explicit link
+/// lists.
+#[derive(Clone, Copy, Debug)]
+pub struct PathSpec<'a> {
+    pub src: Option<&'a str>,
+    pub dst: Option<&'a str>,
+    pub forward: &'a [usize],
+    pub reverse: &'a [usize],
+}
+
+/// Transfer sizes in bytes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizeConfig {
+    Fixed {
+        bytes: u64,
+    },
+    Exp {
+        mean_bytes: f64,
+    },
+    /// Pareto with this mean and shape (> 1): scale = mean (shape - 1) / shape, as ns-2's
+    /// `ParetoRandomVariable`.
+    Pareto {
+        mean_bytes: f64,
+        shape: f64,
+    },
+}
+
+impl TrafficConfig {
+    pub fn path(&self) -> PathSpec<'_> {
+        match self {
+            TrafficConfig::Cbr {
+                src,
+                dst,
+                forward,
+                reverse,
+                ..
+            }
+            | TrafficConfig::Onoff {
+                src,
+                dst,
+                forward,
+                reverse,
+                ..
+            }
+            | TrafficConfig::Transfers {
+                src,
+                dst,
+                forward,
+                reverse,
+                ..
+            } => PathSpec {
+                src: src.as_deref(),
+                dst: dst.as_deref(),
+                forward,
+                reverse,
+            },
+        }
+    }
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            TrafficConfig::Cbr { .. } => "cbr",
+            TrafficConfig::Onoff { .. } => "onoff",
+            TrafficConfig::Transfers { .. } => "transfers",
+        }
+    }
+    pub fn label(&self) -> Option<&str> {
+        match self {
+            TrafficConfig::Cbr { label, .. }
+            | TrafficConfig::Onoff { label, .. }
+            | TrafficConfig::Transfers { label, .. } => label.as_deref(),
+        }
+    }
+    pub fn start_s(&self) -> f64 {
+        match self {
+            TrafficConfig::Cbr { start_s, .. }
+            | TrafficConfig::Onoff { start_s, .. }
+            | TrafficConfig::Transfers { start_s, .. } => *start_s,
+        }
+    }
+    pub fn stop_s(&self) -> Option<f64> {
+        match self {
+            TrafficConfig::Cbr { stop_s, .. }
+            | TrafficConfig::Onoff { stop_s, .. }
+            | TrafficConfig::Transfers { stop_s, .. } => *stop_s,
+        }
+    }
+    /// TCP entries need an ACK path.
+    pub fn is_tcp(&self) -> bool {
+        matches!(self, TrafficConfig::Transfers { .. })
+    }
+    /// Data packet size (the largest, for TCP the segment size).
+    pub fn packet_size_bytes(&self) -> u32 {
+        match self {
+            TrafficConfig::Cbr {
+                packet_size_bytes, ..
+            }
+            | TrafficConfig::Onoff {
+                packet_size_bytes, ..
+            } => *packet_size_bytes,
+            TrafficConfig::Transfers { tcp, .. } => tcp.packet_size_bytes,
+        }
+    }
+}
+
+impl FlowConfig {
+    pub fn path(&self) -> PathSpec<'_> {
+        PathSpec {
+            src: self.src.as_deref(),
+            dst: self.dst.as_deref(),
+            forward: &self.forward,
+            reverse: &self.reverse,
+        }
+    }
 }
 
 impl Scenario {
@@ -457,8 +844,8 @@ impl Scenario {
             }
         };
         finite_pos("duration_s", self.duration_s)?;
-        if self.flows.is_empty() {
-            return Err("a scenario needs at least one flow".into());
+        if self.flows.is_empty() && self.traffic.is_empty() {
+            return Err("a scenario needs at least one flow or traffic entry".into());
         }
         for (i, l) in self.links.iter().enumerate() {
             finite_pos(&format!("links[{i}].rate_bps"), l.rate_bps)?;
@@ -490,7 +877,9 @@ impl Scenario {
                 }
             }
             match &l.channel {
-                ChannelConfig::None | ChannelConfig::Drops { .. } => {}
+                ChannelConfig::None
+                | ChannelConfig::Drops { .. }
+                | ChannelConfig::FlowDrops { .. } => {}
                 ChannelConfig::Bernoulli { p } => prob("p", *p)?,
                 ChannelConfig::GilbertElliott {
                     alpha,
@@ -533,67 +922,222 @@ impl Scenario {
                     _ => {}
                 },
             }
+            let name = format!("links[{i}]");
+            match l.queue_config() {
+                None => {
+                    return Err(format!("{name} needs queue_packets or queue"));
+                }
+                Some(_) if l.queue.is_some() && l.queue_packets.is_some() => {
+                    return Err(format!("{name}: give queue_packets or queue, not both"));
+                }
+                Some(q) => check_queue(&name, &q)?,
+            }
+            if l.slot_bytes == Some(0) {
+                return Err(format!("{name}.slot_bytes must be > 0"));
+            }
+            if let ChannelConfig::FlowDrops { drops } = &l.channel {
+                if let Some(d) = drops.iter().find(|d| d.flow as usize >= self.flows.len()) {
+                    return Err(format!(
+                        "{name}: flow_drops names flow {}, but there are {} flows",
+                        d.flow,
+                        self.flows.len()
+                    ));
+                }
+            }
         }
         for (i, f) in self.flows.iter().enumerate() {
-            if f.forward.is_empty() || f.reverse.is_empty() {
-                return Err(format!("flows[{i}] needs a forward and a reverse path"));
+            check_tcp(&format!("flows[{i}]"), &f.tcp)?;
+            if !(f.start_s.is_finite() && f.start_s >= 0.0) {
+                return Err(format!("flows[{i}].start_s = {} must be >= 0", f.start_s));
             }
-            if let Some(&bad) = f
-                .forward
-                .iter()
-                .chain(&f.reverse)
-                .find(|&&l| l >= self.links.len())
-            {
+        }
+        for (i, t) in self.traffic.iter().enumerate() {
+            check_traffic(&format!("traffic[{i}]"), t)?;
+        }
+        if let Some(q) = &self.trace.queue {
+            if q.link >= self.links.len() {
                 return Err(format!(
-                    "flows[{i}] names link {bad}, but there are {}",
+                    "trace.queue.link = {} names no link (there are {})",
+                    q.link,
                     self.links.len()
                 ));
             }
-            let t = &f.tcp;
-            if t.packet_size_bytes == 0 || t.max_window == 0 || t.initial_window == 0 {
+            if !(q.from_s.is_finite() && q.to_s.is_finite() && q.from_s <= q.to_s) {
                 return Err(format!(
-                    "flows[{i}]: packet size, window and initial window must be > 0"
-                ));
-            }
-            if t.dupack_threshold == 0 || t.max_backoff == 0 {
-                return Err(format!(
-                    "flows[{i}]: dupack threshold and max backoff must be >= 1"
-                ));
-            }
-            finite_pos("max_rto_s", t.max_rto_s)?;
-            finite_pos("initial_rto_s", t.initial_rto_s)?;
-            if let Some(x) = t.fixed_rto_s {
-                finite_pos("fixed_rto_s", x)?;
-            }
-            if t.rto_estimator != RtoEstimator::Rfc6298
-                && (t.profile == Profile::Ns2 || t.rtt_sampling != RttSampling::PerAck)
-            {
-                return Err(format!(
-                    "flows[{i}]: rto_estimator {:?} needs the rfc profile and per-ACK sampling",
-                    t.rto_estimator
-                ));
-            }
-            if let Some(x) = t.tick_phase {
-                if !(0.0..1.0).contains(&x) {
-                    return Err(format!("flows[{i}]: tick_phase = {x} must be in [0, 1)"));
-                }
-            }
-            if t.vegas.alpha > t.vegas.beta {
-                return Err(format!("flows[{i}]: Vegas needs alpha <= beta"));
-            }
-            if !(t.lp.alpha.is_finite() && t.lp.beta.is_finite() && t.lp.alpha <= t.lp.beta) {
-                return Err(format!(
-                    "flows[{i}]: the loss predictor needs finite alpha <= beta"
-                ));
-            }
-            finite_pos("westwood.tau_s", t.westwood.tau_s)?;
-            if !(t.westwood.m.is_finite() && t.westwood.m >= 2.0) {
-                return Err(format!(
-                    "flows[{i}]: westwood.m = {} must be >= 2 (Nyquist)",
-                    t.westwood.m
+                    "trace.queue: from_s = {} and to_s = {} must be finite with from_s <= to_s",
+                    q.from_s, q.to_s
                 ));
             }
         }
+        // Endpoints, routes and explicit paths.
+        crate::topology::Routes::resolve(self)?;
         Ok(())
     }
+}
+
+fn check_tcp(name: &str, t: &TcpConfig) -> Result<(), String> {
+    let finite_pos = |what: &str, x: f64| {
+        if x.is_finite() && x > 0.0 {
+            Ok(())
+        } else {
+            Err(format!("{name}.{what} = {x} must be finite and > 0"))
+        }
+    };
+    if t.packet_size_bytes == 0 || t.max_window == 0 || t.initial_window == 0 {
+        return Err(format!(
+            "{name}: packet size, window and initial window must be > 0"
+        ));
+    }
+    if t.dupack_threshold == 0 || t.max_backoff == 0 {
+        return Err(format!(
+            "{name}: dupack threshold and max backoff must be >= 1"
+        ));
+    }
+    finite_pos("max_rto_s", t.max_rto_s)?;
+    finite_pos("initial_rto_s", t.initial_rto_s)?;
+    if let Some(x) = t.fixed_rto_s {
+        finite_pos("fixed_rto_s", x)?;
+    }
+    if let Some(x) = t.tick_phase {
+        if !(0.0..1.0).contains(&x) {
+            return Err(format!("{name}: tick_phase = {x} must be in [0, 1)"));
+        }
+    }
+    if t.vegas.alpha > t.vegas.beta {
+        return Err(format!("{name}: Vegas needs alpha <= beta"));
+    }
+    if t.rto_estimator != RtoEstimator::Rfc6298
+        && (t.profile == Profile::Ns2 || t.rtt_sampling != RttSampling::PerAck)
+    {
+        return Err(format!(
+            "{name}: rto_estimator {:?} needs the rfc profile and per-ACK sampling",
+            t.rto_estimator
+        ));
+    }
+    if !(t.lp.alpha.is_finite() && t.lp.beta.is_finite() && t.lp.alpha <= t.lp.beta) {
+        return Err(format!(
+            "{name}: the loss predictor needs finite alpha <= beta"
+        ));
+    }
+    finite_pos("westwood.tau_s", t.westwood.tau_s)?;
+    if !(t.westwood.m.is_finite() && t.westwood.m >= 2.0) {
+        return Err(format!(
+            "{name}: westwood.m = {} must be >= 2 (Nyquist)",
+            t.westwood.m
+        ));
+    }
+    Ok(())
+}
+
+fn check_queue(name: &str, q: &QueueConfig) -> Result<(), String> {
+    match q {
+        QueueConfig::DropTail { packets, bytes } => {
+            if packets.is_none() && bytes.is_none() {
+                return Err(format!(
+                    "{name}.queue: a DropTail queue needs packets and/or bytes"
+                ));
+            }
+        }
+        QueueConfig::Red(r) => {
+            let bad = |what: &str, x: f64, range: &str| {
+                Err(format!("{name}.queue.{what} = {x} must be {range}"))
+            };
+            if !(r.max_p > 0.0 && r.max_p <= 1.0) {
+                return bad("max_p", r.max_p, "in (0, 1]");
+            }
+            if let Some(w) = r.w_q {
+                if !(w > 0.0 && w <= 1.0) {
+                    return bad("w_q", w, "in (0, 1]");
+                }
+            }
+            for (what, x) in [("min_th", r.min_th), ("max_th", r.max_th)] {
+                if let Some(x) = x {
+                    if !(x.is_finite() && x > 0.0) {
+                        return bad(what, x, "finite and > 0 (or null: automatic)");
+                    }
+                }
+            }
+            if let (Some(lo), Some(hi)) = (r.min_th, r.max_th) {
+                if lo >= hi {
+                    return bad("max_th", hi, &format!("> min_th = {lo}"));
+                }
+            }
+            if r.mean_packet_size_bytes == 0 {
+                return Err(format!("{name}.queue.mean_packet_size_bytes must be > 0"));
+            }
+            if !(r.target_delay_s.is_finite() && r.target_delay_s >= 0.0) {
+                return bad("target_delay_s", r.target_delay_s, ">= 0");
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_traffic(name: &str, t: &TrafficConfig) -> Result<(), String> {
+    let pos = |what: &str, x: f64| {
+        if x.is_finite() && x > 0.0 {
+            Ok(())
+        } else {
+            Err(format!("{name}.{what} = {x} must be finite and > 0"))
+        }
+    };
+    let start = t.start_s();
+    if !(start.is_finite() && start >= 0.0) {
+        return Err(format!("{name}.start_s = {start} must be >= 0"));
+    }
+    if let Some(stop) = t.stop_s() {
+        if !(stop.is_finite() && stop >= start) {
+            return Err(format!(
+                "{name}.stop_s = {stop} must be >= start_s = {start}"
+            ));
+        }
+    }
+    if t.packet_size_bytes() == 0 {
+        return Err(format!("{name}: packet_size_bytes must be > 0"));
+    }
+    match t {
+        TrafficConfig::Cbr { rate_bps, .. } => pos("rate_bps", *rate_bps)?,
+        TrafficConfig::Onoff {
+            rate_bps,
+            on_s,
+            off_s,
+            ..
+        } => {
+            pos("rate_bps", *rate_bps)?;
+            pos("on_s", *on_s)?;
+            if !(off_s.is_finite() && *off_s >= 0.0) {
+                return Err(format!("{name}.off_s = {off_s} must be >= 0"));
+            }
+        }
+        TrafficConfig::Transfers {
+            arrival_rate_per_s,
+            size,
+            max_concurrent,
+            tcp,
+            ..
+        } => {
+            pos("arrival_rate_per_s", *arrival_rate_per_s)?;
+            if *max_concurrent == 0 {
+                return Err(format!("{name}.max_concurrent must be >= 1"));
+            }
+            match size {
+                SizeConfig::Fixed { bytes } => {
+                    if *bytes == 0 {
+                        return Err(format!("{name}.size.bytes must be > 0"));
+                    }
+                }
+                SizeConfig::Exp { mean_bytes } => pos("size.mean_bytes", *mean_bytes)?,
+                SizeConfig::Pareto { mean_bytes, shape } => {
+                    pos("size.mean_bytes", *mean_bytes)?;
+                    if !(shape.is_finite() && *shape > 1.0) {
+                        return Err(format!(
+                            "{name}.size.shape = {shape} must be > 1 (a finite mean)"
+                        ));
+                    }
+                }
+            }
+            check_tcp(name, tcp)?;
+        }
+    }
+    Ok(())
 }

@@ -5,17 +5,20 @@
 //! [`metrics::RunReport`] by [`sim::run`]. The same scenario and seed give bit-identical
 //! reports on every machine.
 
+pub mod app;
 pub mod channel;
 pub mod config;
 pub mod delay;
 pub mod link;
 pub mod metrics;
 pub mod packet;
+pub mod queue;
 pub mod rng;
 pub mod sched;
 pub mod sim;
 pub mod tcp;
 pub mod time;
+pub mod topology;
 
 pub use config::Scenario;
 pub use metrics::RunReport;

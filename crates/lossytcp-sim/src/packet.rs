@@ -9,13 +9,19 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// A UDP datagram of a constant-bit-rate or on/off source (`flow` is the source).
+    Udp {
+        seq: u64,
+    },
     Data {
         seq: u64,
         retransmission: bool,
     },
     Ack {
         ack: u64,
-        sack: [(u64, u64); MAX_SACK_BLOCKS],
+        /// SACK blocks `[start, end)` as offsets from `ack` (blocks lie above it, within
+        /// the window): a packet of 56 bytes instead of 80, copied on every hop.
+        sack: [(u32, u32); MAX_SACK_BLOCKS],
         n_sack: u8,
     },
 }
@@ -23,6 +29,10 @@ pub enum Kind {
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     pub flow: FlowId,
+    /// The connection's generation in its flow slot: a finite transfer's slot is reused by
+    /// later transfers, and a late packet of a retired connection must not reach its
+    /// successor (long-lived flows and UDP sources keep 0).
+    pub conn: u32,
     pub size_bytes: u32,
     /// Index of the next hop on the flow's path in the packet's direction.
     pub hop: u16,
@@ -30,11 +40,50 @@ pub struct Packet {
 }
 
 impl Packet {
-    pub fn sack_blocks(&self) -> &[(u64, u64)] {
-        match &self.kind {
-            Kind::Ack { sack, n_sack, .. } => &sack[..*n_sack as usize],
-            Kind::Data { .. } => &[],
+    /// An ACK's SACK blocks (none for other packets).
+    pub fn sack_blocks(&self) -> SackBlocks {
+        let mut out = SackBlocks {
+            blocks: [(0, 0); MAX_SACK_BLOCKS],
+            n: 0,
+        };
+        if let Kind::Ack { ack, sack, n_sack } = &self.kind {
+            out.n = usize::from(*n_sack);
+            for (o, &(a, b)) in out.blocks.iter_mut().zip(sack).take(out.n) {
+                *o = (ack + u64::from(a), ack + u64::from(b));
+            }
         }
+        out
+    }
+}
+
+/// The SACK blocks of `ack` as carried in a packet (offsets from it).
+pub fn encode_sack(
+    ack: u64,
+    blocks: &[(u64, u64); MAX_SACK_BLOCKS],
+    n: u8,
+) -> [(u32, u32); MAX_SACK_BLOCKS] {
+    let mut out = [(0, 0); MAX_SACK_BLOCKS];
+    for (o, &(a, b)) in out.iter_mut().zip(blocks).take(usize::from(n)) {
+        debug_assert!(
+            a >= ack && b - ack <= u64::from(u32::MAX),
+            "a SACK block beyond reach"
+        );
+        *o = ((a - ack) as u32, (b - ack) as u32);
+    }
+    out
+}
+
+/// Decoded SACK blocks; derefs to the slice a sender takes.
+#[derive(Clone, Copy, Debug)]
+pub struct SackBlocks {
+    blocks: [(u64, u64); MAX_SACK_BLOCKS],
+    n: usize,
+}
+
+impl std::ops::Deref for SackBlocks {
+    type Target = [(u64, u64)];
+    fn deref(&self) -> &[(u64, u64)] {
+        &self.blocks[..self.n]
     }
 }
 

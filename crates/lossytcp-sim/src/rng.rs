@@ -15,6 +15,12 @@ pub enum Stream {
     Flow = 3,
     Queue = 4,
     AckChannel = 5,
+    /// Arrival times of a traffic entry's transfers.
+    Arrivals = 6,
+    /// Sizes of a traffic entry's transfers.
+    Sizes = 7,
+    /// A UDP source's on/off periods or jitter.
+    Source = 8,
 }
 
 fn splitmix64(state: &mut u64) -> u64 {
@@ -80,6 +86,12 @@ impl Rng {
             return 0.0;
         }
         -mean * (1.0 - self.uniform()).ln()
+    }
+
+    /// Pareto with this scale (minimum) and shape, by inverse transform on (0, 1] (ns-2's
+    /// `ParetoRandomVariable`: scale / u^(1/shape)).
+    pub fn pareto(&mut self, scale: f64, shape: f64) -> f64 {
+        scale / (1.0 - self.uniform()).powf(1.0 / shape)
     }
 
     /// Index drawn from a discrete distribution given by non-negative weights summing to 1.

@@ -9,6 +9,7 @@ use lossytcp_sim::rng::{Rng, Stream};
 use lossytcp_sim::time::{Dur, Time};
 
 const PKT: Packet = Packet {
+    conn: 0,
     flow: 0,
     size_bytes: 500,
     hop: 0,

@@ -12,7 +12,7 @@ fn run(variant: Variant, channel: ChannelConfig, queue: usize, seed: u64) -> Flo
     t.min_rto_s = 0.2;
     t.delayed_ack = true;
     let mut sc = single_link(variant, channel, t, AppConfig::Bulk, 200.0, seed);
-    sc.links[0].queue_packets = queue;
+    sc.links[0].queue_packets = Some(queue);
     sc.trace = TraceConfig::default();
     lossytcp_sim::run(&sc).unwrap().flows.remove(0)
 }

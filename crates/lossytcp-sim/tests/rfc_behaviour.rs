@@ -131,11 +131,15 @@ fn partial_acks_give_no_rtt_sample_and_newreno_with_delayed_acks_does_not_collap
     t.initial_rto_s = 1.0;
     t.delayed_ack = true;
     let link = |queue_packets| LinkConfig {
+        from: None,
+        to: None,
         rate_bps: 5e6,
         delay: DelayConfig::Fixed { delay_s: 0.05 },
-        queue_packets,
+        queue_packets: Some(queue_packets),
+        queue: None,
         channel: ChannelConfig::None,
         protect_retransmissions: false,
+        slot_bytes: None,
     };
     let mut sc = single_link(
         Variant::NewReno,

@@ -230,33 +230,26 @@ smd_enter [smd_pick {{{p0s}}}]
 """
 
 
-def build_script(variant: str = "newreno", *, trace_file: str | None = None,
-                 drop_counts: list[int] | None = None,
-                 agent_settings: dict[str, Any] | None = None, **kwargs: Any) -> Ns2Script:
-    """The ns-2 script for :func:`lossytcp.simulate`'s arguments (validated the same way).
+def droptail_limit(packets: int, param: str) -> int:
+    """ns-2's ``queue-limit`` for a DropTail queue holding ``packets`` waiting packets.
 
-    ``trace_file``: write ns-2's trace of the data link there (``$ns trace-queue``: the
-    sender's send times are its ``+`` events). ``drop_counts``: positions in the data link's
-    packet stream to drop, for ``channel='drops:...'`` (see :func:`lossytcp.ns2.run_drops`).
-    ``agent_settings``: extra ``$tcp set NAME VALUE`` lines applied last, e.g.
-    ``{"cwnd_": 4}``; ``limited_transmit`` and ``delay_growth`` (simulate's knobs) set
-    ``singledup_`` and ``delay_growth_``, so both sides run the same sender.
+    The engine counts the packets *waiting*, the one in transmission excluded; ns-2's
+    drop-tail.cc drops when ``length + 1 >= limit_``, so ``limit_ = L`` keeps L - 1 waiting
+    (Debian's ns 2.35: a burst of 10 into an idle link with ``queue-limit 5`` keeps 5, one on
+    the wire and four waiting). A queue with no waiting room has no ns-2 equivalent (limit 1
+    drops even a packet that finds the link idle).
     """
-    kw = {"seed": 1, **kwargs}
-    if kw.get("slot_model"):
-        raise Ns2Unsupported("slot_model", True, "ns-2 has no one-packet-per-slot link; "
-                             "cross-check paper 004's slot model against the model instead")
-    sc = build_scenario(variant, **kw)
-    flow = sc["flows"][0]
-    tcp = flow["tcp"]
-    fwd, rev = sc["links"]
+    if packets < 1:
+        raise Ns2Unsupported(param, packets, "ns-2's DropTail cannot hold zero waiting packets "
+                             "(queue-limit 1 drops every packet)")
+    return packets + 1
+
+
+def tcp_agent(variant: str, tcp: dict[str, Any], agent_settings: dict[str, Any] | None = None,
+              ) -> tuple[str, str, dict[str, Any], list[str]]:
+    """ns-2's sender and receiver classes for an engine TCP config, the ``$tcp set`` lines,
+    and notes; raises :class:`Ns2Unsupported` for what ns-2's agents cannot do."""
     notes: list[str] = []
-    if fwd["protect_retransmissions"]:
-        raise Ns2Unsupported("protect_retransmissions", True,
-                             "an ns-2 error model cannot tell retransmissions from new data")
-    if flow["app"]["kind"] != "bulk":
-        raise Ns2Unsupported("transfer_bytes", flow["app"].get("bytes"),
-                             "only a bulk (FTP) sender is cross-checked")
     if tcp["granularity_s"] <= 0:
         raise ParameterError("granularity_s", tcp["granularity_s"],
                              "ns-2 needs a positive timer tick (tcpTick_, 0.01 s by default)")
@@ -279,29 +272,10 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
         notes.append("engine profile 'rfc' samples the RTT on every ACK with RFC 6298's "
                      "estimator; ns-2 times one segment per window in ticks: timers differ "
                      "by design (use profile='ns2' to compare like with like)")
-    rate = fwd["rate_bps"]
-    size = tcp["packet_size_bytes"]
-    ack = tcp["ack_size_bytes"]
-    delay = fwd["delay"]
-    semi_markov = delay["kind"] == "semi_markov"
-    one_way = 0.0 if semi_markov else delay["delay_s"]
-    time_driven = {"burst", "two_state"}
-    if semi_markov and (fwd["channel"]["kind"] in time_driven or (
-            fwd["channel"]["kind"] == "gilbert_elliott"
-            and (fwd["channel"]["advance"] == "slot" or fwd["channel"].get("idle_reset_s")))):
-        raise Ns2Unsupported("delay", "semi-Markov", "cannot be combined with a time-driven "
-                             "channel in ns-2 (the model sees packets after a varying delay)")
     sender, receiver, extra = AGENTS[variant]
     if tcp["delayed_ack"]:
         receiver += "/DelAck"
-    seed = ns2_seed(sc["seed"])
-    slot_s = size * 8.0 / rate
-    ack_slot_s = ack * 8.0 / rate
-    fwd_tcl, kind = _channel_tcl(fwd["channel"], "em_fwd", "$rng_fwd", slot_s + one_way, slot_s,
-                                 "channel", drop_counts)
-    rev_tcl, _ = _channel_tcl(rev["channel"], "em_rev", "$rng_rev",
-                              ack_slot_s + (0.0 if semi_markov else one_way), ack_slot_s,
-                              "ack_channel", None)
+    size = tcp["packet_size_bytes"]
     if fixed is not None:
         min_rto = max_rto = fixed
     else:
@@ -334,6 +308,64 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
         if not isinstance(val, (int, float, str)) or any(c in str(val) for c in "[]{};$\n"):
             raise ParameterError(f"agent_settings.{k}", val, "must be a plain number or word")
         tcp_settings[k] = val
+    return sender, receiver, tcp_settings, notes
+
+
+def build_script(variant: str = "newreno", *, trace_file: str | None = None,
+                 drop_counts: list[int] | None = None,
+                 agent_settings: dict[str, Any] | None = None, **kwargs: Any) -> Ns2Script:
+    """The ns-2 script for :func:`lossytcp.simulate`'s arguments (validated the same way).
+
+    ``trace_file``: write ns-2's trace of the data link there (``$ns trace-queue``: the
+    sender's send times are its ``+`` events). ``drop_counts``: positions in the data link's
+    packet stream to drop, for ``channel='drops:...'`` (see :func:`lossytcp.ns2.run_drops`).
+    ``agent_settings``: extra ``$tcp set NAME VALUE`` lines applied last, e.g.
+    ``{"cwnd_": 4}``; ``limited_transmit`` and ``delay_growth`` (simulate's knobs) set
+    ``singledup_`` and ``delay_growth_``, so both sides run the same sender.
+    """
+    kw = {"seed": 1, **kwargs}
+    if kw.get("slot_model"):
+        raise Ns2Unsupported("slot_model", True, "ns-2 has no one-packet-per-slot link; "
+                             "cross-check paper 004's slot model against the model instead")
+    sc = build_scenario(variant, **kw)
+    if len(sc["links"]) != 2:
+        # Several hops: the network writer (hops as a chain of nodes).
+        from .network import build_single_flow_script
+
+        return build_single_flow_script(sc, variant, agent_settings=agent_settings,
+                                        trace_file=trace_file, drop_counts=drop_counts)
+    flow = sc["flows"][0]
+    tcp = flow["tcp"]
+    fwd, rev = sc["links"]
+    notes: list[str] = []
+    if fwd["protect_retransmissions"]:
+        raise Ns2Unsupported("protect_retransmissions", True,
+                             "an ns-2 error model cannot tell retransmissions from new data")
+    if flow["app"]["kind"] != "bulk":
+        raise Ns2Unsupported("transfer_bytes", flow["app"].get("bytes"),
+                             "only a bulk (FTP) sender is cross-checked")
+    rate = fwd["rate_bps"]
+    size = tcp["packet_size_bytes"]
+    ack = tcp["ack_size_bytes"]
+    delay = fwd["delay"]
+    semi_markov = delay["kind"] == "semi_markov"
+    one_way = 0.0 if semi_markov else delay["delay_s"]
+    time_driven = {"burst", "two_state"}
+    if semi_markov and (fwd["channel"]["kind"] in time_driven or (
+            fwd["channel"]["kind"] == "gilbert_elliott"
+            and (fwd["channel"]["advance"] == "slot" or fwd["channel"].get("idle_reset_s")))):
+        raise Ns2Unsupported("delay", "semi-Markov", "cannot be combined with a time-driven "
+                             "channel in ns-2 (the model sees packets after a varying delay)")
+    sender, receiver, tcp_settings, agent_notes = tcp_agent(variant, tcp, agent_settings)
+    notes.extend(agent_notes)
+    seed = ns2_seed(sc["seed"])
+    slot_s = size * 8.0 / rate
+    ack_slot_s = ack * 8.0 / rate
+    fwd_tcl, kind = _channel_tcl(fwd["channel"], "em_fwd", "$rng_fwd", slot_s + one_way, slot_s,
+                                 "channel", drop_counts)
+    rev_tcl, _ = _channel_tcl(rev["channel"], "em_rev", "$rng_rev",
+                              ack_slot_s + (0.0 if semi_markov else one_way), ack_slot_s,
+                              "ack_channel", None)
     sets = "\n".join(f"$tcp set {k} {v}" for k, v in tcp_settings.items())
     sink_sets = f"$sink set packetSize_ {ack}"
     if tcp["delayed_ack"]:
@@ -355,8 +387,8 @@ set rng_delay ""
 set n0 [$ns node]
 set n1 [$ns node]
 $ns duplex-link $n0 $n1 {_num(rate)} {_num(one_way)} DropTail
-$ns queue-limit $n0 $n1 {fwd['queue_packets']}
-$ns queue-limit $n1 $n0 {rev['queue_packets']}
+$ns queue-limit $n0 $n1 {droptail_limit(fwd['queue_packets'], 'queue_packets')}
+$ns queue-limit $n1 $n0 {droptail_limit(rev['queue_packets'], 'queue_packets')}
 {trace}
 set fwd_link [[$ns link $n0 $n1] link]
 set rev_link [[$ns link $n1 $n0] link]

@@ -84,7 +84,12 @@ impl Channel {
                     .unwrap_or_else(|| Arc::new(TraceBits::from_bools(lost)));
                 Channel::Trace(Trace::new(bits, *advance, slot))
             }
-            ChannelConfig::Drops { seqs } => Channel::Drops(Drops::new(seqs)),
+            ChannelConfig::Drops { seqs } => {
+                Channel::Drops(Drops::new(seqs.iter().map(|&s| (None, s))))
+            }
+            ChannelConfig::FlowDrops { drops } => {
+                Channel::Drops(Drops::new(drops.iter().map(|d| (Some(d.flow), d.seq))))
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 //! trace), or exact segment numbers to drop (scenario tests, Fall & Floyd).
 
 use crate::config::Advance;
-use crate::packet::{Kind, Packet};
+use crate::packet::{FlowId, Kind, Packet};
 use crate::time::{Dur, Time};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -121,34 +121,42 @@ impl Trace {
 }
 
 pub struct Drops {
-    /// Segment -> how many of its next transmissions to drop.
-    pending: BTreeMap<u64, u32>,
+    /// (flow or any flow, segment) -> how many of its next transmissions to drop.
+    pending: BTreeMap<(Option<FlowId>, u64), u32>,
+    /// Whether any entry names a flow (else one lookup per packet suffices).
+    by_flow: bool,
 }
 
 impl Drops {
-    /// A segment listed k times loses its first k transmissions.
-    pub fn new(seqs: &[u64]) -> Self {
+    /// A segment listed k times loses its first k transmissions; an entry without a flow
+    /// applies to whichever flow sends that segment first.
+    pub fn new(entries: impl IntoIterator<Item = (Option<FlowId>, u64)>) -> Self {
         let mut pending = BTreeMap::new();
-        for &s in seqs {
-            *pending.entry(s).or_insert(0) += 1;
+        let mut by_flow = false;
+        for (f, s) in entries {
+            by_flow |= f.is_some();
+            *pending.entry((f, s)).or_insert(0) += 1;
         }
-        Self { pending }
+        Self { pending, by_flow }
     }
-    /// ACKs always pass.
-    pub fn lost(&mut self, pkt: &Packet) -> bool {
-        let Kind::Data { seq, .. } = pkt.kind else {
-            return false;
-        };
-        match self.pending.get_mut(&seq) {
+    fn take(&mut self, key: (Option<FlowId>, u64)) -> bool {
+        match self.pending.get_mut(&key) {
             Some(n) => {
                 *n -= 1;
                 if *n == 0 {
-                    self.pending.remove(&seq);
+                    self.pending.remove(&key);
                 }
                 true
             }
             None => false,
         }
+    }
+    /// ACKs and UDP datagrams always pass.
+    pub fn lost(&mut self, pkt: &Packet) -> bool {
+        let Kind::Data { seq, .. } = pkt.kind else {
+            return false;
+        };
+        (self.by_flow && self.take((Some(pkt.flow), seq))) || self.take((None, seq))
     }
 }
 
@@ -170,6 +178,27 @@ mod tests {
             .map(|&ns| t.lost(Time(ns)))
             .collect();
         assert_eq!(got, vec![true, true, false, true]);
+    }
+
+    #[test]
+    fn drops_name_a_flow_or_any() {
+        let data = |flow, seq| Packet {
+            flow,
+            conn: 0,
+            size_bytes: 1000,
+            hop: 0,
+            kind: Kind::Data {
+                seq,
+                retransmission: false,
+            },
+        };
+        let mut d = Drops::new([(Some(1), 5), (None, 7), (Some(1), 5)]);
+        assert!(!d.lost(&data(0, 5)), "flow 0's segment 5 is not listed");
+        assert!(d.lost(&data(1, 5)));
+        assert!(d.lost(&data(1, 5)), "listed twice: two transmissions");
+        assert!(!d.lost(&data(1, 5)));
+        assert!(d.lost(&data(2, 7)), "any flow: the first to send it");
+        assert!(!d.lost(&data(0, 7)));
     }
 
     #[test]

@@ -47,11 +47,15 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
 
 pub fn link(channel: ChannelConfig) -> LinkConfig {
     LinkConfig {
+        from: None,
+        to: None,
         rate_bps: RATE_BPS,
         delay: DelayConfig::Fixed { delay_s: ONE_WAY_S },
-        queue_packets: 1000,
+        queue_packets: Some(1000),
+        queue: None,
         channel,
         protect_retransmissions: false,
+        slot_bytes: None,
     }
 }
 
@@ -66,18 +70,24 @@ pub fn single_link(
     Scenario {
         seed,
         duration_s,
+        nodes: Vec::new(),
         links: vec![link(channel), link(ChannelConfig::None)],
         flows: vec![FlowConfig {
             variant,
+            src: None,
+            dst: None,
             forward: vec![0],
             reverse: vec![1],
             tcp,
             app,
             start_s: 0.0,
+            label: None,
         }],
+        traffic: Vec::new(),
         trace: TraceConfig {
             sends: true,
             window: true,
+            queue: None,
         },
     }
 }

@@ -1,0 +1,147 @@
+"""Regenerate the ns-2 2.35 reference data of the network engine (``make reference``):
+``network/*.csv``, ``network/*.json``, read by ``test_network.py``. The scenarios are in
+``network_cases.py``; the Tcl is written by :mod:`lossytcp.ns2.network`.
+
+* ``red_average.csv``: RED's average as ns-2 traces it (``ave_``, a line per change: time
+  and value, 6 significant digits) on the deterministic CBR scenario ``red_cbr``, in packet
+  and byte mode, with the forced drops and departures (``red_cbr.json``). Nothing is random
+  there, so the engine must give the same averages, to ns-2's printed precision.
+* ``red_dumbbell.csv``: per seed (1-20) and RED setting, the bottleneck's time-average RED
+  average (sampled every 5 ms), early and forced drops, time-average queue, utilization,
+  and the five flows' goodput, 100 s.
+* ``five_flows.csv``: per seed (1-20), the goodput of each of paper 003's five NewReno
+  flows on one DropTail link, their Jain index, the link's drops and utilization, 100 s.
+* ``deterministic.json``: single NewReno flows with nothing random (a 10-packet DropTail
+  queue given as ``queue``; two hops with a legacy 8-packet queue): ns-2's counters, which
+  the engine must reproduce exactly.
+
+    python tests/reference/make_network.py [--only average|dumbbell|five|deterministic]
+
+Needs ``ns`` on PATH (Debian package ns2); the tests that read these files do not. About
+7 minutes on two shared cores (the RED dumbbells sample the average in Tcl).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "python"))
+sys.path.insert(0, str(HERE))
+
+import network_cases as nc  # noqa: E402
+
+from lossytcp import ns2  # noqa: E402
+from lossytcp.ns2.network import run_network  # noqa: E402
+
+OUT = HERE / "network"
+SEEDS = tuple(range(1, 21))
+DURATION_S = 100.0
+#: RED's average is sampled this often in ns-2 for its time-average (it moves with a time
+#: constant of hundreds of packets, seconds here).
+RED_SAMPLE_S = 0.005
+
+
+def jain(x: list[float]) -> float:
+    s = sum(x)
+    return s * s / (len(x) * sum(v * v for v in x))
+
+
+def make_average() -> None:
+    rows = []
+    counts = {}
+    with tempfile.TemporaryDirectory() as wd:
+        for mode, qib in (("packets", False), ("bytes", True)):
+            tr = Path(wd) / f"{mode}.tr"
+            rep = run_network(nc.red_cbr(qib), red_trace=(0, str(tr)))
+            for ln in tr.read_text().splitlines():
+                kind, t, v = ln.split()
+                if kind == "a":
+                    rows.append({"mode": mode, "t_s": t, "ave": v})
+            lk = rep.links[0]
+            counts[mode] = {"forced_drops": lk["forced_drops"], "early_drops": lk["early_drops"],
+                            "departures": lk["departures"]}
+    with open(OUT / "red_average.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["mode", "t_s", "ave"])
+        w.writeheader()
+        w.writerows(rows)
+    (OUT / "red_cbr.json").write_text(json.dumps(counts, indent=1) + "\n")
+    print(f"red_average.csv: {len(rows)} changes of the average")
+
+
+def make_dumbbell() -> None:
+    rows = []
+    for red in nc.RED_SETTINGS:
+        for s in SEEDS:
+            t0 = time.perf_counter()
+            rep = run_network(nc.red_dumbbell(red, s, DURATION_S), monitor_links=[0],
+                              red_sample_s=RED_SAMPLE_S)
+            lk = rep.links[0]
+            row = {"red": red, "seed": s, "mean_red_avg": lk["mean_red_avg"],
+                   "early_drops": lk["early_drops"], "forced_drops": lk["forced_drops"],
+                   "mean_queue_packets": lk["mean_queue_packets"],
+                   "utilization": lk["utilization"]}
+            row.update({f"goodput_{i}": f["goodput_pps"] for i, f in enumerate(rep.flows)})
+            rows.append(row)
+            print(f"red_dumbbell {red} seed {s}: {time.perf_counter() - t0:.1f} s", flush=True)
+    _write(OUT / "red_dumbbell.csv", rows)
+
+
+def make_five() -> None:
+    rows = []
+    for s in SEEDS:
+        rep = run_network(nc.five_flows(s, DURATION_S), monitor_links=[0])
+        g = [f["goodput_pps"] for f in rep.flows]
+        row = {"seed": s, "jain": jain(g), "forced_drops": rep.links[0]["forced_drops"],
+               "utilization": rep.links[0]["utilization"]}
+        row.update({f"goodput_{i}": x for i, x in enumerate(g)})
+        rows.append(row)
+    _write(OUT / "five_flows.csv", rows)
+    print(f"five_flows.csv: {len(rows)} seeds")
+
+
+def make_deterministic() -> None:
+    out = {}
+    rep = run_network(nc.single_droptail(), monitor_links=[0])
+    f = rep.flows[0]
+    out["droptail-queue"] = {"packets_sent": f["packets_sent"], "timeouts": f["timeouts"],
+                             "fast_retransmits": f["fast_retransmits"],
+                             "packets_delivered": f["packets_delivered"],
+                             "queue_drops": rep.links[0]["queue_drops"]}
+    r = ns2.simulate_ns2("newreno", **nc.TWO_HOP)
+    out["two-hop"] = {"packets_sent": r.packets_sent, "timeouts": r.timeouts,
+                      "fast_retransmits": r.fast_retransmits,
+                      "packets_delivered": r.packets_delivered, "queue_drops": r.queue_drops,
+                      "packets_received": r.packets_received}
+    (OUT / "deterministic.json").write_text(json.dumps(out, indent=1) + "\n")
+    print("deterministic.json:", out)
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", choices=["average", "dumbbell", "five", "deterministic"])
+    a = ap.parse_args()
+    OUT.mkdir(exist_ok=True)
+    jobs = {"average": make_average, "deterministic": make_deterministic, "five": make_five,
+            "dumbbell": make_dumbbell}
+    for name, job in jobs.items():
+        if a.only in (None, name):
+            job()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
