@@ -12,7 +12,7 @@ import sys
 
 from ..errors import ParameterError
 
-_SUBCOMMANDS = ("simulate", "model", "crosscheck")
+_SUBCOMMANDS = ("simulate", "model", "crosscheck", "run", "results", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:
