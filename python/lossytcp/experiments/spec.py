@@ -257,12 +257,18 @@ class Experiment:
     def initial_seed_count(self) -> int:
         return self.seeds if isinstance(self.seeds, int) else self.seeds.min_seeds
 
-    def sim_kwargs(self, point: Point) -> dict[str, Any]:
-        """``simulate()`` keyword arguments of a point (variant and seed excluded)."""
+    def sim_kwargs(self, point: Point, seed: int | None = None) -> dict[str, Any]:
+        """``simulate()`` keyword arguments of a point (variant and seed excluded). A scenario
+        function taking two arguments also gets the seed (for inputs drawn per replication,
+        such as a fading trace)."""
         from ..sim import _DEFAULTS
 
         if callable(self.scenario):
-            kw = dict(self.scenario(dict(point.values)))
+            if _arity(self.scenario) >= 2:
+                kw = dict(self.scenario(dict(point.values), self.base_seed if seed is None
+                                        else seed))
+            else:
+                kw = dict(self.scenario(dict(point.values)))
             where = "scenario"
         else:
             kw = {k: render(val, point.values, f"scenario.{k}", self.source)
@@ -297,7 +303,7 @@ class Experiment:
     def run_spec(self, point: Point, seed: int) -> RunSpec:
         from ..sim import build_scenario
 
-        kw = self.sim_kwargs(point)
+        kw = self.sim_kwargs(point, seed)
         try:
             sc = build_scenario(point.variant, seed=seed, **kw)
         except ParameterError as e:
@@ -309,6 +315,15 @@ class Experiment:
             raise ExperimentError(key, e.value, f"{e.valid} (at point {point.id})",
                                   self.source) from None
         return RunSpec(point, seed, sc, keys.run_key(sc), _cost_s(sc))
+
+
+def _arity(fn: Callable[..., Any]) -> int:
+    import inspect
+
+    try:
+        return len(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return 1
 
 
 def _cost_s(scenario: Mapping[str, Any]) -> float:

@@ -80,7 +80,7 @@ class Figure:
 
 
 FIGURES: dict[str, Figure] = {}
-_MODULES = ("paper000",)
+_MODULES = ("paper000", "paper004", "paper002", "paper001")
 _loaded = False
 
 

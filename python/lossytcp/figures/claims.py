@@ -151,7 +151,7 @@ def pairwise_claim(figure: str, claim: str, source: str, a_name: str, a: Series,
     ib = [b.x.index(x) for x in xs]
     am, bm = [a.mean[i] for i in ia], [b.mean[i] for i in ib]
     if source == "model":
-        outs = compare_model(am, bm)
+        outs = compare_model(am, bm, margin)
         adj = None
         acs = bcs = None
     else:
