@@ -103,7 +103,7 @@ def _droptail_more_timeouts(data):
             dt = series(data, src, "p", queue="droptail", **kw)
             red = series(data, src, "p", queue="red", **kw)
             parts.append(pairwise_claim(data.figure.id, f"{var}: DropTail Q >= RED Q", src,
-                                        "DropTail", dt, "RED", red, "p", 0.01, True))
+                                        "DropTail", dt, "RED", red, "p", 0.02, True))
         c = combine(data.figure.id, "DropTail gives far more time-outs than RED", parts)
         c.primary = True
         out.append(c)
@@ -113,7 +113,7 @@ def _droptail_more_timeouts(data):
 def _newreno_q_above(data, queue):
     out = ordering(data, f"NewReno's Q slightly above Tahoe's, more so in the model "
                          f"({queue})", "newreno", "tahoe", "p", primary="model",
-                   label="model", margin=0.01, sim_metric="timeout_fraction",
+                   label="model", margin=0.02, sim_metric="timeout_fraction",
                    model_metric="timeout_probability", queue=queue)
     m, s = (sum(c.numbers["a"][i] - c.numbers["b"][i] for i in range(len(c.numbers["x"])))
             / max(len(c.numbers["x"]), 1) for c in out)
