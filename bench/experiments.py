@@ -55,6 +55,10 @@ def engine_only(exp: Experiment) -> float:
 
 
 def overhead(n: int, duration_s: float) -> list[dict]:
+    # warm up: imports (scipy for the summaries) and caches are paid once per process, not
+    # per run; measured separately as the executors' start-up
+    with tempfile.TemporaryDirectory() as d:
+        run(sweep(100, duration_s), store=Path(d) / "w.sqlite", executor=Serial()).summary()
     exp = sweep(n, duration_s)
     n = len(exp.points()) * exp.initial_seed_count()
     eng = engine_only(exp)

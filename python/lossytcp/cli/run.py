@@ -15,6 +15,9 @@ from .simulate import json_safe
 
 __all__ = ["add_executor_arguments", "register", "run"]
 
+#: Shown when the experiment names no metrics (--json gives all of them).
+DISPLAY_METRICS = ("goodput_norm", "timeouts", "fast_retransmits", "timeout_fraction")
+
 
 def add_executor_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=None, metavar="N",
@@ -44,8 +47,8 @@ def run(a: argparse.Namespace) -> int:
     store = ex.Store(a.store)
     with sweep_progress(f"{exp.name}: runs") as progress:
         res = ex.run(exp, store=store, workers=a.workers, dask=a.dask, progress=progress)
-    metrics = a.metric or list(exp.summary_metrics)
-    summ = res.summary(metrics)
+    metrics = a.metric or list(exp.metrics or DISPLAY_METRICS)
+    summ = res.summary(metrics if not a.json else (a.metric or exp.summary_metrics))
     models = res.models()
     if a.json:
         print(json.dumps(json_safe({
@@ -58,6 +61,8 @@ def run(a: argparse.Namespace) -> int:
     from rich.table import Table
 
     con = Console()
+    if not con.is_terminal:
+        con = Console(width=max(con.width, 160))   # a pipe or file has no width to fit
     t = Table(title=f"{exp.name}: mean ± {exp.level:.3g} CI ({res.planned} runs, "
                     f"{res.computed} computed now, store {store.path})")
     axes = ["variant", *exp.sweep]

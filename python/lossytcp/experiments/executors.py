@@ -23,21 +23,31 @@ from typing import Any
 
 Batch = list[tuple[str, str, int, str]]
 MAX_SCENARIO_CHARS = 65536
+_REPORT_FIELDS: tuple[str, ...] = ()
+
+
+def _fields() -> tuple[str, ...]:
+    from ..sim import SimReport
+
+    return tuple(SimReport.__dataclass_fields__)
 
 
 def _row(key: str, variant: str, seed: int, scenario_json: str) -> dict[str, Any]:
+    global _REPORT_FIELDS
     from .. import _sim
     from ..sim import SimReport
     from . import keys
     from .store import _json
 
+    if not _REPORT_FIELDS:
+        _REPORT_FIELDS = _fields()
     t0 = time.perf_counter()
-    out = json.loads(_sim.run_json(scenario_json))
+    text = _sim.run_json(scenario_json)
     wall = time.perf_counter() - t0
+    out = json.loads(text)
     flow = out["flows"][0]
-    names = {f for f in SimReport.__dataclass_fields__}
     rep = SimReport(variant=variant, seed=seed, events=out["events"],
-                    **{k: flow[k] for k in names if k in flow})
+                    **{k: flow[k] for k in _REPORT_FIELDS if k in flow})
     metrics = rep.as_dict()
     metrics.pop("variant", None)
     metrics.pop("seed", None)
@@ -49,7 +59,7 @@ def _row(key: str, variant: str, seed: int, scenario_json: str) -> dict[str, Any
         scenario_json = json.dumps({"omitted_chars": len(scenario_json), "sha256":
                                     hashlib.sha256(scenario_json.encode()).hexdigest()})
     return dict(key=key, engine_version=keys.engine_version(), variant=variant, seed=seed,
-                scenario=scenario_json, metrics=_json(metrics), report=_json(out), wall_s=wall,
+                scenario=scenario_json, metrics=_json(metrics), report=text, wall_s=wall,
                 worker=f"{socket.gethostname()}:{os.getpid()}", finished_at=None)
 
 

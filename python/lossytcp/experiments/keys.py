@@ -44,9 +44,22 @@ def canonical(obj: Any) -> Any:
     raise TypeError(f"{type(obj).__name__} {obj!r} cannot be part of a key")
 
 
+def _default(obj: Any) -> Any:
+    if hasattr(obj, "tolist"):       # numpy scalars and arrays
+        return obj.tolist()
+    raise TypeError(f"{type(obj).__name__} {obj!r} cannot be part of a key")
+
+
 def dumps(obj: Any) -> str:
-    """Canonical JSON text: sorted keys, no spaces, floats by repr (round-trips exactly)."""
-    return json.dumps(canonical(obj), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    """Canonical JSON text: sorted keys, no spaces, floats by repr (round-trips exactly),
+    numpy values as their Python equivalents, NaN refused (it has no stable hash)."""
+    try:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False,
+                          default=_default)
+    except TypeError:
+        # keys that are not strings, or types json cannot order: the slow, thorough path
+        return json.dumps(canonical(obj), sort_keys=True, separators=(",", ":"),
+                          allow_nan=False)
 
 
 def digest(obj: Any) -> str:
@@ -92,8 +105,11 @@ def engine_version() -> str:
 
 def run_key(scenario: Mapping[str, Any]) -> str:
     """The key of one engine run (scenario with its seed)."""
-    return digest({"engine": engine_version(), "scenario": scenario,
-                   "files": file_digests(scenario)})
+    text = dumps(scenario)
+    files = file_digests(scenario) if ('"file"' in text or '"path"' in text) else {}
+    payload = f'{{"engine":{json.dumps(engine_version())},"files":{dumps(files)},' \
+              f'"scenario":{text}}}'
+    return hashlib.sha256(payload.encode()).hexdigest()[:KEY_CHARS]
 
 
 @functools.lru_cache(maxsize=64)

@@ -136,6 +136,7 @@ def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor
     evaluate_models(exp, store)
     points = exp.points()
     specs: dict[tuple[str, int], RunSpec] = {}
+    scenario_cache: dict[str, Any] = {}
     own = executor is None
     t0 = time.perf_counter()
     computed = 0
@@ -147,7 +148,7 @@ def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor
             for p in points:
                 for s in exp.seed_list(want[p.id]):
                     if (p.id, s) not in specs:
-                        specs[p.id, s] = spec = exp.run_spec(p, s)
+                        specs[p.id, s] = spec = exp.run_spec(p, s, scenario_cache)
                         new.append(spec)
             store.put_members(exp.name, [(sp.point.id, sp.seed, sp.key) for sp in new])
             all_keys = {sp.key: sp for sp in specs.values()}

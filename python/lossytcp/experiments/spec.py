@@ -56,6 +56,7 @@ workers receive finished engine scenarios only, so nothing here needs to be pick
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -152,7 +153,7 @@ class Point:
     def variant(self) -> str:
         return str(self.values["variant"])
 
-    @property
+    @functools.cached_property
     def id(self) -> str:
         return keys.dumps(self.values)
 
@@ -300,9 +301,17 @@ class Experiment:
             kw["variant"] = point.variant
         return kw
 
-    def run_spec(self, point: Point, seed: int) -> RunSpec:
+    def run_spec(self, point: Point, seed: int,
+                 cache: dict[str, Mapping[str, Any]] | None = None) -> RunSpec:
+        """The run of ``point`` at ``seed``. With ``cache`` (a dict the caller keeps), a point
+        whose scenario does not depend on the seed is validated once and copied for the other
+        seeds: only the seed differs between them."""
         from ..sim import build_scenario
 
+        if cache is not None and point.id in cache:
+            sc = dict(cache[point.id])
+            sc["seed"] = seed
+            return RunSpec(point, seed, sc, keys.run_key(sc), _cost_s(sc))
         kw = self.sim_kwargs(point, seed)
         try:
             sc = build_scenario(point.variant, seed=seed, **kw)
@@ -314,6 +323,8 @@ class Experiment:
                 key = f"sweep.{e.name}"
             raise ExperimentError(key, e.value, f"{e.valid} (at point {point.id})",
                                   self.source) from None
+        if cache is not None and not (callable(self.scenario) and _arity(self.scenario) >= 2):
+            cache[point.id] = sc
         return RunSpec(point, seed, sc, keys.run_key(sc), _cost_s(sc))
 
 
@@ -507,10 +518,12 @@ def load(path: str | Path) -> Experiment:
 def validate(exp: Experiment) -> None:
     """Expand every point at its first seed and evaluate nothing: bad scenario values, bad
     placeholders and unknown model parameters fail here, naming the key."""
-    from .. import models
-
     for point in exp.points():
         exp.run_spec(point, exp.base_seed)
+        if not exp.models:
+            continue
+        from .. import models  # (imports scipy: only when there is a model to check)
+
         for i, m in enumerate(exp.models):
             if not m.covers(point.variant):
                 continue

@@ -60,6 +60,11 @@ PROVENANCE = ("wall_s", "worker", "finished_at")
 
 
 def _json(x: Any) -> str:
+    """JSON with NaN and infinities as null (JSON has no such numbers)."""
+    if isinstance(x, dict) and all(not isinstance(v, (dict, list, tuple)) for v in x.values()):
+        return json.dumps({k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                           for k, v in x.items()}, sort_keys=True, separators=(",", ":"))
+
     def fix(o: Any) -> Any:
         if isinstance(o, float) and not math.isfinite(o):
             return None
