@@ -92,3 +92,33 @@ def test_python_objects_take_functions_of_the_point():
     with pytest.raises(ExperimentError, match="scenario.seed"):
         Experiment(name="g", scenario={"seed": 3, "duration_s": 1}).run_spec(
             Experiment(name="g", scenario={}).points()[0], 1)
+
+
+def test_a_whole_engine_scenario_runs_as_given_with_each_seed(tmp_path):
+    # the shape paper 002's scenario II and paper 003 will need: the engine's own JSON
+    # scenario (here two hops built by build_scenario) instead of simulate() arguments
+    import lossytcp
+    from lossytcp.experiments import run
+    from lossytcp.experiments.executors import Serial
+
+    def scenario(p):
+        sc = lossytcp.build_scenario("sack", duration_s=10, hops=[
+            {"rate_bps": 5e6, "delay_s": 0.01},
+            {"rate_bps": p["rate_bps"], "delay_s": 0.02,
+             "channel": "bernoulli:p=0.01"}])
+        return {"engine_scenario": sc}
+    exp = Experiment(name="raw", scenario=scenario, sweep={"rate_bps": [1e6, 2e6]},
+                     variants=["sack"], seeds=2)
+    with Serial() as ex:
+        res = run(exp, store=tmp_path / "s.sqlite", executor=ex)
+    df = res.store.runs("raw", reports=True)
+    assert len(df) == 4 and sorted(df["seed"]) == [1, 1, 2, 2]
+    assert all(len(r["links"]) == 4 for r in df["report"])
+    one = lossytcp.simulate("sack", duration_s=10, seed=2, hops=[
+        {"rate_bps": 5e6, "delay_s": 0.01},
+        {"rate_bps": 2e6, "delay_s": 0.02, "channel": "bernoulli:p=0.01"}])
+    row = df[(df["seed"] == 2) & (df["rate_bps"] == 2e6)].iloc[0]
+    assert row["packets_delivered"] == one.packets_delivered
+    with pytest.raises(ExperimentError, match="cannot be combined"):
+        Experiment(name="bad", scenario=lambda p: {"engine_scenario": {}, "window": 3}
+                   ).run_spec(Experiment(name="x", scenario={}).points()[0], 1)

@@ -45,7 +45,7 @@ def print_claims(console, outcome, *, width_detail: int | None = None) -> None:
 def _list(console) -> int:
     from rich.table import Table
 
-    from ..figures import PAPERS, all_figures
+    from ..figures import PAPERS, PENDING, all_figures
 
     t = Table(title="Reproducible figures (lossytcp reproduce ID [--quick])")
     t.add_column("id", no_wrap=True)
@@ -54,11 +54,13 @@ def _list(console) -> int:
     for f in all_figures():
         t.add_row(f.id, f.kind, f.description)
     console.print(t)
-    done = {f.paper for f in all_figures()}
-    for p, name in PAPERS.items():
-        if p not in done:
-            console.print(f"paper {p} ({name}): not yet reproducible (needs engine features "
-                          "in progress)")
+    t = Table(title="Not reproduced yet")
+    t.add_column("id", no_wrap=True)
+    t.add_column("why")
+    for k, why in PENDING.items():
+        t.add_row(k, why)
+    console.print(t)
+    console.print("papers: " + "; ".join(f"{k}: {v}" for k, v in PAPERS.items()))
     return 0
 
 

@@ -174,12 +174,14 @@ class Store:
         return None if row is None else json.loads(row[0])
 
     def runs(self, experiment: str | None = None, keys: Iterable[str] | None = None,
-             where: str | None = None):
+             where: str | None = None, reports: bool = False):
         """Finished runs as a pandas DataFrame: one row per (point, seed) with the point's
         values as columns, the metrics, and the provenance columns.
 
         ``experiment`` restricts to its members; ``keys`` to those run keys; ``where`` is a
-        pandas query on the result (``"variant == 'sack' and alpha < 0.01"``)."""
+        pandas query on the result (``"variant == 'sack' and alpha < 0.01"``); ``reports``
+        adds the engine's whole report (every flow, link and traffic entry) as a dict column
+        ``report``."""
         import pandas as pd
 
         if experiment is None:
@@ -206,6 +208,8 @@ class Store:
                         if k not in rec})
             rec.update(key=r["key"], engine_version=r["engine_version"], wall_s=r["wall_s"],
                        worker=r["worker"], finished_at=r["finished_at"])
+            if reports:
+                rec["report"] = json.loads(r["report"])
             recs.append(rec)
         df = pd.DataFrame(recs)
         if where and len(df):
