@@ -165,7 +165,14 @@ def reproduce(fig: Figure | str, *, quick: bool = False, out: str | Path = "figu
         files += fig.draw_fn(data, d / fig.id)
     elif fig.plot is not None:
         first = data.result()
-        files += draw(fig.plot, first.summary(), first.models(), title, d / fig.id,
+        spec = fig.plot
+        if spec.model_labels is None:
+            # line styles in the order the experiment lists its overlays (the first solid)
+            import dataclasses
+
+            spec = dataclasses.replace(spec, model_labels=tuple(
+                m.key for m in first.experiment.models))
+        files += draw(spec, first.summary(), first.models(), title, d / fig.id,
                       first.experiment.level)
     for name, r in results.items():
         summ, mod = r.summary(), r.models()
