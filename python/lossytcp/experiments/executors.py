@@ -82,6 +82,28 @@ def run_batch(batch: Batch, store_path: str | None = None) -> list[dict[str, Any
     return rows
 
 
+def evaluate_models(items: list[tuple[str, str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Evaluate model points ``(key, model name, params)``: a refused point (ParameterError)
+    is a row with its error, never dropped."""
+    from .. import models
+    from ..errors import ParameterError
+    from . import keys
+    from .store import _json
+
+    rows = []
+    for k, name, params in items:
+        t0 = time.perf_counter()
+        try:
+            res = models.evaluate(name, **params)
+            result, error = _json(res.as_dict()), None
+        except ParameterError as e:
+            result, error = None, str(e)
+        rows.append(dict(key=k, model=models.get(name).name,
+                         params=_json(keys.canonical(params)), result=result, error=error,
+                         wall_s=time.perf_counter() - t0))
+    return rows
+
+
 class Executor:
     """Runs batches, yielding each batch's rows as it finishes."""
 
@@ -90,6 +112,10 @@ class Executor:
     writes_store = False     # True when the workers commit rows themselves
 
     def run(self, batches: Sequence[Batch], store_path: str) -> Iterator[list[dict[str, Any]]]:
+        raise NotImplementedError
+
+    def map(self, fn, items: Sequence[Any]) -> Iterator[Any]:
+        """``fn(item)`` for each item, results as they finish (any order)."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -112,6 +138,10 @@ class Serial(Executor):
         for b in batches:
             yield run_batch(b, store_path)
 
+    def map(self, fn, items):
+        for it in items:
+            yield fn(it)
+
 
 class LocalPool(Executor):
     """A pool of worker processes on this machine (default: one per core)."""
@@ -131,9 +161,14 @@ class LocalPool(Executor):
         self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
 
     def run(self, batches, store_path):
+        return self._gather([self._pool.submit(run_batch, b, store_path) for b in batches])
+
+    def map(self, fn, items):
+        return self._gather([self._pool.submit(fn, it) for it in items])
+
+    def _gather(self, futures):
         from concurrent.futures import as_completed
 
-        futures = [self._pool.submit(run_batch, b, store_path) for b in batches]
         try:
             for f in as_completed(futures):
                 yield f.result()
@@ -174,9 +209,15 @@ class DaskExecutor(Executor):
         self.address = address
 
     def run(self, batches, store_path):
+        return self._gather([self._client.submit(run_batch, b, None, pure=False)
+                             for b in batches])
+
+    def map(self, fn, items):
+        return self._gather([self._client.submit(fn, it, pure=False) for it in items])
+
+    def _gather(self, futures):
         from distributed import as_completed
 
-        futures = [self._client.submit(run_batch, b, None, pure=False) for b in batches]
         try:
             for f in as_completed(futures):
                 yield f.result()

@@ -10,6 +10,7 @@ point wants more (decisions use the first n seeds in order, so they do not depen
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,13 +65,14 @@ def definition(exp: Experiment) -> dict[str, Any]:
                 engine_version=keys.engine_version())
 
 
-def evaluate_models(exp: Experiment, store: Store) -> int:
+def evaluate_models(exp: Experiment, store: Store,
+                    executor: Callable[[], Executor] | None = None) -> int:
     """Evaluate every model overlay at every point it covers (cached in the store by model,
     parameters and the model's source). A model refusing a point is stored with its error
-    (shown as a gap in the figure, never silently dropped). Returns evaluations computed."""
-    from .. import models
-    from ..errors import ParameterError
-    from .store import _json
+    (shown as a gap in the figure, never silently dropped). With ``executor`` (a function
+    returning one), many evaluations are spread over its workers. Returns evaluations
+    computed."""
+    from .executors import evaluate_models as evaluate_batch
 
     todo: dict[str, tuple[str, dict[str, Any]]] = {}
     members = []
@@ -83,25 +85,18 @@ def evaluate_models(exp: Experiment, store: Store) -> int:
             members.append((point.id, m.key, k))
             todo[k] = (m.name, params)
     have = store.models_finished(todo)
-    rows = []
-    for k, (name, params) in todo.items():
-        if k in have:
-            continue
-        t0 = time.perf_counter()
-        try:
-            res = models.evaluate(name, **params)
-            result, error = _json(res.as_dict()), None
-        except ParameterError as e:
-            result, error = None, str(e)
-        rows.append(dict(key=k, model=models.get(name).name, params=_json(keys.canonical(
-            params)), result=result, error=error, wall_s=time.perf_counter() - t0))
-        if len(rows) >= 50:
+    items = [(k, name, params) for k, (name, params) in todo.items() if k not in have]
+    if items and executor is not None and len(items) >= 8:
+        ex = executor()
+        size = max(1, math.ceil(len(items) / (4 * max(ex.workers, 1))))
+        for rows in ex.map(evaluate_batch, [items[i:i + size]
+                                            for i in range(0, len(items), size)]):
             store.put_models(rows)
-            rows = []
-    if rows:
-        store.put_models(rows)
+    else:
+        for i in range(0, len(items), 50):
+            store.put_models(evaluate_batch(items[i:i + 50]))
     store.put_model_members(exp.name, members)
-    return len(todo) - len(have)
+    return len(items)
 
 
 def _wanted(exp: Experiment, store: Store, specs: dict[tuple[str, int], RunSpec],
@@ -133,7 +128,6 @@ def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor
     if not isinstance(store, Store):
         store = Store(store or "lossytcp-results.sqlite")
     store.put_experiment(exp.name, definition(exp))
-    evaluate_models(exp, store)
     points = exp.points()
     specs: dict[tuple[str, int], RunSpec] = {}
     scenario_cache: dict[str, Any] = {}
@@ -141,7 +135,14 @@ def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor
     t0 = time.perf_counter()
     computed = 0
     ex: Executor | None = executor
+
+    def get_ex() -> Executor:
+        nonlocal ex
+        if ex is None:
+            ex = make_executor(workers, dask)
+        return ex
     try:
+        evaluate_models(exp, store, get_ex)
         while True:
             want = _wanted(exp, store, specs, points)
             new = []
@@ -157,8 +158,8 @@ def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor
                 if not new:
                     break
                 continue
-            if ex is None:
-                ex = make_executor(workers, dask)
+            get_ex()
+            assert ex is not None
             todo = [all_keys[k] for k in missing_keys]
             # the plan's order: points fill in one after another on the progress bar
             order = {p.id: i for i, p in enumerate(points)}

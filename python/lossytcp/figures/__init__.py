@@ -76,6 +76,8 @@ class Figure:
     notes: str = ""               # parameters chosen where the paper is silent, and why
     quick_decidable: bool = True  # its claims are decidable at --quick size (make test)
     draw_fn: Callable[[FigureData, Path], list[Path]] | None = None   # custom drawing
+    # expensive inputs made in parallel on the executor before the experiments expand
+    prepare: Callable[[bool, Any], None] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -152,6 +154,8 @@ def reproduce(fig: Figure | str, *, quick: bool = False, out: str | Path = "figu
     store = Store(out / "lossytcp-results.sqlite")
     t0 = time.perf_counter()
     results = {}
+    if fig.prepare is not None and executor is not None:
+        fig.prepare(quick, executor)
     for exp in fig.experiments(quick):
         cb = progress(f"{fig.id} {exp.name}") if progress else None
         results[exp.name] = run_experiment(exp, store=store, executor=executor,

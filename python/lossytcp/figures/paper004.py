@@ -22,10 +22,17 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import os
 import tempfile
 from pathlib import Path
 
-from ..channels import estimate_two_state, jakes_error_trace, rayleigh_two_state, write_trace
+from ..channels import (
+    estimate_two_state,
+    jakes_error_trace,
+    rayleigh_two_state,
+    read_trace,
+    write_trace,
+)
 from ..experiments import Experiment, ModelOverlay
 from ..plots import PlotSpec
 from . import Figure, register
@@ -92,13 +99,32 @@ def jakes_trace(eps: float, fdt: float, n: int, seed: int) -> tuple[str, float, 
     TRACE_DIR.mkdir(parents=True, exist_ok=True)
     tag = hashlib.sha256(f"{eps!r},{fdt!r},{n},{seed}".encode()).hexdigest()[:16]
     path = TRACE_DIR / f"jakes-{tag}.txt"
-    tr = jakes_error_trace(n, fading_margin_db=margin_db(eps), doppler_norm=fdt, seed=seed)
-    if not path.exists():
-        tmp = path.with_suffix(f".{seed}.tmp")
+    if path.exists():
+        tr = read_trace(path)         # written earlier (by a worker, see prepare_traces)
+    else:
+        tr = jakes_error_trace(n, fading_margin_db=margin_db(eps), doppler_norm=fdt, seed=seed)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         write_trace(tmp, tr)
         tmp.replace(path)             # atomic: concurrent figure runs never read half a file
     est = estimate_two_state(tr)
     return f"trace:file={path},advance=slot", est.p_gb, est.p_bg
+
+
+def _trace_job(args: tuple[float, float, int, int]) -> str:
+    return jakes_trace(*args)[0]
+
+
+def prepare_traces(quick: bool, executor) -> None:
+    """Write the Jakes traces of Figs. 1-4 on the executor's workers (each takes about a
+    second to synthesize at full size); the parent then only reads them. On a remote Dask
+    cluster the files land on the workers' disks and the parent writes its own: slower,
+    never different (a trace is a function of its arguments)."""
+    slots = _slots(quick)
+    jobs = [(eps, fdt, slots + 10, seed) for eps in _epsilons(quick)
+            for fdt in (0.001, 0.008, 0.032, 0.128)
+            for seed in range(1, _seeds(quick) + 1)]
+    for _ in executor.map(_trace_job, jobs):
+        pass
 
 
 def fig14_experiments(quick: bool):
@@ -432,7 +458,7 @@ def _spec(**kw):
 register(Figure(
     "paper004-fig1-4", "004", "Figs. 1-4: Tahoe vs epsilon, W_max 24, four f_D T", "model",
     "analysis, engine over the two-state channel and over a Jakes trace (per f_D T panel)",
-    fig14_experiments, fig14_claims,
+    fig14_experiments, fig14_claims, prepare=prepare_traces, plot=
     PlotSpec(x="epsilon", xlabel="packet error rate epsilon", ylabel="throughput (successes "
              "per slot)", xlog=True, series="channel", panel="doppler_norm",
              panel_label="f_D T = {value:g}", sim_label="engine",
