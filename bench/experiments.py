@@ -90,12 +90,17 @@ def overhead(n: int, duration_s: float) -> list[dict]:
 
 
 def figures(quick: bool) -> list[dict]:
-    from lossytcp.figures import all_figures, reproduce
+    import shutil
+
+    from lossytcp.figures import all_figures, paper004, reproduce
 
     rows = []
     for label, make in (("local pool, 1 worker", lambda: LocalPool(1)),
                         ("local pool, 2 workers", lambda: LocalPool(2)),
                         ("dask LocalCluster, 2 workers", lambda: DaskExecutor("local", 2))):
+        # every configuration synthesizes paper 004's Jakes traces again
+        shutil.rmtree(paper004.TRACE_DIR, ignore_errors=True)
+        paper004.jakes_trace.cache_clear()
         with tempfile.TemporaryDirectory() as d:
             ex = make()
             t0 = time.perf_counter()
