@@ -49,10 +49,15 @@ def test_quick_figure_and_its_decidable_claims(fig_id, out):
     assert len(on_disk["claims"]) == len(o.claims)
 
 
+@pytest.fixture(scope="module")
+def full_out(tmp_path_factory):
+    return tmp_path_factory.mktemp("full")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("fig_id", FIGURES)
-def test_full_size_keeps_the_quick_verdicts(fig_id, tmp_path_factory):
-    o = reproduce(fig_id, quick=False, out=tmp_path_factory.mktemp("full"))
+def test_full_size_keeps_the_quick_verdicts(fig_id, full_out):
+    o = reproduce(fig_id, quick=False, out=full_out)
     got = {(c.figure, c.source, c.claim): c.verdict for c in o.claims}
     for k, v in EXPECTED_QUICK.items():
         if k[0] == fig_id:
