@@ -250,14 +250,21 @@ def fig56_claims(data, rate):
             o = series(data, src, "alpha", variant="oldtahoe", label="paper", rate_bps=rate,
                        timeout_s=tau)
             gaps[tau] = [x - y for x, y in zip(t.mean, o.mean, strict=True)]
-        smaller = sum(g1 < g0 for g0, g1 in zip(gaps[0.5], gaps[0.05], strict=True))
+        # the gap may not grow by more than what the figure resolves (0.01 of normalized
+        # throughput: at high alpha every variant collapses and the gaps are noise-sized),
+        # and must clearly shrink somewhere; on the means of either source
+        grows = [i for i, (g0, g1) in enumerate(zip(gaps[0.5], gaps[0.05], strict=True))
+                 if g1 > g0 + 0.01]
+        shrinks = sum(g1 < g0 - 0.01 for g0, g1 in zip(gaps[0.5], gaps[0.05], strict=True))
         n = len(gaps[0.5])
-        v = HOLDS if smaller == n else "fails" if smaller <= n // 2 else INCONCLUSIVE
+        smaller = n - len(grows)
+        v = HOLDS if not grows and shrinks else "fails"
         out.append(ClaimResult(
             f, "Tahoe-OldTahoe gap shrinks as the timer gets finer", src, v,
             "Tahoe - OldTahoe, coarse 0.5 s vs fine 0.05 s timer: " + "; ".join(
                 f"{g0:.3f} -> {g1:.3f}" for g0, g1 in zip(gaps[0.5], gaps[0.05], strict=True))
-            + f" (smaller with the fine timer at {smaller} of {n} alpha)", src == "model",
+            + f" (not larger by more than 0.01 at {smaller} of {n} alpha, clearly smaller at "
+              f"{shrinks})", src == "model",
             numbers=dict(coarse=gaps[0.5], fine=gaps[0.05])))
     return out
 
