@@ -2,10 +2,11 @@
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
-PIP_PKGS := 'maturin>=1.5,<2' numpy scipy pandas rich matplotlib hypothesis pytest pytest-xdist ruff
+PIP_PKGS := 'maturin>=1.5,<2' numpy scipy pandas rich matplotlib hypothesis pytest pytest-xdist ruff \
+	'dask[distributed]' pyarrow
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml pyproject.toml
 
-.PHONY: demo test test-rust test-python build lint bench reference ns2 ns3 clean
+.PHONY: demo test test-rust test-python build lint bench reference ns2 ns3 chromium clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -20,6 +21,7 @@ $(VENV)/.built: $(VENV)/.installed $(RUST_SRC)
 
 build: $(VENV)/.built
 
+# Paper 000 Fig. 3 reproduced (model and simulation): the figure's path and the claims.
 demo: build
 	$(PY) -m lossytcp.demo
 
@@ -42,10 +44,19 @@ ns3:
 	      || echo "note: could not install libns3-dev; the ns-3 benchmark will be skipped"; \
 	  else echo "note: not root, libns3-dev not installed; the ns-3 benchmark will be skipped"; fi; }
 
+# Headless Chromium (Debian's chromium, ~45 s to install) renders the HTML report in a test;
+# the test skips when it cannot be installed.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+	      >/dev/null 2>&1 || echo "note: could not install chromium; the browser test will be skipped"; \
+	  else echo "note: not root, chromium not installed; the browser test will be skipped"; fi; }
+
 test-rust:
 	cargo test -q -p lossytcp-sim
 
-test-python: build ns2
+test-python: build ns2 chromium
 	$(PY) -m pytest -q -n 2 -m "not slow" tests
 
 test: test-rust test-python
@@ -60,6 +71,7 @@ bench: build ns2 ns3
 	$(PY) bench/run.py
 	$(PY) bench/network.py
 	$(PY) bench/models.py
+	$(PY) bench/experiments.py
 
 reference: build ns2 ns3
 	$(PY) tests/reference/make_reference.py

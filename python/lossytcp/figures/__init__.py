@@ -1,0 +1,197 @@
+"""The papers' figures as experiments plus claim checks (one module per paper).
+
+A :class:`Figure` is: the experiment(s) that produce it (at the paper's size, or ``quick``),
+how to draw it (:class:`lossytcp.plots.PlotSpec`), and the claims of ``SCENARIOS.md`` checked
+against its data, on the model and on the simulation. :func:`reproduce` runs it through the
+experiment layer (the store lives in the output directory, so running again resumes) and
+writes the figure (PNG and SVG), the data (CSV) and the claims (JSON).
+
+Adding a figure: in the paper's module, write a function ``quick -> [Experiment, ...]``
+(name each experiment after the figure, set the scenario to the paper's parameters, overlay
+the model — or, for a model figure, configure the engine to the model's assumptions), a
+claims function ``FigureData -> [ClaimResult, ...]`` using the helpers of :mod:`.claims`,
+and ``register(Figure(...))`` them; ``lossytcp reproduce list`` shows it from then on, the
+report includes it, and ``tests/figures`` checks its claims at ``--quick`` size when it is
+marked ``quick_decidable``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..experiments import Experiment, RunResult, Store
+from ..experiments import run as run_experiment
+from ..plots import PlotSpec, draw
+from .claims import ClaimResult
+
+__all__ = ["FIGURES", "Figure", "FigureData", "Outcome", "get", "reproduce"]
+
+PAPERS = {
+    "000": "Anjum & Tassiulas 2003, TCP over a Gilbert-Elliott channel (packet-train model)",
+    "001": "Abouzeid & Roy 2003, TCP under abrupt RTT changes (semi-Markov RTT)",
+    "002": "Kaj & Olsen, TCP under RED and DropTail loss (renewal-reward model)",
+    "003": "Martignon, NewReno-LP (Vegas loss predictor)",
+    "004": "Zorzi & Rao 2001, TCP energy efficiency over Rayleigh fading",
+}
+
+
+@dataclass
+class FigureData:
+    figure: Figure
+    quick: bool
+    results: dict[str, RunResult]
+
+    def result(self, name: str | None = None) -> RunResult:
+        if name is None:
+            return next(iter(self.results.values()))
+        return self.results[name]
+
+    def runs(self, name: str | None = None):
+        return self.result(name).runs()
+
+    def models(self, name: str | None = None):
+        return self.result(name).models()
+
+    def summary(self, name: str | None = None):
+        r = self.result(name)
+        return r.summary()
+
+
+@dataclass(frozen=True)
+class Figure:
+    id: str                       # "paper000-fig3"
+    paper: str                    # "000"
+    title: str                    # the paper's caption, shortened
+    kind: str                     # what the paper shows: "model", "simulation" or "table"
+    description: str              # one line for `reproduce list`
+    experiments: Callable[[bool], list[Experiment]]
+    claims: Callable[[FigureData], list[ClaimResult]]
+    plot: PlotSpec | None = None
+    notes: str = ""               # parameters chosen where the paper is silent, and why
+    quick_decidable: bool = True  # its claims are decidable at --quick size (make test)
+    draw_fn: Callable[[FigureData, Path], list[Path]] | None = None   # custom drawing
+    # expensive inputs made in parallel on the executor before the experiments expand
+    prepare: Callable[[bool, Any], None] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+FIGURES: dict[str, Figure] = {}
+
+#: Figures and tables of SCENARIOS.md not reproducible here yet, and why (``reproduce list``).
+PENDING = {
+    "paper000-table1-3": "exact event traces (NewReno cycle; Tahoe and NewReno recovering "
+                         "packets 15-19): checked by the engine's scenario tests "
+                         "(crates/lossytcp-sim/tests), not an experiment",
+    "paper002-fig13-14": "scenario II, Q and throughput on the 62-node dumbbell with Poisson "
+                         "cross traffic: needs the engine's topologies and traffic generators",
+    "paper002-fig15-18": "scenario II queue traces at the bottleneck (RED and DropTail): needs "
+                         "RED queues, the dumbbell and queue tracing",
+    "paper003-fig2-7": "NewReno-LP, Westwood-NR and Ideal-LP (classification accuracy, "
+                       "goodput, friendliness, fairness, transfers): needs those senders and "
+                       "the two-hop topology with cross traffic",
+}
+_MODULES = ("paper000", "paper004", "paper002", "paper001")
+_loaded = False
+
+
+def register(fig: Figure) -> Figure:
+    if fig.id in FIGURES:
+        raise RuntimeError(f"figure {fig.id} registered twice")
+    FIGURES[fig.id] = fig
+    return fig
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for m in _MODULES:
+            importlib.import_module(f"{__name__}.{m}")
+
+
+def all_figures() -> list[Figure]:
+    _load()
+    return list(FIGURES.values())
+
+
+def get(fig_id: str) -> Figure:
+    from ..errors import ParameterError
+
+    _load()
+    if fig_id not in FIGURES:
+        raise ParameterError("figure", fig_id, "must be one of " + ", ".join(FIGURES)
+                             + " (see: lossytcp reproduce list)")
+    return FIGURES[fig_id]
+
+
+@dataclass
+class Outcome:
+    figure: Figure
+    quick: bool
+    claims: list[ClaimResult]
+    files: list[Path]
+    wall_s: float
+    runs: int
+    computed: int
+    data: FigureData
+
+
+def reproduce(fig: Figure | str, *, quick: bool = False, out: str | Path = "figures-out",
+              workers: int | None = None, dask: str | None = None, executor=None,
+              progress: Callable[[str], Callable[[int, int], None] | None] | None = None,
+              ) -> Outcome:
+    """Run a figure's experiments (resuming from ``out``'s store), draw it, check its claims,
+    and write everything under ``out/<figure id>/``."""
+    fig = get(fig) if isinstance(fig, str) else fig
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    store = Store(out / "lossytcp-results.sqlite")
+    t0 = time.perf_counter()
+    results = {}
+    if fig.prepare is not None and executor is not None:
+        fig.prepare(quick, executor)
+    for exp in fig.experiments(quick):
+        cb = progress(f"{fig.id} {exp.name}") if progress else None
+        results[exp.name] = run_experiment(exp, store=store, executor=executor,
+                                           workers=workers, dask=dask, progress=cb)
+    data = FigureData(fig, quick, results)
+    d = out / fig.id
+    d.mkdir(exist_ok=True)
+    files: list[Path] = []
+    title = f"Paper {fig.paper} {fig.title}" + (" (quick)" if quick else "")
+    if fig.draw_fn is not None:
+        files += fig.draw_fn(data, d / fig.id)
+    elif fig.plot is not None:
+        first = data.result()
+        spec = fig.plot
+        if spec.model_labels is None:
+            # line styles in the order the experiment lists its overlays (the first solid)
+            import dataclasses
+
+            spec = dataclasses.replace(spec, model_labels=tuple(
+                m.key for m in first.experiment.models))
+        files += draw(spec, first.summary(), first.models(), title, d / fig.id,
+                      first.experiment.level)
+    for name, r in results.items():
+        summ, mod = r.summary(), r.models()
+        p = d / f"{name}-simulation.csv"
+        summ.to_csv(p, index=False)
+        files.append(p)
+        if len(mod):
+            p = d / f"{name}-model.csv"
+            mod.to_csv(p, index=False)
+            files.append(p)
+    claims = fig.claims(data)
+    p = d / "claims.json"
+    p.write_text(json.dumps({"figure": fig.id, "quick": quick,
+                             "claims": [c.as_dict() for c in claims]}, indent=1))
+    files.append(p)
+    return Outcome(fig, quick, claims, files, time.perf_counter() - t0,
+                   sum(r.planned for r in results.values()),
+                   sum(r.computed for r in results.values()), data)

@@ -1,0 +1,64 @@
+"""Every figure at --quick size: files written, both sources present, and each claim that is
+decidable at that size given the verdict recorded in expected.py (a test that fails when a
+change of engine or model flips a verdict). Full size under the slow marker: the verdicts
+decided at quick size must stay the same, and the rest get their numbers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from expected import EXPECTED_QUICK
+
+from lossytcp.figures import all_figures, reproduce
+
+FIGURES = [f.id for f in all_figures()]
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory):
+    # one store per test process: figures sharing an experiment compute it once
+    return tmp_path_factory.mktemp("figures")
+
+
+def test_every_paper_figure_of_000_001_002_004_is_registered():
+    papers = {f.split("-")[0] for f in FIGURES}
+    assert papers == {"paper000", "paper001", "paper002", "paper004"}
+    assert {f"paper000-fig{n}" for n in range(2, 11)} <= set(FIGURES)
+
+
+@pytest.mark.parametrize("fig_id", FIGURES)
+def test_quick_figure_and_its_decidable_claims(fig_id, out):
+    o = reproduce(fig_id, quick=True, out=out, workers=0)
+    suffixes = {p.suffix for p in o.files}
+    assert {".png", ".svg", ".csv", ".json"} <= suffixes
+    # both sources on every figure
+    for name, res in o.data.results.items():
+        assert len(res.runs()) == res.planned > 0, name
+        models = res.models()
+        assert len(models) and models["error"].isna().all(), name
+    got = {(c.figure, c.source, c.claim): c.verdict for c in o.claims}
+    assert all(v in ("holds", "fails", "inconclusive") for v in got.values())
+    assert {c.source for c in o.claims} <= {"model", "simulation"}
+    expected = {k: v for k, v in EXPECTED_QUICK.items() if k[0] == fig_id}
+    for k, v in expected.items():
+        assert k in got, f"claim {k} no longer checked"
+        assert got[k] == v, (k, got[k], next(c.detail for c in o.claims
+                                             if (c.figure, c.source, c.claim) == k))
+    on_disk = json.loads((out / fig_id / "claims.json").read_text())
+    assert len(on_disk["claims"]) == len(o.claims)
+
+
+@pytest.fixture(scope="module")
+def full_out(tmp_path_factory):
+    return tmp_path_factory.mktemp("full")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fig_id", FIGURES)
+def test_full_size_keeps_the_quick_verdicts(fig_id, full_out):
+    o = reproduce(fig_id, quick=False, out=full_out)
+    got = {(c.figure, c.source, c.claim): c.verdict for c in o.claims}
+    for k, v in EXPECTED_QUICK.items():
+        if k[0] == fig_id:
+            assert got[k] == v, (k, got[k])
