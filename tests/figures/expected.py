@@ -7,8 +7,6 @@ Regenerate: run ``lossytcp reproduce --all --quick --out DIR`` and read DIR/*/cl
 """
 
 EXPECTED_QUICK = {
-    ('paper000-fig10', 'model',
-     'NewReno deteriorates at low and moderate beta (below Tahoe, beta <= 0.4)'): 'fails',
     ('paper000-fig2', 'model',
      'NewReno below Tahoe at this low beta (low alpha half)'): 'holds',
     ('paper000-fig2', 'model',

@@ -37,7 +37,9 @@ THR_TOL, Q_TOL = 0.25, 0.08
 
 
 def _sim(p):
-    ch = f"bernoulli:p={p['p']:g}" if p["queue"] == "red" else f"burst:p={p['p']:g},hold=50ms"
+    # The axis is "aqm" (the loss environment the dropper stands for), not "queue": an axis
+    # named after a simulate() parameter would be passed to it.
+    ch = f"bernoulli:p={p['p']:g}" if p["aqm"] == "red" else f"burst:p={p['p']:g},hold=50ms"
     return dict(rate_bps=10e6, rtt_s=0.24, packet_size_bytes=1500, window=20,
                 queue_packets=1000, channel=ch, fixed_rto_s=0.72, backoff=True,
                 duration_s=p["duration_s"], **MODEL_TCP)
@@ -49,11 +51,11 @@ def experiments(quick: bool):
         description="Scenario I: RED (independent) and DropTail (burst) droppers, RTT 240 ms, "
                     "window 20, 1500 B",
         scenario=_sim,
-        sweep={"p": logrange(1e-3, 0.35, 5 if quick else 10), "queue": ["red", "droptail"],
+        sweep={"p": logrange(1e-3, 0.35, 5 if quick else 10), "aqm": ["red", "droptail"],
                "duration_s": [300.0 if quick else 2000.0]},
         variants=VARIANTS,
         models=[ModelOverlay("aqm-renewal", lambda p: dict(
-            variant=p["variant"], queue=p["queue"], p=p["p"], rtt_s=0.24, timeout_s=0.72,
+            variant=p["variant"], queue=p["aqm"], p=p["p"], rtt_s=0.24, timeout_s=0.72,
             max_window=20), label="model", metric="throughput_pps",
             sim_metric="throughput_pps")],
         seeds=4 if quick else 6, metrics=["throughput_pps", "timeout_fraction", "timeouts"])]
@@ -69,8 +71,8 @@ def _tracks(data, queue: str, what: str):
     for var in VARIANTS:
         tol_q = 0.10 if (var, queue) == ("newreno", "red") else Q_TOL
         m = series(data, "model", "p", model_metric=mod_m, label="model", variant=var,
-                   queue=queue)
-        s = series(data, "simulation", "p", sim_metric=sim_m, variant=var, queue=queue)
+                   aqm=queue)
+        s = series(data, "simulation", "p", sim_metric=sim_m, variant=var, aqm=queue)
         for x, mv in zip(m.x, m.mean, strict=True):
             i = s.x.index(x)
             sv, ci = s.mean[i], s.ci[i] if math.isfinite(s.ci[i]) else 0.0
@@ -100,8 +102,8 @@ def _droptail_more_timeouts(data):
         for var in VARIANTS:
             kw = dict(sim_metric="timeout_fraction", model_metric="timeout_probability",
                       label="model", variant=var)
-            dt = series(data, src, "p", queue="droptail", **kw)
-            red = series(data, src, "p", queue="red", **kw)
+            dt = series(data, src, "p", aqm="droptail", **kw)
+            red = series(data, src, "p", aqm="red", **kw)
             parts.append(pairwise_claim(data.figure.id, f"{var}: DropTail Q >= RED Q", src,
                                         "DropTail", dt, "RED", red, "p", 0.02, True))
         c = combine(data.figure.id, "DropTail gives far more time-outs than RED", parts)
@@ -114,7 +116,7 @@ def _newreno_q_above(data, queue):
     out = ordering(data, f"NewReno's Q slightly above Tahoe's, more so in the model "
                          f"({queue})", "newreno", "tahoe", "p", primary="model",
                    label="model", margin=0.02, sim_metric="timeout_fraction",
-                   model_metric="timeout_probability", queue=queue)
+                   model_metric="timeout_probability", aqm=queue)
     m, s = (sum(c.numbers["a"][i] - c.numbers["b"][i] for i in range(len(c.numbers["x"])))
             / max(len(c.numbers["x"]), 1) for c in out)
     for c in out:
@@ -139,7 +141,7 @@ def claims_thr(queue):
             out += ordering(data, "Under DropTail NewReno's throughput suffers more than "
                                   "Tahoe's", "tahoe", "newreno", "p", primary="simulation",
                             label="model", margin=0.5, sim_metric="throughput_pps",
-                            model_metric="throughput_pps", queue="droptail")
+                            model_metric="throughput_pps", aqm="droptail")
             for c in out[1:]:
                 c.primary = True
         return out
@@ -149,7 +151,7 @@ def claims_thr(queue):
 def _spec(metric_sim, metric_model, ylabel, queue):
     return PlotSpec(x="p", xlabel="p (drop / Good -> Bad probability per packet)",
                     ylabel=ylabel, xlog=True, sim_metric=metric_sim, model_metric=metric_model,
-                    where={"queue": queue}, sim_label="engine")
+                    where={"aqm": queue}, sim_label="engine")
 
 
 for _n, _q, _what in ((9, "red", "Q"), (10, "droptail", "Q"), (11, "red", "throughput"),
