@@ -65,16 +65,6 @@ pub struct Link {
     /// Serialisation time of the last packet size seen: sizes rarely change on a link.
     tx_time: (u32, Dur),
     pub stats: LinkStats,
-    /// Tie order when a packet arrives at the instant the link finishes a transmission and
-    /// the next waiting packet starts. ns-2 runs the arrival first (its event was scheduled
-    /// a propagation delay earlier; the dequeue event only a transmission time earlier, and
-    /// its scheduler runs ties in insertion order), so the arrival still sees that packet in
-    /// the queue. With `queue` configurations the engine does the same: a single NewReno
-    /// flow through a 10-packet DropTail queue then matches ns-2 send for send over 60 s
-    /// (`queue-limit` 11, see queue/droptail.rs), where the other order keeps one more packet
-    /// at such ties (35377 sends against ns-2's 35021). The legacy `queue_packets` keeps the
-    /// departure-first order, so that every scenario written before gives the same bits.
-    arrival_first: bool,
 }
 
 /// What becomes of a packet handed to the link.
@@ -129,16 +119,22 @@ impl Link {
             busy_until: Time::ZERO,
             tx_time: (0, Dur::ZERO),
             stats: LinkStats::default(),
-            arrival_first: cfg.queue.is_some(),
         }
     }
 
-    /// Packets waiting at `now`, the one in transmission excluded. A packet whose
-    /// transmission starts exactly at `now` still waits for an arrival at `now` under ns-2's
-    /// tie order (see `arrival_first`).
+    /// Packets waiting at `now`, the one in transmission excluded.
+    ///
+    /// Tie order when a packet arrives at the instant the link finishes a transmission and
+    /// the next waiting packet starts: ns-2 runs the arrival first (its event was scheduled a
+    /// propagation delay earlier; the dequeue event only a transmission time earlier, and its
+    /// scheduler runs ties in insertion order), so the arrival still sees that packet in the
+    /// queue, and so does the engine. A single NewReno flow through a 10-packet DropTail
+    /// queue then matches ns-2 send for send over 60 s (`queue-limit` 11, see
+    /// queue/droptail.rs), where the other order keeps one more packet at such ties (35377
+    /// sends against ns-2's 35021).
     pub fn queue_len(&mut self, now: Time) -> usize {
         while let Some(&(s, size)) = self.waiting.front() {
-            if s > now || (self.arrival_first && s == now) {
+            if s >= now {
                 break;
             }
             self.waiting.pop_front();
