@@ -322,6 +322,18 @@ def test_semi_markov_delay_switches_the_link_delay(tmp_path: Path) -> None:
     assert seen == {0.02, 0.2}
 
 
+@needs_ns
+def test_semi_markov_delay_with_exponential_excess_runs() -> None:
+    # Holding times T_i + Exp(V_i) draw from the delay stream inside the Tcl proc that
+    # switches states (it failed with an undeclared global before): paper 001's parameters.
+    delay = dict(rtt_s=[0.058056, 0.060383, 0.081911],
+                 H=[[0.1, 0.33, 0.57], [0.30, 0.12, 0.58], [0.165, 0.36, 0.475]],
+                 excess_mean_s=[0.1067, 0.1183, 0.0042])
+    r = simulate_ns2("reno", seed=1, rate_bps=9.68e6, packet_size_bytes=1000, window=60,
+                     delay=delay, duration_s=20.0, **TICK)
+    assert r.packets_delivered > 1000
+
+
 @given(st.lists(st.booleans(), min_size=1, max_size=200))
 def test_runs_rebuild_any_loss_sequence(lost: list[bool]) -> None:
     runs = _runs_from_losses(lost)

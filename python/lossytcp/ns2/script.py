@@ -219,7 +219,7 @@ proc smd_pick {{probs}} {{
     return [expr {{$j - 1}}]
 }}
 proc smd_enter {{i}} {{
-    global ns smd_T smd_V smd_H fwd_link
+    global ns smd_T smd_V smd_H fwd_link {rng.lstrip("$")}
     $fwd_link set delay_ [lindex $smd_T $i]
     set v [lindex $smd_V $i]
     set hold [lindex $smd_T $i]
