@@ -17,7 +17,9 @@ from lossytcp.report import add_validation_section, write_report
 def report(tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     o = reproduce("paper000-fig3", quick=True, out=out, workers=0)
-    return write_report([o], out / "report.html", quick=True, executor="serial"), o
+    # lossytcp.validation's tables take about 40 s even quick: test_validation_tables_... below
+    return (write_report([o], out / "report.html", quick=True, executor="serial",
+                         validation=False), o)
 
 
 def test_report_is_self_contained_and_complete(report):
@@ -33,10 +35,13 @@ def test_report_is_self_contained_and_complete(report):
     assert "engine" in text and "paper000-fig3" in text
 
 
-def test_validation_hook_renders_registered_tables(tmp_path, report):
+def test_validation_hook_renders_registered_tables(tmp_path, report, monkeypatch):
     import pandas as pd
 
+    import lossytcp.validation
+
     _, o = report
+    monkeypatch.delattr(lossytcp.validation, "report_tables")   # only the one registered here
 
     @add_validation_section
     def tables(quick):
@@ -49,6 +54,17 @@ def test_validation_hook_renders_registered_tables(tmp_path, report):
 
         rep.VALIDATION_SECTIONS.remove(tables)
     assert "packet-train vs engine" in text and "a test table" in text
+
+
+@pytest.mark.slow
+def test_validation_tables_of_every_model_are_in_the_report(tmp_path, report):
+    _, o = report
+    text = write_report([o], tmp_path / "r.html", quick=True).read_text()
+    for title in ("Models I against the engine: error summary",
+                  "abrupt-rtt (paper 001): the Section 6.1 designs",
+                  "fading-energy (paper 004): bounds against the slot-model engine"):
+        assert title in text
+    assert "validation section" not in text      # no section failed
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .cases import Case, error_summary, run_case, run_cases
 
-__all__ = ["Case", "run_case", "run_cases", "error_summary", "all_tables"]
+__all__ = ["Case", "run_case", "run_cases", "error_summary", "all_tables", "report_tables"]
 
 
 def all_tables(*, quick: bool = True) -> dict:
@@ -31,4 +31,57 @@ def all_tables(*, quick: bool = True) -> dict:
     out.update({f"models_i_{k}": v for k, v in mi.items()})
     out.update(abrupt.tables(quick=quick))
     out.update(fading.tables(quick=quick))
+    return out
+
+
+#: The report's title and note for each table of :func:`all_tables`.
+_TABLES = {
+    "models_i_summary": ("Models I against the engine: error summary",
+                         "packet-train (paper 000), aqm-renewal (002), Mathis and PFTK, each "
+                         "in its domain with the engine configured to its assumptions "
+                         "(lossytcp.validation.models_i): mean and max relative error per "
+                         "model and group"),
+    "models_i_cases": ("Models I: every case", "model value, engine mean and CI, relative "
+                       "error and tolerance per case"),
+    "models_i_packet_train_figs_5_6": ("Packet-train, Figs. 5-6 at two timers",
+                                       "the two links' curves with the 0.05 s and 0.005 s "
+                                       "timers"),
+    "models_i_aqm_timeout_order": ("aqm-renewal: NewReno's Q against Tahoe's",
+                                   "the model with the paper's (Tahoe) window density and "
+                                   "NewReno's own, against the engine"),
+    "abrupt_summary": ("abrupt-rtt (paper 001): the Section 6.1 designs",
+                       "mean and max error per design, variant and timer rule (the paper's "
+                       "RTO and ours carrying RFC 6298's state)"),
+    "abrupt_design1": ("abrupt-rtt: design 1, per experiment", ""),
+    "abrupt_design2": ("abrupt-rtt: design 2, per experiment", ""),
+    "abrupt_fig9_design1": ("abrupt-rtt: Fig. 9, OldTahoe's gain over Reno (design 1)",
+                            "shares of experiments by gain, engine and model"),
+    "abrupt_fig9_design2": ("abrupt-rtt: Fig. 9 (design 2)", ""),
+    "abrupt_isolated_jump": ("abrupt-rtt: an isolated RTT jump", "timer expiries per model "
+                             "timeout after a single jump"),
+    "abrupt_long_holding": ("abrupt-rtt: holding times x10", "the worst design-2 experiments "
+                            "with RTT changes many rounds apart"),
+    "abrupt_fig10": ("abrupt-rtt: Fig. 10, throughput vs dupack threshold", ""),
+    "abrupt_fig11": ("abrupt-rtt: Fig. 11, throughput vs w_m", ""),
+    "abrupt_fig12_wm25": ("abrupt-rtt: Fig. 12, E[V] scaled", ""),
+    "fading_bounds": ("fading-energy (paper 004): bounds against the slot-model engine",
+                      "throughput and transmissions per success inside the model's "
+                      "pessimistic / optimistic bounds"),
+    "fading_figs_1_4": ("fading-energy: Figs. 1-4 over a Jakes trace", "analysis, engine over "
+                        "the trace stepped per slot, analysis with trace-estimated parameters"),
+    "fading_claims": ("fading-energy: the paper's energy-efficiency ratios", "the paper's "
+                      "words against the model and a channel following the fade within a "
+                      "packet"),
+}
+
+
+def report_tables(quick: bool) -> list:
+    """Every validation table for the HTML report (:mod:`lossytcp.report`): (title, DataFrame,
+    note), the summaries first."""
+    tables = all_tables(quick=quick)
+    order = sorted(tables, key=lambda k: (not k.endswith("summary"), k))
+    out = []
+    for k in order:
+        title, note = _TABLES.get(k, (k, ""))
+        out.append((title, tables[k], note))
     return out
