@@ -38,6 +38,7 @@ impl Oracle {
         }
     }
 
+    #[inline]
     fn slot(&mut self, seq: u64) -> usize {
         let i = (seq & self.mask) as usize;
         if self.seq[i] != seq {
@@ -49,6 +50,7 @@ impl Oracle {
         i
     }
 
+    #[inline]
     pub fn on_send(&mut self, seq: u64) {
         let i = self.slot(seq);
         self.sent[i] += 1;

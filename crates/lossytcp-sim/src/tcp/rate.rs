@@ -105,6 +105,7 @@ impl SendLog {
     }
 
     /// Segment `seq` is transmitted at `at`; `in_flight` segments were outstanding before.
+    #[inline]
     pub fn on_send(&mut self, seq: u64, at: Time, retransmission: bool, in_flight: u64) {
         let i = (seq & self.mask) as usize;
         if !self.sampling {
