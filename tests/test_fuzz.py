@@ -9,8 +9,7 @@ tests/engine/test_ctrl_c.py's. LOSSYTCP_FUZZ_SCALE multiplies the number of exam
 default: a few hundred per target, about a minute in all on two shared cores).
 
 Not covered here: ``lossytcp crosscheck`` (it runs ns-2 for each example; its own tests
-cover its errors), and fading-energy's w_max between 61 and 2000, valid but slow until the
-model is made fast (issue 13, the models' part).
+cover its errors).
 """
 
 from __future__ import annotations
@@ -386,10 +385,6 @@ def test_every_model_gives_a_result_or_a_parameter_error(name):
             kw.pop(data.draw(st.sampled_from(fields)), None)
         if data.draw(st.integers(0, 9)) == 0:
             kw["not_a_parameter"] = 1
-        w = kw.get("w_max")
-        if (name == "fading-energy" and isinstance(w, (int, float)) and not isinstance(w, bool)
-                and 60 < w <= 2000):
-            kw["w_max"] = 24      # valid but slow; the models' part of issue 13
         result, err = timed(lambda: lossytcp.models.evaluate(name, **kw))
         if err is None:
             assert isinstance(result, lossytcp.models.ModelResult)
@@ -512,13 +507,6 @@ def test_simulate_command_line_exits_0_or_2(argv):
 @_settings(200)
 @given(argv=model_argv())
 def test_model_command_line_exits_0_or_2(argv):
-    w = argv.index("--w-max") if "--w-max" in argv else None
-    if w is not None:
-        try:
-            if 60 < float(argv[w + 1]) <= 2000:
-                argv[w + 1] = "24"      # valid but slow; the models' part of issue 13
-        except ValueError:
-            pass
     code, _ = timed(lambda: _main(argv))
     event(f"exit {code}")
     assert code in (0, 2), argv
