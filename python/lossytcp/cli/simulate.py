@@ -246,8 +246,10 @@ def _short(x: float) -> str:
 
 
 def _shown(summary: Any, metric: str) -> bool:
-    # A bulk transfer has no completion time: no row of NaNs for it.
-    return not (metric == "completion_time_s" and not math.isfinite(summary.mean(metric)))
+    # A bulk transfer has no completion time, and a sender without a loss classifier no
+    # classification accuracy: no row of NaNs for either.
+    return not (metric in ("completion_time_s", "classification_accuracy")
+                and not math.isfinite(summary.mean(metric)))
 
 
 def run(a: argparse.Namespace) -> int:
