@@ -336,6 +336,14 @@ def test_bulk_transfers_have_no_completion_time_row():
     assert "completion_time_s" in r.stdout
 
 
+def test_senders_without_a_classifier_have_no_accuracy_row():
+    r = _cli("simulate", "--duration", "2s", "--seeds", "2")
+    assert r.returncode == 0 and "classification_accuracy" not in r.stdout
+    r = _cli("simulate", "--duration", "5s", "--seeds", "2", "--variant", "ideal-lp",
+             "--channel", "bernoulli:p=0.02")
+    assert r.returncode == 0 and "classification_accuracy" in r.stdout
+
+
 def test_elapsed_time_reads_as_whole_nanoseconds():
     r = simulate("reno", duration_s=1000)
     assert r.elapsed_s == 1000.0 and "elapsed_s=1000.0," in repr(r)
