@@ -88,10 +88,6 @@ PENDING = {
     "paper000-table1-3": "exact event traces (NewReno cycle; Tahoe and NewReno recovering "
                          "packets 15-19): checked by the engine's scenario tests "
                          "(crates/lossytcp-sim/tests), not an experiment",
-    "paper002-fig13-14": "scenario II, Q and throughput on the 62-node dumbbell with Poisson "
-                         "cross traffic: needs the engine's topologies and traffic generators",
-    "paper002-fig15-18": "scenario II queue traces at the bottleneck (RED and DropTail): needs "
-                         "RED queues, the dumbbell and queue tracing",
     "paper003-fig2-7": "NewReno-LP, Westwood-NR and Ideal-LP (classification accuracy, "
                        "goodput, friendliness, fairness, transfers): needs those senders and "
                        "the two-hop topology with cross traffic",
