@@ -91,6 +91,22 @@ EXPECTED_QUICK = {
      "Under DropTail NewReno's throughput suffers more than Tahoe's"): 'fails',
     ('paper002-fig9', 'model',
      "NewReno's Q slightly above Tahoe's, more so in the model (red)"): 'holds',
+    ('paper002-fig13', 'simulation',
+     'Under DropTail the simulated Q lies below the model (losses less correlated than assumed)'): 'holds',
+    ('paper002-fig14', 'simulation',
+     'Throughput right under RED'): 'holds',
+    ('paper002-fig14', 'simulation',
+     'Throughput under-estimated by the model for DropTail below p ~ 3%'): 'holds',
+    ('paper002-fig14', 'simulation',
+     'DropTail throughput estimated well above p ~ 3%'): 'fails',
+    ('paper002-fig15-16', 'simulation',
+     "RED's average nearly constant over a burst (one drop probability for the whole burst)"): 'holds',
+    ('paper002-fig15-16', 'simulation',
+     "RED's losses are early (random) drops, not buffer overflow"): 'holds',
+    ('paper002-fig17-18', 'simulation',
+     'DropTail losses are correlated'): 'holds',
+    ('paper002-fig17-18', 'simulation',
+     'DropTail losses correlated, but less than "the rest of the window is lost"'): 'holds',
     ('paper004-fig1-4', 'simulation',
      'The analysis tracks the simulation: analysis/sim. (trace parameters) vs engine over the Jakes trace'): 'fails',
     ('paper004-fig13', 'model',
@@ -129,4 +145,16 @@ EXPECTED_QUICK = {
      'Slow fading better than fast at high error rates, worse at low'): 'fails',
     ('paper004-fig9', 'simulation',
      "Transmissions per success: the simulation between the model's bounds (5% slack)"): 'holds',
+}
+
+#: Verdicts decided only at full size (inconclusive at --quick: too few points or drop pairs),
+#: checked by the slow test; measured 2026-11-23 (paper 002 scenario II, 2000 s x 4 seeds x 9
+#: rates; queue traces 60 s x 2 seeds x 3 rates).
+EXPECTED_FULL_ONLY = {
+    ('paper002-fig13', 'simulation',
+     'Q well predicted under RED'): 'holds',
+    # ns-2's RED with wait_ (the default) never drops right after a drop: 0 drop-drop pairs
+    # where 8.2 were expected if independent (p = 0.0003); the wait = false control cannot tell
+    ('paper002-fig15-16', 'simulation',
+     'RED drops within a burst are independent'): 'fails',
 }
