@@ -213,7 +213,7 @@ S2_QUICK_RATES = {"red": (0.55, 0.6, 0.7), "droptail": (0.6, 0.65, 0.7)}
 #: Rates whose runs also trace the bottleneck queue (the middle one gives Figs. 15-18).
 S2_TRACE_RATES = {"red": (0.55, 0.6, 0.65), "droptail": (0.61, 0.63, 0.65)}
 S2_QUICK_TRACE_RATES = {"red": (0.6, 0.7), "droptail": (0.65, 0.7)}
-S2_SIZE = {False: dict(duration_s=2000.0, seeds=4), True: dict(duration_s=100.0, seeds=4)}
+S2_SIZE = {False: dict(duration_s=2000.0, seeds=4), True: dict(duration_s=100.0, seeds=6)}
 #: Trace runs: the window trace (time-out lengths) over the whole run, the queue trace over its
 #: last ``window_s`` (a queue trace holds every packet at the bottleneck, ~0.3 MB/s of JSON).
 #: Full size: 60 s windows (~8 drop-drop pairs expected under RED if drops were independent,
