@@ -23,6 +23,14 @@ def test_fast_engine_form_equals_the_built_scenario(args, kw):
     assert m.s2_engine(*args, **kw) == m.s2_scenario(*args, **kw).engine()
 
 
+@pytest.mark.parametrize("rate", [0.0, -1.0, float("nan"), float("inf"), "fast"])
+def test_fast_engine_form_checks_the_arrival_rate(rate):
+    from lossytcp.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="arrival_rate_per_s"):
+        m.s2_engine("red", rate, 10.0)
+
+
 def test_scenario_ii_senders_are_ns2_tahoe_with_the_coarse_tick():
     e = m.s2_engine("droptail", 0.6, 10.0)
     tcps = [e["flows"][0]["tcp"]] + [t["tcp"] for t in e["traffic"]]

@@ -271,14 +271,27 @@ def s2_engine(aqm: str, rate: float, duration_s: float, *,
 
     e = json.loads(_template(aqm, red_wait))
     e["duration_s"] = float(s.Scenario(duration_s=duration_s).duration_s)
+    rate = _checked_rate(rate)
     for t in e["traffic"]:
-        t["arrival_rate_per_s"] = float(rate)
+        t["arrival_rate_per_s"] = rate
     q = None
     if queue_window is not None:
         qt = s.QueueTrace("B->C", *queue_window)
         q = {"link": _bc_link(), "from_s": qt.from_s, "to_s": qt.to_s}
     e["trace"] = {"sends": False, "window": bool(window_trace), **({"queue": q} if q else {})}
     return e
+
+
+def _checked_rate(rate) -> float:
+    """The arrival rate as ``scenario.Transfers`` checks it: :func:`s2_engine` writes it past
+    the scenario's checks, and a NaN would reach the engine as invalid JSON."""
+    from .._validate import in_range
+    from ..errors import ParameterError
+
+    x = in_range("arrival_rate_per_s", rate, 0, 1e6)
+    if x <= 0:
+        raise ParameterError("arrival_rate_per_s", rate, "must be > 0 arrivals per second")
+    return x
 
 
 @functools.lru_cache(maxsize=1)
