@@ -187,6 +187,10 @@ def test_abrupt_rtt_full_designs():
         ours = d2[f"{v}_rfc6298_rfc6298_err"]
         assert ours.abs().mean() < paper.abs().mean() < 0.13
         assert (ours <= 0).mean() < (paper <= 0).mean()
+        # Sec. 6.1's lower bound holds here, loosely: the paper's model is below the engine
+        # in two thirds of the experiments (measured 68% / 67%), within 5% below in a fifth.
+        assert (paper <= 0).mean() > 0.6
+        assert ((paper <= 0) & (paper >= -0.05)).mean() < 0.3
 
 
 @pytest.mark.slow
