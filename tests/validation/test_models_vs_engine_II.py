@@ -15,6 +15,8 @@ The engine must be built (``lossytcp._sim``); the tests are skipped otherwise.
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -76,16 +78,22 @@ def test_hybrid_channel_matches_the_markov_estimate_of_the_trace():
 @pytest.mark.slow
 def test_fading_energy_claims_follow_the_packet_error_model():
     """Section 5's ratios at 90% throughput: one fading sample per packet (eq. (2)) gives
-    Tahoe/Reno ~7 (paper ~10) and a factor ~5 across f_D T (paper: more than ten); following
-    the fade within the packet (the paper's bit-level simulation) brings both to the paper's."""
-    df = fading.energy_claims(sources=("analytic", 1, 8), floor_sources=()).set_index("claim")
+    Tahoe/Reno ~7 (paper ~10), a factor ~5 across f_D T (paper: more than ten) and K = 1
+    against K = 3 ~2 (paper: three- to fourfold); following the fade within the packet (the
+    paper's bit-level simulation) brings them to the paper's: Tahoe/Reno and f_D T at 8
+    samples per packet, K (measured 4.0, and K = 2 against 3 2.0: the paper's "doubled") only
+    at 64, deep fades at f_D T 0.256 lasting a fraction of a packet."""
+    df = fading.energy_claims(sources=("analytic", 1, 8, 64),
+                              floor_sources=()).set_index("claim")
     tr = df.loc["tahoe_over_reno"]
     assert 6.0 < tr.analytic < 8.0 and 6.0 < tr.hybrid_1_samples < 8.0
     assert 9.0 < tr.hybrid_8_samples < 12.0
     f13 = df.loc["fdt_0.001_over_0.256_tahoe"]
     assert f13.analytic < 6.0 < 10.0 < f13.hybrid_8_samples
     assert 2.8 < df.loc["newreno_wmax24_over_wmax6"].analytic < 3.5
-    assert df.loc["k1_over_k3_wmax6"].hybrid_8_samples < 3.0      # below the paper's 3-4
+    k1 = df.loc["k1_over_k3_wmax6"]
+    assert k1.analytic < k1.hybrid_8_samples < 3.0 < k1.hybrid_64_samples < 4.5
+    assert 1.8 < df.loc["k2_over_k3_wmax6"].hybrid_64_samples < 2.3
 
 
 # ----------------------------------------------------------------------- abrupt-rtt, Sec. 6.1
@@ -100,6 +108,58 @@ def design1_quick():
 def test_abrupt_rtt_design1_errors(design1_quick, variant, rule):
     e = design1_quick[f"{variant}_rfc6298_{rule}_err"].abs()
     assert e.max() < 0.20 and e.mean() < 0.10
+
+
+def test_abrupt_rtt_design1_is_no_lower_bound(design1_quick):
+    """Sec. 6.1 calls the model a (tight) lower bound. On design 1 against the RFC 6298 engine
+    its errors have both signs: it is below the engine in only a minority of experiments
+    (measured 25% of the quick design, 30% / 26% at full size), so it is close, not a
+    bound."""
+    for v in abrupt.VARIANTS:
+        below = (design1_quick[f"{v}_rfc6298_paper_err"] <= 0).mean()
+        assert 0.05 < below < 0.6, (v, below)
+
+
+def _typeset_gain(k: int) -> float:
+    """OldTahoe's gain over Reno in the model with eq. (3) as typeset, design 1's experiment
+    k."""
+    from lossytcp.models.abrupt_rtt import abrupt_rtt
+
+    mu, T, wm, H, V = list(abrupt.design_61(k + 1, 2003))[k]
+    kw = dict(rate_pps=mu, rtt_s=T + 1.0 / mu, H=H, excess_mean_s=V, max_window=wm)
+    return (abrupt_rtt(**kw, variant="oldtahoe").throughput_pps
+            / abrupt_rtt(**kw, variant="reno", dupack_rule="typeset").throughput_pps - 1)
+
+
+NS2 = pytest.mark.skipif(shutil.which("ns") is None,
+                         reason="ns-2 (Debian package ns2) not installed")
+
+
+@NS2
+def test_fig9_ns2_does_not_double_where_the_typeset_da_rule_does():
+    """Paper 001 Fig. 9 (simulated with ns) has OldTahoe up to ~100% above Reno. On design
+    1's experiment 1 (w_m 38 at 598 packets/s) the model with eq. (3) as typeset (a DA
+    whenever d packets overtake the last packet of the first burst) gives 98%; ns-2 2.35's
+    Agent/TCP/Reno over the same semi-Markov delay gives 39% (2 runs of 300 max(E[V] + T)),
+    the engine in the same configuration (profile ns2) 47%."""
+    assert _typeset_gain(1) > 0.9
+    r = abrupt.fig9_ns2([1], runs=2, factor=300.0).iloc[0]
+    assert 0.2 < r.gain_ns2 < 0.6, r.to_dict()
+    assert abs(r.gain_ns2 - r.gain_engine) < 0.15, r.to_dict()
+
+
+@NS2
+@pytest.mark.slow
+def test_fig9_spread_in_ns2_is_the_engines():
+    """Design 1's 100 experiments (2 runs of 300 max(E[V] + T)) in ns-2 2.35 and in the engine
+    configured as ns-2 (measured: ns-2 85% / 15% / 0% at <= 10%, (10%, 50%], > 50%, max
+    43%; the engine 87% / 13% / 0%, max 47%; per experiment the gains 1.0 points apart on
+    average): the paper's 60% / 20% / 20% is not what ns-2's Reno gives on this design."""
+    df = abrupt.fig9_ns2(range(100), runs=2, factor=300.0)
+    ns2, eng = abrupt.gain_shares(df.gain_ns2), abrupt.gain_shares(df.gain_engine)
+    for s in (ns2, eng):
+        assert s["le_10pct"] > 0.75 and s["gt_50pct"] <= 0.02, (ns2, eng)
+    assert (df.gain_ns2 - df.gain_engine).abs().mean() < 0.03
 
 
 def test_abrupt_rtt_isolated_changes_confirm_the_papers_mathematics():
@@ -127,6 +187,15 @@ def test_abrupt_rtt_full_designs():
         ours = d2[f"{v}_rfc6298_rfc6298_err"]
         assert ours.abs().mean() < paper.abs().mean() < 0.13
         assert (ours <= 0).mean() < (paper <= 0).mean()
+        # Sec. 6.1's lower bound holds here, loosely: the paper's model is below the engine
+        # in two thirds of the experiments (measured 68% / 67%), within 5% below in a fifth.
+        assert (paper <= 0).mean() > 0.6
+        assert ((paper <= 0) & (paper >= -0.05)).mean() < 0.3
+        # The extension's measured domain in design 2: w_m <= 45 (44 experiments), inside the
+        # paper's bound (measured 4.0% / 14.9% and 4.5% / 17.0%), where the paper's RTO is not.
+        small = d2.w_m <= 45
+        assert ours[small].abs().max() < 0.20 and ours[small].abs().mean() < 0.10
+        assert paper[small].abs().max() > 0.25
 
 
 @pytest.mark.slow

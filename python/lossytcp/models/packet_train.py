@@ -119,7 +119,7 @@ engine configured to these assumptions (trains redrawn from the stationary law, 
 retransmissions, fixed timer without back-off, the engine's round trip equal to the model's
 T: propagation T - 1/mu and zero-size ACKs) the model is within 25% at every point of Figs. 2
 and 5's links for all four variants, 3.3% on average, 22% at most (Tahoe at 2 Mb/s, alpha
-0.003, beta 0.1, where the model's timeout probability is 0.35 against the engine's 0.21).
+0.003, beta 0.1, where the model's timeout probability is 0.35 against the engine's 0.23).
 SACK at 1 Mb/s, alpha 0.01, beta 0.3 was 21% above the engine: 6.6% of it was the engine's
 round trip (propagation T plus the packet's and the ACK's transmission; 16.8% with the new
 SACK rules and that round trip, reported as ``rtt_uncorrected``), the rest SACK's recovery

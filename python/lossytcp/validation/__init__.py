@@ -57,6 +57,11 @@ _TABLES = {
     "abrupt_fig9_design1": ("abrupt-rtt: Fig. 9, OldTahoe's gain over Reno (design 1)",
                             "shares of experiments by gain, engine and model"),
     "abrupt_fig9_design2": ("abrupt-rtt: Fig. 9 (design 2)", ""),
+    "abrupt_fig9_ns2": ("abrupt-rtt: Fig. 9 in ns-2 2.35, per experiment",
+                        "design 1 with ns-2's OldTahoe and Reno over the semi-Markov delay, next "
+                        "to the engine configured as ns-2"),
+    "abrupt_fig9_ns2_shares": ("abrupt-rtt: Fig. 9 in ns-2 2.35", "shares of experiments by "
+                               "OldTahoe's gain over Reno, ns-2 and the engine"),
     "abrupt_isolated_jump": ("abrupt-rtt: an isolated RTT jump", "timer expiries per model "
                              "timeout after a single jump"),
     "abrupt_long_holding": ("abrupt-rtt: holding times x10", "the worst design-2 experiments "

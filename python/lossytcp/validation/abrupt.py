@@ -13,6 +13,9 @@ Two engine timers:
 * ``"rfc6298"``: the engine's TCP, against the paper's model and against our extension
   ``rto="rfc6298"`` (the RTO carries SRTT/RTTVAR from the previous state, see
   :mod:`lossytcp.models.abrupt_rtt`).
+
+Fig. 9 is also run in ns-2 2.35 (:func:`fig9_ns2`), the paper's simulator, with the engine
+configured as ns-2 beside it.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["design_61", "run_design", "long_holding", "isolated_jump", "summarize", "fig9",
-           "section_63", "tables"]
+           "fig9_ns2", "gain_shares", "section_63", "tables"]
 
 VARIANTS = ("oldtahoe", "reno")
 
@@ -208,6 +211,51 @@ def fig9(df, estimator: str = "rfc6298", model: str = "paper"):
     return pd.DataFrame(rows)
 
 
+def gain_shares(gain) -> dict:
+    """Fig. 9's three shares of a series of OldTahoe-over-Reno gains (<= 10%, (10%, 50%],
+    > 50%) and its extremes."""
+    return dict(le_10pct=(gain <= 0.10).mean(), gt_10pct_le_50pct=((gain > 0.10)
+                                                                   & (gain <= 0.5)).mean(),
+                gt_50pct=(gain > 0.5).mean(), max_gain=gain.max(), min_gain=gain.min())
+
+
+def fig9_ns2(exps=range(20), runs: int = 2, factor: float = 300.0, seed: int = 2003,
+             tick_s: float = 0.001):
+    """Fig. 9 in ns-2 2.35: experiments ``exps`` of design 1 with ns-2's OldTahoe
+    (``Agent/TCP``, no fast retransmit) and Reno (``Agent/TCP/Reno``) over the semi-Markov
+    delay (:func:`lossytcp.ns2.build_script`), next to the engine in the same configuration
+    (profile ``ns2``: ns-2's estimator with a ``tick_s`` clock, one RTT sample per window,
+    minimum RTO 0, 40-byte ACKs). One row per experiment with both gains; ns-2 is the
+    paper's kind of simulator, so its spread says whether a packet-level TCP gives the
+    paper's Fig. 9 on this design. Needs the ``ns`` binary."""
+    import pandas as pd
+
+    import lossytcp
+    from lossytcp.ns2 import run_seeds
+
+    exps = sorted(int(k) for k in exps)
+    designs = list(design_61(exps[-1] + 1, seed, False))
+    rows = []
+    for k in exps:
+        mu, T, wm, H, V = designs[k]
+        delay = dict(rtt_s=T.tolist(), H=H.tolist(), excess_mean_s=V.tolist())
+        kw = dict(rate_bps=mu * 8000.0, packet_size_bytes=1000, window=wm, delay=delay,
+                  duration_s=factor * float(np.max(V + T)), min_rto_s=0.0,
+                  granularity_s=tick_s, max_rto_s=1e5, profile="ns2")
+        row = dict(exp=k, mu_pps=mu, w_m=wm)
+        for v in VARIANTS:
+            ns2 = run_seeds(list(range(1, runs + 1)), v, **kw)
+            eng = lossytcp.simulate_seeds(list(range(1, runs + 1)), v, **kw)
+            row[f"{v}_ns2"] = ns2.mean("throughput_pps")
+            row[f"{v}_engine"] = eng.mean("throughput_pps")
+            row[f"{v}_ns2_to_per_s"] = ns2.mean("timeouts") / kw["duration_s"]
+            row[f"{v}_engine_to_per_s"] = eng.mean("timeouts") / kw["duration_s"]
+        row["gain_ns2"] = row["oldtahoe_ns2"] / row["reno_ns2"] - 1
+        row["gain_engine"] = row["oldtahoe_engine"] / row["reno_engine"] - 1
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def section_63():
     """Figs. 10-12 from the model (Section 6.3 parameter set)."""
     import pandas as pd
@@ -241,10 +289,14 @@ def section_63():
     return out
 
 
-def tables(*, quick: bool = False) -> dict:
+def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None) -> dict:
     """Both designs with both engine timers (quick: 20 experiments, 2 runs of 300
-    max(E[V] + T)), their summaries, Fig. 9 and Figs. 10-12."""
-    n, runs, factor = (20, 2, 300.0) if quick else (100, 5, 1000.0)
+    max(E[V] + T)), their summaries, Fig. 9 and Figs. 10-12. ``ns2``: Fig. 9 in ns-2 2.35
+    (:func:`fig9_ns2`: 20 experiments quick, else 100, 2 runs of 300 max(E[V] + T)).
+    ``runs`` overrides the runs per experiment of the designs and of the long-holding
+    reruns."""
+    n, runs_, factor = (20, 2, 300.0) if quick else (100, 5, 1000.0)
+    runs = runs or runs_
     import pandas as pd
 
     out = {}
@@ -262,8 +314,12 @@ def tables(*, quick: bool = False) -> dict:
     d2 = out["abrupt_design2"]
     err = d2[[f"{v}_last_sample_paper_err" for v in VARIANTS]].abs().max(axis=1)
     worst = d2.loc[err.sort_values(ascending=False).index[: 3 if quick else 8], "exp"]
-    out["abrupt_long_holding"] = long_holding(sorted(int(k) for k in worst),
-                                              runs=2 if quick else 5,
+    out["abrupt_long_holding"] = long_holding(sorted(int(k) for k in worst), runs=runs,
                                               max_duration_s=3e3 if quick else 3e4)
+    if ns2:
+        f = fig9_ns2(range(n), runs=2, factor=300.0)
+        out["abrupt_fig9_ns2"] = f
+        out["abrupt_fig9_ns2_shares"] = pd.DataFrame(
+            [dict(source=src, **gain_shares(f[f"gain_{src}"])) for src in ("ns2", "engine")])
     out.update(section_63())
     return out
