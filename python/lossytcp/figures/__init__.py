@@ -88,11 +88,8 @@ PENDING = {
     "paper000-table1-3": "exact event traces (NewReno cycle; Tahoe and NewReno recovering "
                          "packets 15-19): checked by the engine's scenario tests "
                          "(crates/lossytcp-sim/tests), not an experiment",
-    "paper003-fig2-7": "NewReno-LP, Westwood-NR and Ideal-LP (classification accuracy, "
-                       "goodput, friendliness, fairness, transfers): needs those senders and "
-                       "the two-hop topology with cross traffic",
 }
-_MODULES = ("paper000", "paper004", "paper002", "paper001")
+_MODULES = ("paper000", "paper004", "paper002", "paper001", "paper003")
 _loaded = False
 
 

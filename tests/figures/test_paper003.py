@@ -1,0 +1,147 @@
+"""Paper 003's figure module: its statistics on hand-made numbers, its scenarios against the
+paper's setup, and its per-run reading of a multi-flow report against the engine's own
+NetReport. (Its claims, run, are in test_figures.py with the other papers'.)"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import lossytcp
+from lossytcp import scenario as s
+from lossytcp.figures import all_figures
+from lossytcp.figures import paper003 as P
+from lossytcp.figures.claims import FAILS, HOLDS, INCONCLUSIVE
+
+
+def test_the_relative_gain_and_its_delta_method_error():
+    g = P.est_gain([2.0, 2.0, 2.0], [1.0, 1.0, 1.0])
+    assert (g.value, g.se, g.df) == (1.0, 0.0, 2.0)
+    a, b = [1.9, 2.1, 2.0, 2.0], [0.9, 1.1, 1.0, 1.0]
+    g = P.est_gain(a, b)
+    sa, sb = np.std(a, ddof=1) / 2, np.std(b, ddof=1) / 2       # standard errors, n = 4
+    assert g.value == pytest.approx(1.0)
+    assert g.se == pytest.approx(2.0 * math.hypot(sa / 2.0, sb / 1.0))
+    # against the spread of the ratio over many replications of the same experiment
+    rng = np.random.default_rng(7)
+    ratios, ses = [], []
+    for _ in range(2000):
+        x, y = 3.0 + 0.3 * rng.standard_normal(20), 2.0 + 0.3 * rng.standard_normal(20)
+        e = P.est_gain(x, y)
+        ratios.append(e.value)
+        ses.append(e.se)
+    assert np.std(ratios) == pytest.approx(np.mean(ses), rel=0.1)
+
+
+def test_closeness_equal_beyond_and_undecided():
+    tight = [P.Est(0.005, 0.001, 20)]
+    far = [P.Est(0.30, 0.01, 20)]
+    noisy = [P.Est(0.05, 0.05, 5)]
+    assert P.closeness(tight, [0.02])[0] == ["equal"]
+    assert P.closeness(far, [0.02])[0] == ["beyond"]
+    assert P.closeness(noisy, [0.02])[0] == ["undecided"]
+    assert P.verdict_close(["equal", "equal"]) == HOLDS
+    assert P.verdict_close(["equal", "beyond"]) == FAILS
+    assert P.verdict_close(["equal", "undecided"]) == INCONCLUSIVE
+    # a difference significantly beyond the margin alone is not significant among many
+    # points whose other differences are nil (Holm's correction over the family)
+    marginal = P.Est(0.045, 0.01, 30)      # one-sided p ~ 0.008 against margin 0.02
+    assert P.closeness([marginal], [0.02])[0] == ["beyond"]
+    family = [marginal] + [P.Est(0.0, 0.001, 30)] * 9
+    assert P.closeness(family, [0.02] * 10)[0][0] == "undecided"
+
+
+def test_direction_against_a_floor_and_strictly_above():
+    outs, adj = P.direction([P.Est(0.9, 0.01, 10), P.Est(0.5, 0.01, 10),
+                             P.Est(0.71, 0.05, 10)], 0.7, 0.0)
+    assert outs == ["above", "below", "undecided"]
+    assert all(0 <= p <= 1 for p in adj)
+    assert P.verdict_above(["above", "above"]) == HOLDS
+    assert P.verdict_above(["above", "undecided"]) == INCONCLUSIVE
+    assert P.verdict_above(["above", "below"]) == FAILS
+    assert P.verdict_at_least(["above", "equal"]) == HOLDS
+    assert P.verdict_at_least(["equal", "equal"]) == INCONCLUSIVE
+
+
+def test_paired_differences_match_runs_by_seed():
+    import pandas as pd
+
+    df = pd.DataFrame(dict(variant=["a", "a", "a", "b", "b", "b"], seed=[1, 2, 3, 3, 1, 2],
+                           x=[1.0, 2.0, 3.5, 3.0, 1.0, 2.0]))
+    e = P.est_paired(df, "x", "a", "b")
+    assert e.value == pytest.approx(0.5 / 3) and e.df == 2
+    same = P.est_paired(df.assign(x=[1.0, 2.0, 3.0, 3.0, 1.0, 2.0]), "x", "a", "b")
+    assert (same.value, same.se) == (0.0, 0.0)
+    assert P.closeness([same], [0.005])[0] == ["equal"]
+
+
+def test_the_two_hop_path_is_the_papers():
+    sc = P.two_hop("newreno-lp", 2e6, 10e6, s.Bernoulli(p=0.01), cross=True, duration_s=10)
+    net = sc.topology
+    assert (net.sn_rate_bps, net.nd_rate_bps) == (2e6, 10e6)
+    assert (net.sn_delay_s, net.nd_delay_s) == (0.05, 1e-5)
+    # queues of one bottleneck bandwidth-delay product: 2 Mb/s x 100.02 ms / 1500 B = 16.7
+    assert net.queue.packets == 17
+    (f,) = sc.flows
+    assert f.variant == "newreno-lp"
+    t = f.tcp
+    assert (t.packet_size_bytes, t.delayed_ack, t.profile, t.initial_window, t.min_rto_s,
+            t.initial_rto_s, t.window) == (1500, True, "ns2", 2, 1.0, 6.0, 1000)
+    (cross,) = sc.traffic
+    assert (cross.src, cross.dst, cross.rate_bps, cross.on_s, cross.off_s) == (
+        "S", "N", 5e6, 0.5, 0.5)
+    assert s.paper003_two_hop().topology.queue.packets == 84
+    assert P.two_hop("newreno", 10e6, 10e6, s.Bernoulli(p=0.01), duration_s=10).traffic == ()
+
+
+def test_friendliness_start_times_come_from_the_seed():
+    a = P.friendliness(2, 3, "westwood-nr", 1, duration_s=10)
+    b = P.friendliness(2, 3, "westwood-nr", 1, duration_s=10)
+    c = P.friendliness(2, 3, "westwood-nr", 2, duration_s=10)
+    assert a == b and a != c
+    assert [f.variant for f in a.flows] == ["westwood-nr"] * 2 + ["newreno"] * 3
+    starts = [f.start_s for f in a.flows]
+    assert all(0 <= x < 1 for x in starts) and len(set(starts)) == 5
+    assert P.friendliness(0, 5, "newreno-lp", 1, duration_s=10).flows[0].variant == "newreno"
+
+
+def test_shares_read_a_report_as_the_net_report_does():
+    sc = P.friendliness(2, 3, "westwood-nr", 4, duration_s=30)
+    rep = lossytcp.run(sc, seed=4)
+    import json
+
+    from lossytcp import _sim
+
+    raw = json.loads(_sim.run_json(json.dumps(sc.engine(seed=4))))
+    sh = P.shares(raw, 2)
+    fair = rep.fair_share_goodput()
+    assert sh["jain"] == pytest.approx(rep.jain(), rel=1e-12)
+    assert sh["n_share"] == pytest.approx(np.mean(fair[:2]), rel=1e-12)
+    assert sh["m_share"] == pytest.approx(np.mean(fair[2:]), rel=1e-12)
+    assert sh["utilisation"] == pytest.approx(np.mean(fair), rel=1e-12)
+    assert math.isnan(P.shares(raw, 0)["n_share"]) and math.isnan(P.shares(raw, 5)["m_share"])
+
+
+def test_pftk_timer_follows_the_path():
+    assert P.timeout_s(0.1) == 1.0                  # the 2004 ns-2's minrto_ 1 s
+    assert P.timeout_s(0.7) == pytest.approx(1.4)   # 2 RTT above it
+    assert P.timeout_s(0.05, min_rto_s=0.2) == 0.2
+
+
+def test_every_figure_of_paper_003_is_registered_with_its_overlays():
+    figs = {f.id: f for f in all_figures() if f.paper == "003"}
+    assert set(figs) == {"paper003-fig2", "paper003-fig3a", "paper003-fig3b", "paper003-fig4",
+                         "paper003-fig5a", "paper003-fig5b", "paper003-fig6a",
+                         "paper003-fig6b", "paper003-transfers", "paper003-fig7a",
+                         "paper003-fig7b", "paper003-jain"}
+    for fid, fig in figs.items():
+        exps = fig.experiments(True)
+        assert all(e.level == 0.975 for e in exps), fid
+        models = [m for e in exps for m in e.models]
+        if fig.extra.get("no_model"):
+            assert not models and "no model applies" in fig.description, fid
+        else:
+            assert {m.name for m in models} >= {"pftk"}, fid
+            assert all(list(m.variants) == ["newreno"] for m in models), fid
