@@ -96,7 +96,7 @@ size, and what explains a disagreement (also in each claim's detail):
   rather than halvings hold NewReno-LP back): inconclusive.
 * Short transfers: 0.72 s (NewReno-LP) and 0.72 s (NewReno) against the paper's 0.79 s and
   0.81 s: 9-11% below, inconclusive against the 10% tolerance (the engine has no SYN; the
-  RFC senders give 0.83 s, ns-2.35's timers 0.45 s); the same time for both holds (paired
+  RFC senders give 0.87 s, ns-2.35's timers 0.50 s); the same time for both holds (paired
   difference -0.006 +- 0.009 s).
 * Fig. 7: NewReno-LP at the fair share (0.99-1.02) and Westwood-NR above it (1.16-1.93)
   hold; NewReno-LP is NewReno on an error-free link (no loss is called wireless there).
@@ -1024,7 +1024,7 @@ WHY_TRANSFERS = (
     "0.72 s for both, 9-11% below the paper, the interval straddling the 10% tolerance. The "
     "engine has no connection set-up, which ns-2's one-way agents of 2004 made (syn_ true: "
     "one more RTT, and a lost SYN waits the 6 s initial RTO); the engine's RFC senders "
-    "(initial window 1) give about 0.83 s, ns-2.35's timers about 0.45 s: the absolute time "
+    "(initial window 1) give about 0.87 s, ns-2.35's timers about 0.50 s: the absolute time "
     "is the setup's, the difference between NewReno-LP and NewReno is not")
 WHY_FAIR = (
     "on an error-free link a DropTail overflow leaves V_P far above beta, so NewReno-LP calls "
