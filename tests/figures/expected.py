@@ -145,6 +145,34 @@ EXPECTED_QUICK = {
      'Slow fading better than fast at high error rates, worse at low'): 'fails',
     ('paper004-fig9', 'simulation',
      "Transmissions per success: the simulation between the model's bounds (5% slack)"): 'holds',
+    # paper 003: the claims whose quick verdict is the full size's (module docstring of
+    # lossytcp.figures.paper003: why each fails); Fig. 6(b) holds at quick size only (its
+    # 500 ms point is full size), the short transfers' absolute times are 23% low at 200 runs
+    # and 9-11% low at 500, Fig. 5 needs 20 seeds: those run under slow (test_paper003.py)
+    ('paper003-fig2', 'simulation',
+     'classification accuracy high, > 70% in every scenario'): 'fails',
+    ('paper003-fig3a', 'simulation',
+     'Westwood-NR highest'): 'fails',
+    ('paper003-fig3a', 'simulation',
+     'NewReno-LP close to Ideal-LP'): 'fails',
+    ('paper003-fig3b', 'simulation',
+     'NewReno-LP above NewReno at every PER, equal as PER -> 0'): 'holds',
+    ('paper003-fig3b', 'simulation',
+     'Westwood-NR highest'): 'fails',
+    ('paper003-fig4', 'simulation',
+     'Westwood-NR highest'): 'fails',
+    ('paper003-fig6a', 'simulation',
+     "LP's gain over NewReno grows with RTT"): 'holds',
+    ('paper003-transfers', 'simulation',
+     'NewReno-LP completes short transfers as fast as NewReno'): 'holds',
+    ('paper003-fig7a', 'simulation',
+     'LP at fair share'): 'holds',
+    ('paper003-fig7b', 'simulation',
+     'Westwood-NR above it (the fair share)'): 'holds',
+    ('paper003-jain', 'simulation',
+     'Jain index 0.9987 and 0.9995'): 'holds',
+    ('paper003-jain', 'simulation',
+     'NewReno-LP as fair as NewReno'): 'holds',
 }
 
 #: Verdicts decided only at full size (inconclusive at --quick: too few points or drop pairs),

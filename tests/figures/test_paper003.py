@@ -145,3 +145,97 @@ def test_every_figure_of_paper_003_is_registered_with_its_overlays():
         else:
             assert {m.name for m in models} >= {"pftk"}, fid
             assert all(list(m.variants) == ["newreno"] for m in models), fid
+
+
+def test_newreno_lp_is_newreno_on_an_error_free_link():
+    """Fig. 7(a)'s 'LP at fair share', Jain's equal indices and 'equal as PER -> 0' rest on
+    this: without channel losses every loss is a queue overflow, V_P is far above beta when
+    the queue overflows, the predictor calls none wireless, and NewReno-LP is NewReno run for
+    run (same seed, same start times)."""
+    import json
+
+    from lossytcp import _sim
+
+    def run(variant):
+        sc = P.friendliness(5, 0, variant, 3, duration_s=60)
+        return json.loads(_sim.run_json(json.dumps(sc.engine(seed=3))))
+
+    lp, nr = run("newreno-lp"), run("newreno")
+    assert [f["packets_delivered"] for f in lp["flows"]] == [
+        f["packets_delivered"] for f in nr["flows"]]
+    assert sum(f["queue_drops"] for f in lp["flows"]) > 0        # losses happened
+    for f in lp["flows"]:
+        c = f["classification"]
+        assert c["congestion_called_wireless"] == 0 and c["correct"] == c["classified"], c
+
+
+# The brief's claims of paper 003 and where each is decided at --quick size (the verdict
+# recorded in expected.py, checked by test_figures.py's quick run, which this does not repeat)
+QUICK_DECIDED = {
+    "accuracy > 70% everywhere": ("paper003-fig2",
+                                  "classification accuracy high, > 70% in every scenario"),
+    "NewReno-LP above NewReno, equal as PER -> 0": (
+        "paper003-fig3b", "NewReno-LP above NewReno at every PER, equal as PER -> 0"),
+    "Westwood-NR highest": ("paper003-fig3a", "Westwood-NR highest"),
+    "NewReno-LP close to Ideal-LP": ("paper003-fig3a", "NewReno-LP close to Ideal-LP"),
+    "gain grows with RTT": ("paper003-fig6a", "LP's gain over NewReno grows with RTT"),
+    "LP at its fair share": ("paper003-fig7a", "LP at fair share"),
+    "Westwood-NR above the fair share": ("paper003-fig7b",
+                                         "Westwood-NR above it (the fair share)"),
+    "Jain > 0.99": ("paper003-jain", "Jain index 0.9987 and 0.9995"),
+    "short transfers: LP as fast as NewReno": (
+        "paper003-transfers", "NewReno-LP completes short transfers as fast as NewReno"),
+}
+
+
+def test_every_claim_of_the_brief_is_decided_at_quick_size():
+    from expected import EXPECTED_QUICK
+
+    for what, (fig, claim) in QUICK_DECIDED.items():
+        assert (fig, "simulation", claim) in EXPECTED_QUICK, what
+
+
+#: Every paper-003 claim's verdict at full size (``lossytcp reproduce paper003-... ``, 20 seeds
+#: of 300 s; the module docstring says why each that fails or stays open does). A change of
+#: engine, sender or statistics that flips one fails here: update with the reason.
+EXPECTED_FULL = {
+    ("paper003-fig2", "classification accuracy high, > 70% in every scenario"): FAILS,
+    ("paper003-fig2", "classification accuracy high, > 70% in every scenario (ns-2's "
+                      "default 20-packet window)"): FAILS,
+    **{(f, "NewReno-LP above NewReno at every PER, equal as PER -> 0"): HOLDS
+       for f in ("paper003-fig3a", "paper003-fig3b", "paper003-fig4")},
+    **{(f, "Westwood-NR highest"): FAILS
+       for f in ("paper003-fig3a", "paper003-fig3b", "paper003-fig4")},
+    ("paper003-fig3a", "NewReno-LP close to Ideal-LP"): FAILS,
+    ("paper003-fig3b", "NewReno-LP close to Ideal-LP"): FAILS,
+    ("paper003-fig4", "NewReno-LP close to Ideal-LP"): INCONCLUSIVE,
+    ("paper003-fig5a", "NewReno-LP ~ Ideal-LP > NewReno"): HOLDS,
+    ("paper003-fig5b", "NewReno-LP ~ Ideal-LP > NewReno"): INCONCLUSIVE,
+    ("paper003-fig5b", "Larger gain at 5 Mb/s"): HOLDS,
+    ("paper003-fig6a", "LP's gain over NewReno grows with RTT"): HOLDS,
+    ("paper003-fig6b", "LP's gain over NewReno grows with RTT"): INCONCLUSIVE,
+    ("paper003-transfers", "mean completion 0.79 s (LP) vs 0.81 s (NewReno)"): INCONCLUSIVE,
+    ("paper003-transfers", "NewReno-LP completes short transfers as fast as NewReno"): HOLDS,
+    ("paper003-fig7a", "LP at fair share"): HOLDS,
+    ("paper003-fig7b", "Westwood-NR above it (the fair share)"): HOLDS,
+    ("paper003-jain", "Jain index 0.9987 and 0.9995"): HOLDS,
+    ("paper003-jain", "NewReno-LP as fair as NewReno"): HOLDS,
+}
+
+
+@pytest.mark.slow
+def test_full_size_verdicts_of_every_claim(tmp_path):
+    from lossytcp.figures import reproduce
+
+    got = {}
+    for fig in sorted({f for f, _ in EXPECTED_FULL}):
+        o = reproduce(fig, quick=False, out=tmp_path, workers=0)
+        got.update({(c.figure, c.claim): (c.verdict, c.short) for c in o.claims})
+        if fig == "paper003-transfers":
+            # the 2004 ns-2 setup's mean completion, both senders (the paper: 0.79, 0.81 s)
+            means = next(c.numbers["means"] for c in o.claims if "means" in c.numbers)
+            assert 0.6 < means["newreno/ns2-2004"] < 0.85, means
+            assert 0.6 < means["newreno-lp/ns2-2004"] < 0.85, means
+    assert set(got) == set(EXPECTED_FULL)
+    for k, v in EXPECTED_FULL.items():
+        assert got[k][0] == v, (k, got[k])
