@@ -72,6 +72,7 @@ bench: build ns2 ns3
 	$(PY) bench/network.py
 	$(PY) bench/models.py
 	$(PY) bench/experiments.py
+	$(PY) bench/senders.py
 
 reference: build ns2 ns3
 	$(PY) tests/reference/make_reference.py
