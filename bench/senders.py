@@ -31,16 +31,30 @@ On the lossy scenarios the variants keep different windows, so the engine's even
 queues hold different numbers of packets: their ratios mix the sender's cost with the
 network's, ``same`` isolates the sender's.
 
+With ``--callgrind`` the count is instructions instead of CPU time: each variant's scenario
+runs in ``target/release/examples/run_scenario`` (the engine alone, no Python) under
+valgrind's callgrind at ``--duration`` and at twice that, and its cost per packet is the
+difference of the two instruction counts over the difference of the packets sent (which
+cancels the process start and the JSON parsing). Instruction counts do not move with the
+machine's load, which CPU times on 2 shared cores do by several per cent; they do not see
+cache misses (the lossy scenarios' larger windows), which the CPU times do.
+
     python bench/senders.py [--duration 1000] [--rounds 11] [--scenario same|two-hop|fast|all]
                             [--json]
+    python bench/senders.py --callgrind [--duration 20] [--scenario ...]   # after
+        cargo build --release --example run_scenario
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -102,14 +116,71 @@ def measure(name: str, duration_s: float, rounds: int) -> dict:
     return res
 
 
+RUN_SCENARIO = ROOT / "target" / "release" / "examples" / "run_scenario"
+
+
+def instructions(text: str) -> int:
+    """Instructions callgrind counts for one run of ``run_scenario`` on the scenario JSON."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "scenario.json"
+        path.write_text(text)
+        p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/cg.out",
+                            str(RUN_SCENARIO), str(path)], capture_output=True, text=True,
+                           check=True)
+    m = re.search(r"Collected : (\d+)", p.stderr)
+    if m is None:
+        raise SystemExit(f"no instruction count in valgrind's output:\n{p.stderr[-2000:]}")
+    return int(m.group(1))
+
+
+def measure_callgrind(name: str, duration_s: float) -> dict:
+    """Instructions per packet sent of each variant: (I(2T) - I(T)) / (sent(2T) - sent(T))."""
+    from lossytcp import _sim
+
+    res = {}
+    for v in VARIANTS:
+        counts, sent = [], []
+        for d in (duration_s, 2 * duration_s):
+            text = json.dumps(scenario(name, v, d))
+            counts.append(instructions(text))
+            sent.append(json.loads(_sim.run_json(text))["flows"][0]["packets_sent"])
+        res[v] = dict(packets_sent=sent[1] - sent[0],
+                      instructions_per_packet=(counts[1] - counts[0]) / (sent[1] - sent[0]))
+    for v in VARIANTS:
+        res[v]["ratio_per_packet"] = (res[v]["instructions_per_packet"]
+                                      / res["newreno"]["instructions_per_packet"])
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--duration", type=float, default=1000.0, help="simulated seconds per run")
     ap.add_argument("--rounds", type=int, default=11, help="runs of each variant")
-    ap.add_argument("--scenario", default="all", help="same, two-hop, fast or all")
+    ap.add_argument("--scenario", default="all", choices=["same", "two-hop", "fast", "all"])
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="count instructions under valgrind instead of timing")
     a = ap.parse_args()
+    if not a.duration > 0:
+        ap.error(f"--duration = {a.duration}: simulated seconds, must be > 0")
+    if a.rounds < 1:
+        ap.error(f"--rounds = {a.rounds}: must be >= 1")
     names = ["same", "two-hop", "fast"] if a.scenario == "all" else [a.scenario]
+    if a.callgrind:
+        if shutil.which("valgrind") is None or not RUN_SCENARIO.exists():
+            raise SystemExit(f"--callgrind needs valgrind and {RUN_SCENARIO} (cargo build "
+                             "--release --example run_scenario)")
+        cg = {n: measure_callgrind(n, a.duration) for n in names}
+        if a.json:
+            print(json.dumps(cg, indent=1))
+            return
+        for n, res in cg.items():
+            print(f"\n{n}: callgrind, {a.duration:g} -> {2 * a.duration:g} simulated s")
+            print(f"  {'variant':<14} {'packets':>9} {'instr/packet':>13} {'x NewReno':>10}")
+            for v, r in res.items():
+                print(f"  {v:<14} {r['packets_sent']:>9} {r['instructions_per_packet']:>13.1f} "
+                      f"{r['ratio_per_packet']:>10.4f}")
+        return
     out = {n: measure(n, a.duration, a.rounds) for n in names}
     if a.json:
         print(json.dumps(out, indent=1))
