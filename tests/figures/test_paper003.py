@@ -232,10 +232,11 @@ def test_full_size_verdicts_of_every_claim(tmp_path):
         o = reproduce(fig, quick=False, out=tmp_path, workers=0)
         got.update({(c.figure, c.claim): (c.verdict, c.short) for c in o.claims})
         if fig == "paper003-transfers":
-            # the 2004 ns-2 setup's mean completion, both senders (the paper: 0.79, 0.81 s)
+            # the 2004 ns-2 setup's mean completion, both senders (the paper: 0.79, 0.81 s;
+            # ns-2.35 itself with these timers: 1.05 s)
             means = next(c.numbers["means"] for c in o.claims if "means" in c.numbers)
-            assert 0.6 < means["newreno/ns2-2004"] < 0.85, means
-            assert 0.6 < means["newreno-lp/ns2-2004"] < 0.85, means
+            assert 0.8 < means["newreno/ns2-2004"] < 1.15, means
+            assert 0.8 < means["newreno-lp/ns2-2004"] < 1.15, means
     assert set(got) == set(EXPECTED_FULL)
     for k, v in EXPECTED_FULL.items():
         assert got[k][0] == v, (k, got[k])

@@ -290,3 +290,44 @@ fn ns2_timing_survives_retransmissions_below_the_timed_segment() {
     let after = r.window_trace.iter().filter(|w| w.0 > 0.9).map(|w| w.3);
     assert!(after.fold(0.0, f64::max) > 0.3, "max rto {max_rto}");
 }
+
+/// The first segment lost, initial window 2, limited transmit on: segments 1, 2 and 3 each
+/// bring a duplicate ACK. ns-2 2.35 (tcp.cc reset() `recover_ = 0`; dupack_action()'s guard
+/// `highest_ack_ > recover_ || (bugfix_ss_ && highest_ack_ == 0)` with `highest_ack_ == -1`)
+/// starts no recovery on the third and waits for its timer; a run of ns-2 with this path
+/// (scripts/paper003_transfers_ns2.py --drops) retransmits segment 0 at its initial RTO, 6 s.
+/// RFC 6582 §3.2 initialises `recover` to the ISN, so the RFC sender fast-retransmits.
+#[test]
+fn a_lost_first_segment_waits_for_the_timer_in_ns2_and_is_fast_retransmitted_in_rfc() {
+    for variant in [
+        Variant::Tahoe,
+        Variant::Reno,
+        Variant::NewReno,
+        Variant::Sack,
+    ] {
+        let mut reports = Vec::new();
+        for profile in [Profile::Ns2, Profile::Rfc] {
+            let mut t = tcp(64, profile);
+            t.initial_window = 2;
+            t.limited_transmit = Some(true);
+            t.initial_rto_s = 6.0;
+            let sc = single_link(
+                variant,
+                ChannelConfig::Drops { seqs: vec![0] },
+                t,
+                AppConfig::Transfer {
+                    bytes: 7 * u64::from(SIZE),
+                },
+                100.0,
+                1,
+            );
+            reports.push(lossytcp_sim::run(&sc).unwrap().flows.remove(0));
+        }
+        let (ns2, rfc) = (&reports[0], &reports[1]);
+        let first_retx = |r: &FlowReport| r.send_trace.iter().find(|x| x.1 == 0 && x.2).unwrap().0;
+        assert_eq!((ns2.timeouts, ns2.fast_retransmits), (1, 0), "{variant:?}");
+        assert!((first_retx(ns2) - 6.0).abs() < 1e-9, "{variant:?}");
+        assert_eq!((rfc.timeouts, rfc.fast_retransmits), (0, 1), "{variant:?}");
+        assert!(first_retx(rfc) < 1.0, "{variant:?}");
+    }
+}

@@ -71,6 +71,15 @@ pub struct Compat {
     /// at least once, the value of ssthresh is held constant". ns-2's slowdown() halves again
     /// at every expiry (to 2, from a window of 1).
     pub hold_ssthresh_on_repeated_timeout: bool,
+    /// ns-2's agents start with `recover_ = 0` (tcp.cc reset()) and fast-retransmit only if
+    /// `highest_ack_ > recover_ || (bugfix_ss_ && highest_ack_ == 0)` (dupack_action() in
+    /// tcp.cc, tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc): while the first segment is
+    /// unacknowledged (`highest_ack_ == -1`) duplicate ACKs start no recovery and the sender
+    /// waits for its timer. RFC 6582 §3.2 initialises `recover` to the initial send sequence
+    /// number, which the SYN's ACK already covers, so an RFC sender fast-retransmits it.
+    /// With it, ns-2's timeout() rule for the same case: a timeout before any ACK sets the
+    /// initial window that `delay_growth_` restores to one segment (`wnd_init_ = 1`).
+    pub first_segment_waits_for_timer: bool,
 }
 
 impl Default for Compat {
@@ -84,6 +93,7 @@ impl Default for Compat {
             limited_transmit: false,
             ns2_rtt_timing: false,
             hold_ssthresh_on_repeated_timeout: true,
+            first_segment_waits_for_timer: false,
         }
     }
 }

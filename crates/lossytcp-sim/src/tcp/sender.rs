@@ -82,6 +82,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if c.zero_window {
             state.min_usable_window = 0;
         }
+        if c.first_segment_waits_for_timer {
+            // may_start_recovery() then needs snd_una > 0: ns-2's recover_ = 0.
+            state.recover = Some(0);
+            state.first_ack_exception = true;
+        }
         state.fine = cfg
             .fine_clock
             .map(|m| FineClock::new(cfg.max_window, m == FineClockMode::Ns2));
@@ -510,6 +515,12 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let timer_when_idle = self.compat.timer_when_idle && s.snd_una < s.limit;
         if s.snd_una >= s.snd_max && !timer_when_idle {
             return;
+        }
+        if self.compat.first_segment_waits_for_timer && s.snd_una == 0 {
+            // tcp.cc timeout(): "First packet dropped, so don't use larger initial windows"
+            // (`wnd_init_ = 1` when `highest_ack_ == -1`, with bugfix_ss_): the window that
+            // delay_growth_ restores on the first ACK.
+            self.initial_window = self.initial_window.min(1.0);
         }
         let repeated = self.compat.hold_ssthresh_on_repeated_timeout
             && self.last_timeout_seq == Some(s.snd_una);

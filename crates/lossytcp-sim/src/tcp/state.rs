@@ -35,6 +35,10 @@ pub struct SenderState {
     /// `snd_max` at the last loss event: RFC 6582's `recover` (+1), the bound a cumulative
     /// ACK must pass before a new fast retransmit.
     pub recover: Option<u64>,
+    /// ns-2's `bugfix_ss_` exception: with only the first segment acknowledged
+    /// (`highest_ack_ == 0`, our snd_una == 1) a fast retransmit is allowed whatever `recover`
+    /// says (see `Compat::first_segment_waits_for_timer`).
+    pub first_ack_exception: bool,
     pub in_recovery: bool,
     pub max_window: u32,
     pub dupthresh: u32,
@@ -66,6 +70,7 @@ impl SenderState {
             ssthresh: f64::from(max_window).max(2.0) * 64.0,
             dupacks: 0,
             recover: None,
+            first_ack_exception: false,
             in_recovery: false,
             max_window,
             dupthresh,
@@ -98,6 +103,7 @@ impl SenderState {
     /// only once a cumulative ACK covers more than `recover`.
     pub fn may_start_recovery(&self) -> bool {
         self.recover.is_none_or(|r| self.snd_una > r)
+            || (self.first_ack_exception && self.snd_una == 1)
     }
 
     /// The window-limited next segment: what every variant but SACK-in-recovery sends.

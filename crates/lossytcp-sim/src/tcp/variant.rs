@@ -124,6 +124,8 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             limited_transmit: t.limited_transmit_on() && !vegas,
             ns2_rtt_timing: true,
             hold_ssthresh_on_repeated_timeout: false,
+            // tcp-vegas.cc has its own duplicate-ACK rules, without dupack_action()'s guard.
+            first_segment_waits_for_timer: !vegas,
         }
     } else {
         Compat {
