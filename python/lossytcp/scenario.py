@@ -1508,26 +1508,33 @@ def route(net: Net, src: str, dst: str) -> list[int] | None:
     breaking ties (breadth first, links tried in index order), or None."""
     if src == dst:
         return None
+    # Each node's outgoing links in index order, built once per Net: a dumbbell of thousands
+    # of senders routes a flow per pair, and a scan of every link per node visited made that
+    # quadratic (minutes at 1000 senders).
+    out = net.__dict__.get("_out_links")
+    if out is None:
+        out = {}
+        for i, lk in enumerate(net.links):
+            out.setdefault(lk.src, []).append((i, lk.dst))
+        net.__dict__["_out_links"] = out
     prev: dict[str, tuple[str, int]] = {}
     frontier = [src]
     seen = {src}
-    while frontier:
+    while frontier and dst not in seen:
         nxt = []
         for node in frontier:
-            for i, lk in enumerate(net.links):
-                if lk.src == node and lk.dst not in seen:
-                    seen.add(lk.dst)
-                    prev[lk.dst] = (node, i)
-                    nxt.append(lk.dst)
+            for i, to in out.get(node, ()):
+                if to not in seen:
+                    seen.add(to)
+                    prev[to] = (node, i)
+                    nxt.append(to)
         frontier = nxt
-        if dst in seen:
-            break
     if dst not in prev:
         return None
     path = []
     node = dst
     while node != src:
-        node, i = prev[node][0], prev[node][1]
+        node, i = prev[node]
         path.append(i)
     return path[::-1]
 

@@ -254,3 +254,21 @@ def test_the_command_line_runs_a_topology_with_cross_traffic():
     assert "flows" not in d and 0 < d["goodput_norm"]["mean"] <= 1
     (cbr,) = d["traffic"]
     assert cbr["label"] == "cbr1" and cbr["goodput_bps"] == pytest.approx(2e6, rel=0.02)
+
+
+def test_a_dumbbell_of_thousands_of_senders_is_built_and_routed_quickly():
+    # Found by the fuzz test: routing was a scan of every link per node visited, quadratic in
+    # the senders (2357 of them took minutes); a breadth-first search over each node's own
+    # links is linear. A hang guard as the fuzz test's (its bound is 20 s), not a speed target:
+    # this takes about 0.3 s.
+    import time
+
+    from lossytcp import scenario as s
+
+    t = time.perf_counter()
+    sc = s.Scenario.from_dict({"topology": {"kind": "dumbbell", "senders": 3000,
+                                            "access_delays_s": [0.01]}, "duration_s": 0.1})
+    assert s.Scenario.from_toml(sc.to_toml()) == sc
+    doc = sc.engine()
+    assert len(doc["flows"]) >= 1 and len(doc["links"]) == 4 * 3000 + 2
+    assert time.perf_counter() - t < 10.0
