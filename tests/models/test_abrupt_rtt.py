@@ -328,3 +328,37 @@ def test_rfc6298_rto_absorbs_small_jumps():
 def test_rto_rule_is_validated():
     with pytest.raises(ParameterError, match="rto"):
         abrupt_rtt(**SECTION_6_3, max_window=10, rto="rfc")
+
+
+def test_chains_too_large_to_solve_quickly_are_refused_with_the_bound():
+    # Found by the fuzz test: w_m 4618 with 3 states took 19 s (and 20 states with the RFC
+    # 6298 timer 27 s and 2 GB); the bound is states^3 x w_m^2 (states^4 with rfc6298).
+    from lossytcp.models import evaluate
+
+    def kw(m):
+        h = np.full((m, m), 1.0 / (m - 1))
+        np.fill_diagonal(h, 0.0)
+        return dict(rate_pps=1000.0, rtt_s=tuple(np.linspace(0.05, 0.1, m)),
+                    excess_mean_s=(0.3,) * m, H=tuple(map(tuple, h)), variant="reno")
+
+    with pytest.raises(ParameterError, match=r"max_window.*\[1, 1000\]"):
+        evaluate("abrupt-rtt", max_window=4618, **kw(3))
+    with pytest.raises(ParameterError, match="at most 316 with 10 RTT states"):
+        evaluate("abrupt-rtt", max_window=317, **kw(10))
+    with pytest.raises(ParameterError, match="at most 702 with 3 RTT states and rto='rfc6298'"):
+        evaluate("abrupt-rtt", max_window=703, rto="rfc6298", **kw(3))
+    with pytest.raises(ParameterError, match="at most 10 states with rto='rfc6298'"):
+        evaluate("abrupt-rtt", max_window=5, rto="rfc6298", **kw(11))
+    assert evaluate("abrupt-rtt", max_window=60, **kw(10)).throughput_pps > 0
+
+
+def test_a_rate_beyond_a_terabit_is_refused_and_huge_mu_v_stays_finite():
+    # Found by the fuzz test: rate_pps 1e300 made q = exp(-1/(mu V)) round to 1 (0/0).
+    from lossytcp.models import evaluate
+
+    kw = dict(rtt_s=(0.0625,) * 3, H=((0, 0.5, 0.5), (0.5, 0, 0.5), (0.5, 0.5, 0)),
+              excess_mean_s=(0.0, 0.0, 0.5), max_window=2, variant="oldtahoe")
+    with pytest.raises(ParameterError, match=r"rate_pps.*\(0, 1e9\]"):
+        evaluate("abrupt-rtt", rate_pps=1e300, **kw)
+    r = evaluate("abrupt-rtt", rate_pps=1e9, **dict(kw, excess_mean_s=(1e6,) * 3))
+    assert math.isfinite(r.throughput_pps) and r.throughput_pps == pytest.approx(32.0)

@@ -62,3 +62,21 @@ def test_q_hat_limits():
 def test_bad_input(kwargs, name):
     with pytest.raises(ParameterError, match=name):
         pftk(**kwargs)
+
+
+def test_q_hat_keeps_its_limit_where_one_minus_p_rounds_to_one():
+    # Found by the fuzz test: with q = 1 - p written out, p = 1e-280 gave 0/0. For small p,
+    # Q(p, w) -> 3/w (a loss in a window of w is one of its last three packets).
+    assert q_hat(1e-280, 100) == pytest.approx(0.03, rel=1e-12)
+    q = 0.99
+    assert q_hat(0.01, 10) == pytest.approx((1 - q**3) * (1 + q**3 * (1 - q**7)) / (1 - q**10),
+                                            rel=1e-12)
+    for formula in ("full", "approximate"):
+        r = pftk(rtt_s=1.0, p=1e-280, timeout_s=1.0, formula=formula, rate_bps=1e7,
+                 packet_size_bytes=1000)
+        assert r.throughput_pps == pytest.approx(1250.0)    # link-limited
+
+
+def test_an_rtt_below_a_nanosecond_is_refused():
+    with pytest.raises(ParameterError, match=r"rtt_s.*>= 1e-09"):
+        pftk(rtt_s=1e-280, p=0.01, timeout_s=1.0)

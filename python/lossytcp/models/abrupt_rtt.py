@@ -200,7 +200,11 @@ class AbruptRttParams:
 
     def __post_init__(self) -> None:
         s = object.__setattr__
-        s(self, "rate_pps", v.positive("rate_pps", self.rate_pps))
+        # A physical ceiling (1 Tb/s of 125 B packets) keeps 1/(mu V) representable.
+        mu = v.positive("rate_pps", self.rate_pps)
+        if mu > 1e9:
+            raise ParameterError("rate_pps", self.rate_pps, "must be a finite number in (0, 1e9]")
+        s(self, "rate_pps", mu)
         t = v.vector("rtt_s", self.rtt_s, positive_entries=True)
         m = t.size
         if m > 64:
@@ -215,7 +219,7 @@ class AbruptRttParams:
         # would only underflow the geometric sums.
         s(self, "excess_mean_s", tuple(0.0 if x < 1e-9 * ti else float(x)
                                        for x, ti in zip(ex, t, strict=True)))
-        s(self, "max_window", v.integer("max_window", self.max_window, 1, 5000))
+        s(self, "max_window", v.integer("max_window", self.max_window, 1, MAX_WINDOW))
         s(self, "variant", v.choice("variant", self.variant, VARIANTS))
         s(self, "dupack_threshold", v.integer("dupack_threshold", self.dupack_threshold, 1))
         s(self, "granularity_s", v.non_negative("granularity_s", self.granularity_s))
@@ -226,7 +230,37 @@ class AbruptRttParams:
         s(self, "dupack_rule", v.choice("dupack_rule", self.dupack_rule,
                                         ["consecutive", "typeset"]))
         s(self, "rto", v.choice("rto", self.rto, RTO_RULES))
+        _check_size(m, self.max_window, self.rto)
         _check_single_recurrent_class(h)
+
+
+#: The largest window, and the work budget of one evaluation (see :func:`_check_size`).
+MAX_WINDOW = 1000
+WORK_BUDGET = {"paper": 1e8, "rfc6298": 4e7}
+MAX_STATES_RFC6298 = 10
+
+
+def _check_size(m: int, wm: int, rto: str) -> None:
+    """Refuses a chain the model cannot solve in about a second. Measured (one core): the
+    reward tables are (states x max_window^2) per target state, so the paper's timer costs
+    about states^3 x max_window^2 x 1e-8 s (3 states, w_m 1000: 0.5 s; 20 states, w_m 100:
+    1.1 s), and ``rto="rfc6298"`` mixes over the previous state as well, states^4 x
+    max_window^2 x 2.5e-8 s (3 states, w_m 1000: 2.6 s; 20 states, w_m 100: 27 s and 2 GB).
+    The paper's own experiments have 3 states and w_m <= 100."""
+    if rto == "rfc6298" and m > MAX_STATES_RFC6298:
+        # The mixture over previous states has its own cost in states alone (20 states take
+        # 3.3 s even at w_m 15).
+        raise ParameterError("rtt_s", f"{m} states",
+                             f"must have at most {MAX_STATES_RFC6298} states with "
+                             "rto='rfc6298' (at most 64 with rto='paper')")
+    power = 4 if rto == "rfc6298" else 3
+    limit = int(math.sqrt(WORK_BUDGET[rto] / m ** power))
+    if wm > limit:
+        raise ParameterError(
+            "max_window", wm,
+            f"must be at most {max(limit, 1)} with {m} RTT states and rto='{rto}' (the "
+            f"model's work grows as states^{power} x max_window^2; larger chains take minutes "
+            "and gigabytes)")
 
 
 def _check_single_recurrent_class(h: np.ndarray) -> None:
@@ -487,12 +521,14 @@ def _reward_tables(Ti: np.ndarray, Tj: float, Vj: float, mu: float, wm: int,
     if Vj <= 0:
         return rem + first
     c = (Vj / L) * -np.expm1(-L / Vj)                                 # (M, wm)
-    q = math.exp(-1.0 / (mu * Vj))
-    geo = q * (1 - q ** w) / (1 - q)
+    x1 = 1.0 / (mu * Vj)
+    q = math.exp(-x1)
+    one_minus_q = -math.expm1(-x1)      # not 1 - q: q rounds to 1 when mu V_j is huge
+    geo = q * -np.expm1(-w * x1) / one_minus_q
     rel_last = cum[wm - 1] - cum[:wm]
     if wm <= mu * Tj:
         n = np.maximum(wm - 2 - np.arange(wm), 0).astype(float)
-        a = b = q / (1 - q)
+        a = b = q / one_minus_q
         lr = -Tj / Vj
         lq = lr - 1.0 / (mu * Vj)                      # log(r q) without underflow
         mid = (a * -np.expm1(n * lr) / -math.expm1(lr)

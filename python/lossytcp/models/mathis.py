@@ -58,7 +58,9 @@ class MathisParams:
 
     def __post_init__(self) -> None:
         s = object.__setattr__
-        s(self, "rtt_s", v.positive("rtt_s", self.rtt_s))
+        # A nanosecond floor: below it the formulas' products underflow to 0 (PFTK's
+        # denominator at p ~ 1e-280, found by the fuzz test) and no path has such an RTT.
+        s(self, "rtt_s", v.duration("rtt_s", self.rtt_s, lo=1e-9))
         s(self, "p", v.probability("p", self.p, open_low=True))
         s(self, "packets_per_ack", v.in_range("packets_per_ack", self.packets_per_ack, 1, 64))
         if self.max_window is not None:

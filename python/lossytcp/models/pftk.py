@@ -61,7 +61,9 @@ class PftkParams:
 
     def __post_init__(self) -> None:
         s = object.__setattr__
-        s(self, "rtt_s", v.positive("rtt_s", self.rtt_s))
+        # A nanosecond floor: below it the formulas' products underflow to 0 (PFTK's
+        # denominator at p ~ 1e-280, found by the fuzz test) and no path has such an RTT.
+        s(self, "rtt_s", v.duration("rtt_s", self.rtt_s, lo=1e-9))
         s(self, "p", v.probability("p", self.p, open_low=True, open_high=True))
         s(self, "timeout_s", v.positive("timeout_s", self.timeout_s))
         s(self, "packets_per_ack", v.in_range("packets_per_ack", self.packets_per_ack, 1, 64))
@@ -84,8 +86,15 @@ def q_hat(p: float, w: float) -> float:
     """Probability that a loss in a window of ``w`` packets is detected by a time-out."""
     if w <= 3:
         return 1.0
-    q = 1.0 - p
-    val = (1 - q**3) * (1 + q**3 * (1 - q ** (w - 3))) / (1 - q**w)
+    # 1 - q^k as -expm1(k log1p(-p)): with q = 1 - p written out, q rounds to 1 for p below
+    # 1e-16 and the ratio became 0/0 (found by the fuzz test); its limit is 3/w.
+    lq = math.log1p(-p)
+
+    def one_minus_q_pow(k: float) -> float:
+        return -math.expm1(k * lq)
+
+    q3 = math.exp(3 * lq)
+    val = one_minus_q_pow(3) * (1 + q3 * one_minus_q_pow(w - 3)) / one_minus_q_pow(w)
     return min(1.0, val)
 
 
