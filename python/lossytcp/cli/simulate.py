@@ -208,7 +208,7 @@ def build_scenario_from_args(a: argparse.Namespace) -> Any:
             kw["app"] = s.Transfer(_size(a.transfer, "transfer"))
         flows.append(dataclasses.replace(f, **kw) if kw else f)
     if a.flows is not None:
-        n = v.integer("flows", a.flows, 1, 100_000)
+        n = v.integer("flows", a.flows, 1, 10_000)
         flows = [dataclasses.replace(flows[0], count=n, stagger_s=0.01)]
     sc = sc.replace(flows=tuple(flows))
     if a.cross_traffic is not None:

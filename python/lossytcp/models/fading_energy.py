@@ -220,8 +220,14 @@ class FadingEnergyParams:
             if self.p_gb is None or self.p_bg is None:
                 missing = "p_bg" if self.p_bg is None else "p_gb"
                 raise ParameterError(missing, None, "p_gb and p_bg must be given together")
-            s(self, "p_gb", v.probability("p_gb", self.p_gb, open_low=True))
-            s(self, "p_bg", v.probability("p_bg", self.p_bg, open_low=True))
+            # A floor of 1e-12 per slot (a channel that keeps its state for ~1e12 slots never
+            # changes within a run): below it the chain's rows underflow to 0/0 (p_gb 1e-300,
+            # found by the fuzz test).
+            for name in ("p_gb", "p_bg"):
+                x = v.probability(name, getattr(self, name), open_low=True)
+                if x < 1e-12:
+                    raise ParameterError(name, getattr(self, name), "must be in [1e-12, 1]")
+                s(self, name, x)
         else:
             from ..channels.rayleigh import rayleigh_two_state
             if self.doppler_norm is None:
