@@ -37,8 +37,7 @@ sys.path.insert(0, str(ROOT / "tests" / "reference"))
 sys.path.insert(0, str(HERE))
 
 import network_cases as nc  # noqa: E402
-
-from lossytcp.ns2.run import _hwm_bytes  # noqa: E402
+from run import _child  # noqa: E402  (bench/run.py: the same child measurement)
 
 SCENARIOS = {
     "paper002": lambda: nc.paper002(1, red=True, arrival_rate_per_s=0.5, duration_s=2000.0),
@@ -58,30 +57,6 @@ print(json.dumps({"sim_s": t2 - t1, "delivered": sum(f["packets_delivered"] for 
                   "completed": sum(t["transfers_completed"] for t in r["traffic"]),
                   "events": r["events"]}))
 """
-
-
-def _child(cmd: list[str], cwd: str | None = None) -> tuple[str, float, int, float]:
-    """A child's stdout, wall seconds, peak RSS (VmHWM, as bench/run.py) and CPU seconds
-    (user + system: less sensitive than wall time to the other sessions on the machine)."""
-    import subprocess
-    import time
-
-    t0 = time.perf_counter()
-    hwm = 0
-    with tempfile.TemporaryFile("w+") as out:
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=cwd)
-        while True:
-            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            hwm = max(hwm, _hwm_bytes(p.pid))
-            time.sleep(0.002)
-        wall = time.perf_counter() - t0
-        out.seek(0)
-        text = out.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{cmd[0]} failed:\n{text[-2000:]}")
-    return text, wall, hwm, ru.ru_utime + ru.ru_stime
 
 
 def run_engine(path: str) -> dict | str:

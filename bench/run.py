@@ -55,8 +55,9 @@ print(json.dumps({"delivered": r.packets_delivered, "sim_s": t2 - t1, "import_s"
 """
 
 
-def _child(cmd: list[str], cwd: str | None = None) -> tuple[str, float, int]:
-    """Run a child; its stdout, wall seconds and peak RSS in bytes.
+def _child(cmd: list[str], cwd: str | None = None) -> tuple[str, float, int, float]:
+    """Run a child; its stdout, wall seconds, peak RSS in bytes and CPU seconds (user +
+    system: less sensitive than wall time to the other sessions on the machine).
 
     Peak RSS is the child's VmHWM, polled every 2 ms until it exits. Not ``ru_maxrss``: on
     Linux a child's ``ru_maxrss`` starts from the RSS of the process that forked it (the
@@ -67,7 +68,7 @@ def _child(cmd: list[str], cwd: str | None = None) -> tuple[str, float, int]:
     with tempfile.TemporaryFile("w+") as out:
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=cwd)
         while True:
-            pid, status, _ = os.wait4(p.pid, os.WNOHANG)
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
             if pid:
                 break
             hwm = max(hwm, _hwm_bytes(p.pid))
@@ -77,11 +78,11 @@ def _child(cmd: list[str], cwd: str | None = None) -> tuple[str, float, int]:
         text = out.read()
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{cmd[0]} failed:\n{text[-2000:]}")
-    return text, wall, hwm
+    return text, wall, hwm, ru.ru_utime + ru.ru_stime
 
 
 def run_lossytcp(kw: dict) -> dict:
-    text, wall, rss = _child([sys.executable, "-c", ENGINE_CHILD, json.dumps(kw)])
+    text, wall, rss, _ = _child([sys.executable, "-c", ENGINE_CHILD, json.dumps(kw)])
     d = json.loads(text.strip().splitlines()[-1])
     return {"wall_s": wall, "sim_s": d["sim_s"], "rss_bytes": rss,
             "delivered": d["delivered"], "goodput_norm": d["goodput_norm"]}
@@ -99,7 +100,7 @@ def run_engine(kw: dict) -> dict | str:
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(lossytcp.build_scenario(variant, profile="ns2", **kw), f)
     try:
-        text, wall, rss = _child([str(exe), f.name])
+        text, wall, rss, _ = _child([str(exe), f.name])
     finally:
         os.unlink(f.name)
     d = json.loads(text.strip().splitlines()[-1])
@@ -120,7 +121,7 @@ def run_ns2(kw: dict) -> dict | str:
     with tempfile.TemporaryDirectory() as wd:
         path = Path(wd) / "bench.tcl"
         path.write_text(script.text)
-        text, wall, rss = _child([ns, str(path)], cwd=wd)
+        text, wall, rss, _ = _child([ns, str(path)], cwd=wd)
     rep = ns2.parse_result(text, script)
     return {"wall_s": wall, "sim_s": wall, "rss_bytes": rss,
             "delivered": rep.packets_delivered, "goodput_norm": rep.goodput_norm}
@@ -137,7 +138,7 @@ def run_ns3(name: str, kw: dict) -> dict | str:
             f"--size={kw['packet_size_bytes']}", f"--window={kw['window']}",
             f"--duration={kw['duration_s']}", f"--channel={kw['channel']}",
             f"--seed={kw['seed']}"]
-    text, wall, rss = _child(args)
+    text, wall, rss, _ = _child(args)
     d = json.loads(text.strip().splitlines()[-1])
     return {"wall_s": wall, "sim_s": wall, "rss_bytes": rss, "delivered": d["delivered"],
             "goodput_norm": d.get("goodput_norm", float("nan"))}

@@ -127,12 +127,18 @@ def draw(spec: PlotSpec, summary, models, title: str, stem: Path,
                    frameon=False, title=f"lines: model; markers: mean ± {level:.3g} CI",
                    title_fontsize=8)
     fig.tight_layout()
+    out = save_figure(fig, stem)
+    plt.close(fig)
+    return out
+
+
+def save_figure(fig: Any, stem: Path) -> list[Path]:
+    """Writes ``fig`` as ``stem``.png and ``stem``.svg (every figure's two formats)."""
     out = []
     for ext in ("png", "svg"):
         p = stem.with_suffix(f".{ext}")
         fig.savefig(p, dpi=110, bbox_inches="tight")
         out.append(p)
-    plt.close(fig)
     return out
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..experiments import Experiment, ModelOverlay
 from ..models.abrupt_rtt import SECTION_6_3
-from ..plots import STYLE, PlotSpec
+from ..plots import STYLE, PlotSpec, save_figure
 from . import Figure, register
 from ._common import series
 from .claims import HOLDS, INCONCLUSIVE, ClaimResult, fmt
@@ -195,11 +195,7 @@ def _draw89(data, stem):
     fig.suptitle("Paper 001 Figs. 8-9: Section 6.1 random design" +
                  (" (quick)" if data.quick else ""), fontsize=11)
     fig.tight_layout()
-    out = []
-    for ext in ("png", "svg"):
-        p = stem.with_suffix(f".{ext}")
-        fig.savefig(p, dpi=110, bbox_inches="tight")
-        out.append(p)
+    out = save_figure(fig, stem)
     plt.close(fig)
     return out
 

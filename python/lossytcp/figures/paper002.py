@@ -35,7 +35,7 @@ import numpy as np
 from ..experiments import Experiment, ModelOverlay, logrange
 from ..experiments.spec import ENGINE_SCENARIO
 from ..experiments.stats import holm, mean_ci
-from ..plots import PlotSpec
+from ..plots import PlotSpec, save_figure
 from . import Figure, register
 from ._common import ordering, series
 from .claims import (
@@ -936,15 +936,6 @@ COLORS = {"red": ("#1f77b4", "o"), "droptail": ("#d62728", "s")}
 NAMES = {"red": "RED", "droptail": "DropTail"}
 
 
-def _save(fig, stem) -> list:
-    out = []
-    for ext in ("png", "svg"):
-        p = stem.with_suffix(f".{ext}")
-        fig.savefig(p, dpi=110, bbox_inches="tight")
-        out.append(p)
-    return out
-
-
 def _write_points(data, stem) -> list:
     """Every run (measured p, Q, throughput, RTT, T0 and the model there) and the per-rate
     summary, both queues, as CSV beside the figure."""
@@ -995,7 +986,7 @@ def _draw_13_14(which: str):
                      + (" (quick)" if data.quick else ""), fontsize=10)
         ax.legend(fontsize=7)
         fig.tight_layout()
-        files = _save(fig, stem)
+        files = save_figure(fig, stem)
         plt.close(fig)
         return files + _write_points(data, stem)
     return draw
@@ -1107,7 +1098,7 @@ def _draw_queue(aqm: str):
             for ax in (a, b):
                 ax.text(0.5, 0.5, "no burst matches the rule in this trace", ha="center",
                         transform=ax.transAxes)
-            files = _save(fig, stem)
+            files = save_figure(fig, stem)
             plt.close(fig)
             return files + _write_patterns(data, aqm, stem)
         idx, size = pick
@@ -1159,7 +1150,7 @@ def _draw_queue(aqm: str):
         b.set_title(f"Fig. {n2}: a burst of {size} packets of A1 -> D1, {int(bd.sum())} "
                     f"dropped ({zoom_s * 1e3:g} ms)", fontsize=10)
         fig.tight_layout()
-        files = _save(fig, stem)
+        files = save_figure(fig, stem)
         plt.close(fig)
         return files + _write_patterns(data, aqm, stem)
     return draw

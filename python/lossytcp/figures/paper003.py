@@ -150,7 +150,7 @@ import numpy as np
 from .. import scenario as s
 from ..experiments import Experiment, ModelOverlay, logrange
 from ..experiments.stats import holm
-from ..plots import PlotSpec
+from ..plots import PlotSpec, save_figure
 from . import Figure, register
 from ._common import ordering, series
 from .claims import FAILS, HOLDS, INCONCLUSIVE, ClaimResult, combine, fmt
@@ -873,11 +873,7 @@ def _save(plt, fig, axes, title: str, stem: Path, legend_title: str) -> list[Pat
         fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8,
                    frameon=False, title=legend_title, title_fontsize=8)
     fig.tight_layout()
-    out = []
-    for ext in ("png", "svg"):
-        p = stem.with_suffix(f".{ext}")
-        fig.savefig(p, dpi=110, bbox_inches="tight")
-        out.append(p)
+    out = save_figure(fig, stem)
     plt.close(fig)
     return out
 
