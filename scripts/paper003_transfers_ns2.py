@@ -36,55 +36,13 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
-TCL = """
-set seed [lindex $argv 0]
-set ns [new Simulator]
-set n0 [$ns node]
-set n1 [$ns node]
-$ns duplex-link $n0 $n1 5Mb 50ms DropTail
-$ns queue-limit $n0 $n1 42
-$ns queue-limit $n1 $n0 42
-%(error_model)s
-$em unit pkt
-$em drop-target [new Agent/Null]
-$ns link-lossmodel $em $n0 $n1
-set tcp [new Agent/TCP/Newreno]
-$tcp set packetSize_ 1500
-$tcp set useHeaders_ false
-$tcp set window_ 1000
-$tcp set windowInit_ 2
-$tcp set syn_ %(syn)s
-$tcp set minrto_ %(min_rto)s
-$tcp set rtxcur_init_ %(initial_rto)s
-set sink [new Agent/TCPSink/DelAck]
-$sink set interval_ 0.1
-$sink set SYN_immediate_ack_ %(syn_immediate_ack)s
-$ns attach-agent $n0 $tcp
-$ns attach-agent $n1 $sink
-$ns connect $tcp $sink
-Agent/TCP instproc done {} {
-    global ns
-    puts "done [$ns now]"
-    exit 0
-}
-$ns at 0.0 "$tcp advanceby 7"
-$ns at 1000.0 "puts unfinished; exit 0"
-$ns run
-"""
-RANDOM = """set em [new ErrorModel]
-$em set rate_ 0.05
-set rng [new RNG]
-$rng seed $seed
-set rv [new RandomVariable/Uniform]
-$rv use-rng $rng
-$em ranvar $rv"""
 #: name -> (syn_, minrto_, rtxcur_init_, SYN_immediate_ack_)
 SETUPS = {
-    "2004 timers, no SYN (the engine's ns2-2004)": ("false", 1.0, 6.0, "false"),
-    "2004 timers, SYN exchange (ns-2 of 2004)": ("true", 1.0, 6.0, "false"),
-    "0.2 s / 6 s, SYN exchange (ns-2 of 2005)": ("true", 0.2, 6.0, "false"),
-    "ns-2.35 defaults, no SYN": ("false", 0.2, 3.0, "true"),
-    "ns-2.35 defaults, SYN exchange": ("true", 0.2, 3.0, "true"),
+    "2004 timers, no SYN (the engine's ns2-2004)": (False, 1.0, 6.0, False),
+    "2004 timers, SYN exchange (ns-2 of 2004)": (True, 1.0, 6.0, False),
+    "0.2 s / 6 s, SYN exchange (ns-2 of 2005)": (True, 0.2, 6.0, False),
+    "ns-2.35 defaults, no SYN": (False, 0.2, 3.0, True),
+    "ns-2.35 defaults, SYN exchange": (True, 0.2, 3.0, True),
 }
 
 
@@ -114,22 +72,21 @@ def main() -> None:
         ap.error(f"--runs = {a.runs}: must be >= 2 (a mean and its interval)")
     from lossytcp.ns2.run import find_ns
     from lossytcp.ns2.script import ns2_seed
+    from lossytcp.ns2.transfers import RANDOM_LOSS, drop_list, transfer_script
 
     ns = find_ns()
     with tempfile.TemporaryDirectory() as d:
         if a.drops:
             for k in range(7):
                 path = Path(d) / f"drop{k}.tcl"
-                em = f"set em [new ErrorModel/List]\n$em droplist {{{k}}}"
-                path.write_text(TCL % dict(error_model=em, syn="false", min_rto=1.0,
-                                           initial_rto=6.0, syn_immediate_ack="false"))
+                path.write_text(transfer_script(drop_list([k])))
                 print(f"segment {k} lost once: ns-2 {completion(ns, str(path), 1):.4f} s, "
                       f"engine {engine_drop(k):.4f} s")
             return
         for name, (syn, min_rto, init, sia) in SETUPS.items():
             path = Path(d) / "run.tcl"
-            path.write_text(TCL % dict(error_model=RANDOM, syn=syn, min_rto=min_rto,
-                                       initial_rto=init, syn_immediate_ack=sia))
+            path.write_text(transfer_script(RANDOM_LOSS, syn=syn, min_rto_s=min_rto,
+                                            initial_rto_s=init, syn_immediate_ack=sia))
             with ThreadPoolExecutor(2) as ex:
                 t = list(ex.map(completion, [ns] * a.runs, [str(path)] * a.runs,
                                 [ns2_seed(s) for s in range(1, a.runs + 1)]))

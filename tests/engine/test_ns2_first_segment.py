@@ -24,6 +24,7 @@ import pytest
 from lossytcp import _sim
 from lossytcp import scenario as s
 from lossytcp.figures import paper003 as p3
+from lossytcp.ns2.transfers import drop_list, transfer_script
 
 # (time s, segment) of every data transmission ns-2 made, up to segment 19's first.
 NS2_DELAY_GROWTH = [
@@ -38,46 +39,6 @@ NS2_NO_DELAY_GROWTH = [
     (6.829312, 13), (6.829312, 14), (6.934176, 15), (6.934176, 16), (7.036576, 17),
     (7.03904, 18), (7.03904, 19)]
 NS2_DONE_S = {True: 18.934112, False: 7.243904}
-
-TCL = """set ns [new Simulator]
-set tf [open {trace} w]
-$ns trace-all $tf
-set n0 [$ns node]
-set n1 [$ns node]
-$ns duplex-link $n0 $n1 5Mb 50ms DropTail
-$ns queue-limit $n0 $n1 42
-$ns queue-limit $n1 $n0 42
-set em [new ErrorModel/List]
-$em droplist {{0 1 7}}
-$em unit pkt
-$em drop-target [new Agent/Null]
-$ns link-lossmodel $em $n0 $n1
-set tcp [new Agent/TCP/Newreno]
-$tcp set packetSize_ 1500
-$tcp set useHeaders_ false
-$tcp set window_ 1000
-$tcp set windowInit_ 4
-$tcp set delay_growth_ {delay_growth}
-$tcp set syn_ false
-$tcp set minrto_ 1.0
-$tcp set rtxcur_init_ 6.0
-set sink [new Agent/TCPSink/DelAck]
-$sink set interval_ 0.1
-$sink set SYN_immediate_ack_ false
-$ns attach-agent $n0 $tcp
-$ns attach-agent $n1 $sink
-$ns connect $tcp $sink
-Agent/TCP instproc done {{}} {{
-    global ns tf
-    puts "done [$ns now]"
-    close $tf
-    exit 0
-}}
-$ns at 0.0 "$tcp advanceby 20"
-$ns at 1000.0 "puts unfinished; exit 0"
-$ns run
-"""
-
 
 def _engine(delay_growth: bool) -> dict:
     tcp = dict(p3.SETUPS["ns2-2004"], initial_window=4, limited_transmit=True,
@@ -119,7 +80,8 @@ def test_the_rfc_sender_fast_retransmits_a_lost_first_segment():
 def test_ns2_itself_still_sends_the_recorded_trace(tmp_path, delay_growth):
     trace = tmp_path / "out.tr"
     script = tmp_path / "run.tcl"
-    script.write_text(TCL.format(trace=trace, delay_growth="true" if delay_growth else "false"))
+    script.write_text(transfer_script(drop_list([0, 1, 7]), segments=20, initial_window=4,
+                                      delay_growth=delay_growth, trace_path=str(trace)))
     out = subprocess.run(["ns", str(script)], capture_output=True, text=True, timeout=60)
     done = float(re.search(r"done (\S+)", out.stdout).group(1))
     assert done == pytest.approx(NS2_DONE_S[delay_growth], abs=1e-6)
