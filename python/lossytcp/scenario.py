@@ -47,6 +47,7 @@ shapes: :func:`single_link`, :func:`two_hop`, :func:`dumbbell`, and whole scenar
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -1185,6 +1186,15 @@ class Net:
     #: For ``--cross-traffic``: (src, dst) pairs that generated load runs between.
     cross_pairs: list[tuple[str, str]]
 
+    @functools.cached_property
+    def out_links(self) -> dict[str, list[tuple[int, str]]]:
+        """Each node's outgoing (link index, far end), in index order: :func:`route`'s
+        adjacency, built once (a dumbbell of thousands of senders routes a flow per pair)."""
+        out: dict[str, list[tuple[int, str]]] = {}
+        for i, lk in enumerate(self.links):
+            out.setdefault(lk.src, []).append((i, lk.dst))
+        return out
+
 
 def _duplex(a: str, b: str, rate_bps: float, delay: Any, q: Any, fwd_channel: Any,
             rev_channel: Any) -> list[Link]:
@@ -1510,15 +1520,7 @@ def route(net: Net, src: str, dst: str) -> list[int] | None:
     breaking ties (breadth first, links tried in index order), or None."""
     if src == dst:
         return None
-    # Each node's outgoing links in index order, built once per Net: a dumbbell of thousands
-    # of senders routes a flow per pair, and a scan of every link per node visited made that
-    # quadratic (minutes at 1000 senders).
-    out = net.__dict__.get("_out_links")
-    if out is None:
-        out = {}
-        for i, lk in enumerate(net.links):
-            out.setdefault(lk.src, []).append((i, lk.dst))
-        net.__dict__["_out_links"] = out
+    out = net.out_links
     prev: dict[str, tuple[str, int]] = {}
     frontier = [src]
     seen = {src}
