@@ -59,7 +59,15 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..sim import build_scenario
-from .run import Ns2Report, Ns2Summary, parse_link_fates, parse_send_trace, run_script
+from .run import (
+    Ns2Report,
+    Ns2Summary,
+    fates_channel,
+    first_divergence,
+    parse_link_fates,
+    parse_send_trace,
+    run_script,
+)
 from .script import Ns2Script, Ns2Unsupported, build_script
 
 __all__ = [
@@ -248,21 +256,10 @@ def compare_linux_send_traces(variant: str = "westwood-plus", cc: str = "westwoo
         engine = {"westwood_slow_start": "per_ack", **(engine or {})}
     _, ref, fates = linux_link_trace(cc, sack=sack, ns=ns, **kwargs)
     with tempfile.TemporaryDirectory(prefix="lossytcp-ns2-") as wd:
-        outcomes = Path(wd) / "fates.txt"
-        # past ns-2's last transmission the engine has diverged anyway; the trace channel
-        # needs at least one outcome
-        outcomes.write_text("".join("1\n" if x else "0\n" for x in fates) or "0\n")
         run = simulate(variant, trace_sends=True,
-                       **{**kwargs, **(engine or {}), "channel": f"trace:file={outcomes}"})
+                       **{**kwargs, **(engine or {}), "channel": fates_channel(fates, Path(wd))})
     eng = [tuple(x) for x in run.send_trace]
-    index = None
-    for i, (a, b) in enumerate(zip(ref, eng, strict=False)):
-        if a[1] != b[1] or a[2] != b[2] or abs(a[0] - b[0]) > 1e-6:
-            index = i
-            break
-    else:
-        if len(ref) != len(eng):
-            index = min(len(ref), len(eng))
+    index = first_divergence(ref, eng)
     lo = 0 if index is None else max(0, index - context)
     hi = 0 if index is None else index + context
     at = None if index is None else (ref[index][0] if index < len(ref) else None,

@@ -262,6 +262,25 @@ def parse_link_fates(text: str) -> list[tuple[float, int, bool]]:
                                                                       key=lambda kv: kv[1][0])]
 
 
+def fates_channel(fates: list[bool], wd: Path) -> str:
+    """The engine's ``trace:`` channel replaying ns-2's per-transmission fates (True: lost),
+    written to ``wd``/fates.txt."""
+    outcomes = wd / "fates.txt"
+    # past ns-2's last transmission the engine has diverged anyway; the trace channel needs
+    # at least one outcome
+    outcomes.write_text("".join("1\n" if x else "0\n" for x in fates) or "0\n")
+    return f"trace:file={outcomes}"
+
+
+def first_divergence(ref: list, eng: list) -> int | None:
+    """Index of the first send (time, seq, retransmission) where two send traces differ
+    (times within 1 us), the shorter one's length if one is a prefix, None if equal."""
+    for i, (a, b) in enumerate(zip(ref, eng, strict=False)):
+        if a[1] != b[1] or a[2] != b[2] or abs(a[0] - b[0]) > 1e-6:
+            return i
+    return None if len(ref) == len(eng) else min(len(ref), len(eng))
+
+
 def compare_send_traces(variant: str = "newreno", *, context: int = 6,
                         agent_settings: dict[str, Any] | None = None, **kwargs: Any,
                         ) -> dict[str, Any]:
@@ -296,21 +315,10 @@ def compare_send_traces(variant: str = "newreno", *, context: int = 6,
             text = tr.read_text()
             ref = parse_send_trace(text)
             fates = [lost for _, _, lost in parse_link_fates(text)]
-            outcomes = Path(wd) / "fates.txt"
-            # past ns-2's last transmission the engine has diverged anyway; the trace
-            # channel needs at least one outcome
-            outcomes.write_text("".join("1\n" if x else "0\n" for x in fates) or "0\n")
-            engine_kw = {**kwargs, "channel": f"trace:file={outcomes}"}
+            engine_kw = {**kwargs, "channel": fates_channel(fates, Path(wd))}
             replayed = sum(fates)
         engine = [tuple(x) for x in simulate(variant, trace_sends=True, **engine_kw).send_trace]
-    index = None
-    for i, (a, b) in enumerate(zip(ref, engine, strict=False)):
-        if a[1] != b[1] or a[2] != b[2] or abs(a[0] - b[0]) > 1e-6:
-            index = i
-            break
-    else:
-        if len(ref) != len(engine):
-            index = min(len(ref), len(engine))
+    index = first_divergence(ref, engine)
     lo = 0 if index is None else max(0, index - context)
     hi = 0 if index is None else index + context
     return {"index": index, "ns2_sends": len(ref), "engine_sends": len(engine),
