@@ -32,6 +32,7 @@ from make_westwood import CASES, SEEDS, case_kwargs, unpack
 from test_grid import compare
 
 import lossytcp
+from lossytcp.ns2 import fates_channel
 
 HERE = Path(__file__).resolve().parent
 DATA_DIR = HERE / "westwood"
@@ -179,12 +180,10 @@ REPLAYS = json.loads((DATA_DIR / "replays.json").read_text())["runs"]
 
 def _first_difference(case: dict, tmp_path: Path) -> tuple[int | None, list, list]:
     fates = unpack(case["fates"], case["n_fates"])
-    outcomes = tmp_path / "fates.txt"
-    outcomes.write_text("".join("1\n" if x else "0\n" for x in fates) or "0\n")
     # ns-2's agent runs Linux 2.6.22, whose slow start adds one segment per ACK (L9).
     rep = lossytcp.simulate("westwood-plus", seed=1, trace_sends=True,
                             westwood_slow_start="per_ack",
-                            **{**case["kwargs"], "channel": f"trace:file={outcomes}"})
+                            **{**case["kwargs"], "channel": fates_channel(fates, tmp_path)})
     ours = [[round(t * 1e6), int(s), int(rx)] for t, s, rx in rep.send_trace]
     ref = case["sends"]
     for i, (a, b) in enumerate(zip(ours, ref, strict=False)):

@@ -241,13 +241,9 @@ def _paired_runs(ns2, variant: str, seeds: list[int], kw: dict[str, Any],
                 8.0 * sc["flows"][0]["tcp"]["packet_size_bytes"] / link["rate_bps"])
             fates = [lost and t < horizon
                      for t, _, lost in ns2.parse_link_fates(tr.read_text())]
-            outcomes = Path(wd) / "fates.txt"
-            # the engine's sender follows ns-2's only as long as they send the same packets;
-            # past ns-2's last transmission nothing is left to compare
-            outcomes.write_text("".join("1\n" if x else "0\n" for x in fates) or "0\n")
             sims.append(rep)
-            engine.append(simulate(variant, seed=s, **{**kw,
-                                                       "channel": f"trace:file={outcomes}"}))
+            engine.append(simulate(variant, seed=s, **{
+                **kw, "channel": ns2.fates_channel(fates, Path(wd))}))
         progress(2 * (i + 1), 2 * len(seeds))
     return engine, sims
 

@@ -15,7 +15,9 @@ from .run import (
     Ns2Report,
     Ns2Summary,
     compare_send_traces,
+    fates_channel,
     find_ns,
+    first_divergence,
     parse_link_fates,
     parse_result,
     parse_send_trace,
@@ -29,6 +31,7 @@ from .script import AGENTS, Ns2Script, Ns2Unsupported, build_script, ns2_seed
 __all__ = [
     "AGENTS", "NOT_OBSERVABLE", "NOT_OBSERVABLE_FOR", "NS2_INSTALL", "Ns2Error",
     "Ns2NotInstalled", "Ns2Report", "Ns2Script", "Ns2Summary", "Ns2Unsupported",
-    "build_script", "compare_send_traces", "find_ns", "ns2_seed", "parse_link_fates",
+    "build_script", "compare_send_traces", "fates_channel", "find_ns", "first_divergence",
+    "ns2_seed", "parse_link_fates",
     "parse_result", "parse_send_trace", "run_drops", "run_script", "run_seeds", "simulate_ns2",
 ]

@@ -37,7 +37,7 @@ from .script import RESULT_TAG, Ns2Script, build_script
 
 __all__ = [
     "NS2_INSTALL", "Ns2Error", "Ns2NotInstalled", "Ns2Report", "Ns2Summary",
-    "compare_send_traces", "find_ns",
+    "compare_send_traces", "fates_channel", "find_ns", "first_divergence",
     "parse_link_fates", "parse_result", "run_drops", "run_script", "run_seeds", "simulate_ns2",
 ]
 
