@@ -545,8 +545,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.congestion_event(CongestionKind::Timeout, &ctx, truth)
         };
         let s = &mut self.state;
-        s.ssthresh = cut.ssthresh;
-        s.cwnd = cut.cwnd;
+        s.take(cut);
         s.note_loss(LossKind::Timeout);
         self.note_verdict(verdict);
         let s = &mut self.state;

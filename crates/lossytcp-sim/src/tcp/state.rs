@@ -1,6 +1,7 @@
 //! The variables every variant shares, in segments (RFC 5681 names where they exist).
 
 use crate::tcp::fine_clock::FineClock;
+use crate::tcp::Cut;
 use crate::time::Dur;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +117,12 @@ impl SenderState {
         } else {
             None
         }
+    }
+
+    /// Takes a window cut as it stands: ssthresh and cwnd both from it.
+    pub fn take(&mut self, cut: Cut) {
+        self.ssthresh = cut.ssthresh;
+        self.cwnd = cut.cwnd;
     }
 
     /// The part of a loss reaction every variant shares: record it and remember `recover`.

@@ -79,8 +79,7 @@ impl Recovery for Sack {
     fn enter(&mut self, s: &mut SenderState, cut: Option<Cut>) {
         // §5 step 4.2: ssthresh and cwnd from the cut (RFC 5681: cwnd = ssthresh).
         if let Some(c) = cut {
-            s.ssthresh = c.ssthresh;
-            s.cwnd = c.cwnd;
+            s.take(c);
         }
         s.note_loss(LossKind::FastRetransmit);
         s.in_recovery = true;

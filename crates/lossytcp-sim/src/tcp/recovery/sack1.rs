@@ -105,8 +105,7 @@ impl Recovery for Sack1 {
         // highest_ack_ = snd_una - 1.
         self.pipe = s.flight() as i64 - i64::from(s.dupthresh);
         if let Some(c) = cut {
-            s.ssthresh = c.ssthresh;
-            s.cwnd = c.cwnd;
+            s.take(c);
         }
         s.note_loss(LossKind::FastRetransmit);
         s.in_recovery = true;

@@ -196,8 +196,7 @@ mod tests {
         let mut g = VegasGrowth::new(VegasGrowthParams::default());
         r.on_timeout(s);
         let c = g.on_congestion_event(s, CongestionKind::Timeout, &AckCtx::default());
-        s.ssthresh = c.ssthresh;
-        s.cwnd = c.cwnd;
+        s.take(c);
         r.after_timeout(s);
     }
 
