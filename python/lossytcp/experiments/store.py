@@ -130,20 +130,19 @@ class Store:
     # ------------------------------------------------------------------------ reading
     def finished(self, keys: Iterable[str]) -> set[str]:
         """Which of these run keys have a row."""
-        out: set[str] = set()
-        ks = list(keys)
-        for i in range(0, len(ks), 500):
-            chunk = ks[i:i + 500]
-            q = f"SELECT key FROM runs WHERE key IN ({','.join('?' * len(chunk))})"
-            out.update(r[0] for r in self._con.execute(q, chunk))
-        return out
+        return self._present("runs", keys)
 
     def models_finished(self, keys: Iterable[str]) -> set[str]:
+        """Which of these model-evaluation keys have a row."""
+        return self._present("models", keys)
+
+    def _present(self, table: str, keys: Iterable[str]) -> set[str]:
+        # In chunks: SQLite limits the number of parameters of one statement.
         out: set[str] = set()
         ks = list(keys)
         for i in range(0, len(ks), 500):
             chunk = ks[i:i + 500]
-            q = f"SELECT key FROM models WHERE key IN ({','.join('?' * len(chunk))})"
+            q = f"SELECT key FROM {table} WHERE key IN ({','.join('?' * len(chunk))})"
             out.update(r[0] for r in self._con.execute(q, chunk))
         return out
 
