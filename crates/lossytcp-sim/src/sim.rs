@@ -16,13 +16,16 @@ mod traffic;
 
 pub use oracle::Oracle;
 
-use crate::config::{AppConfig, DelayConfig, Scenario, TcpConfig, Variant};
+use crate::config::{AppConfig, DelayConfig, Scenario, TcpConfig, TrafficConfig, Variant};
 use crate::link::{Fate, Link};
 use crate::metrics::{FlowReport, LinkReport, RunReport};
 use crate::packet::{FlowId, Kind, LinkId, LossCause, Packet};
 use crate::queue::DropReason;
 use crate::sched::Scheduler;
+use crate::tcp::cc::{Growth, GrowthImpl};
+use crate::tcp::pair::{FromGrowthImpl, FromRecoveryImpl, Pair};
 use crate::tcp::receiver::{AckOut, RxAction};
+use crate::tcp::recovery::{Recovery, RecoveryImpl};
 use crate::tcp::variant::preset;
 use crate::tcp::{LossKind, LossTruth, Receiver, Segment, Sender};
 use crate::time::{Dur, Time};
@@ -70,10 +73,10 @@ enum Event {
     Dropped(u32, Loss),
 }
 
-struct Flow {
+struct Flow<G: Growth, R: Recovery> {
     forward: Vec<LinkId>,
     reverse: Vec<LinkId>,
-    sender: Sender,
+    sender: Sender<G, R>,
     receiver: Receiver,
     packet_size: u32,
     ack_size: u32,
@@ -100,7 +103,7 @@ struct Flow {
     bytes: Option<u64>,
 }
 
-impl Flow {
+impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
     /// A fresh connection.
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -113,8 +116,15 @@ impl Flow {
         capacity_pps: f64,
         entry: Option<u32>,
         bytes: Option<u64>,
-    ) -> Flow {
-        let sender = Sender::new(&preset(variant, tcp), limit);
+    ) -> Self {
+        let cfg = preset(variant, tcp);
+        // Simulation::new checked that every flow's pair is (G, R).
+        let sender = Sender::with_plugins(
+            &cfg,
+            G::from_impl(GrowthImpl::new(&cfg.growth)).expect("the simulation's growth plugin"),
+            R::from_impl(RecoveryImpl::new(&cfg.recovery)).expect("the simulation's recovery"),
+            limit,
+        );
         let receiver = Receiver::new(sender.wants_sack(), tcp.delayed_ack);
         let sack_block_bytes = sender.sack_block_bytes();
         Flow {
@@ -166,10 +176,10 @@ fn capacity_pps(sc: &Scenario, forward: &[LinkId], packet_size: u32) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-pub struct Simulation {
+pub struct Simulation<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     sched: Scheduler<Event>,
     links: Vec<Link>,
-    flows: Vec<Flow>,
+    flows: Vec<Flow<G, R>>,
     end: Time,
     trace_sends: bool,
     trace_window: bool,
@@ -242,13 +252,25 @@ impl std::fmt::Display for RunError {
     }
 }
 
-impl Simulation {
-    pub fn new(sc: &Scenario) -> Result<Simulation, String> {
+impl<G: FromGrowthImpl, R: FromRecoveryImpl> Simulation<G, R> {
+    /// The simulation of `sc` on the plugin types `(G, R)`: the enum sets run any scenario,
+    /// concrete types only one whose flows all use that pair ([`scenario_pair`]).
+    pub fn new(sc: &Scenario) -> Result<Self, String> {
         sc.check()?;
         if sc.has_unloaded_traces() {
             let mut sc = sc.clone();
             sc.load_traces()?;
-            return Simulation::new(&sc);
+            return Self::new(&sc);
+        }
+        for (variant, tcp) in senders(sc) {
+            let cfg = preset(variant, tcp);
+            if G::from_impl(GrowthImpl::new(&cfg.growth)).is_none()
+                || R::from_impl(RecoveryImpl::new(&cfg.recovery)).is_none()
+            {
+                return Err(format!(
+                    "{variant:?}: its plugins are not those the simulation was built for"
+                ));
+            }
         }
         let routes = Routes::resolve(sc)?;
         let slot = slots(sc, &routes);
@@ -356,11 +378,11 @@ impl Simulation {
                     });
                 }
             }
-            if let Some((at, k)) = self.earliest_inline_head() {
+            if let Some(at) = self.earliest_inline_head() {
                 if at > self.end {
                     break;
                 }
-                let (_, l) = self.inline.swap_remove(k); // the last: order kept
+                let (_, l) = self.inline.pop().expect("the earliest head");
                 self.sched.advance(at);
                 self.events += 1;
                 self.pipe_head(at, l);
@@ -400,15 +422,12 @@ impl Simulation {
         Ok(self.finish())
     }
 
-    /// The inline PipeHead (time, index in `inline`) that runs before everything in the
-    /// heap, if any.
-    fn earliest_inline_head(&self) -> Option<(Time, usize)> {
+    /// The time of the inline PipeHead that runs before everything in the heap, if any.
+    fn earliest_inline_head(&self) -> Option<Time> {
         let &(key, _) = self.inline.last()?;
-        let k = self.inline.len() - 1;
-        let t = Time((key >> 64) as u64);
         match self.sched.peek_key() {
             Some((ht, ho)) if (u128::from(ht.0) << 64 | u128::from(ho)) < key => None,
-            _ => Some((t, k)),
+            _ => Some(Time((key >> 64) as u64)),
         }
     }
 
@@ -924,7 +943,6 @@ impl Simulation {
     fn after_sender(&mut self, now: Time, fid: usize, out: &mut Vec<Segment>) {
         {
             let f = &mut self.flows[fid];
-            let mut events = std::mem::take(&mut f.report.send_trace);
             for e in f.sender.drain_events() {
                 let spurious = f.oracle.some_copy_survives(e.seq);
                 let causes = &mut f.report.loss_causes;
@@ -964,13 +982,14 @@ impl Simulation {
             }
             for s in out.iter() {
                 f.oracle.on_send(s.seq);
-                f.report.packets_sent += 1;
                 f.report.retransmissions += u64::from(s.retransmission);
-                if self.trace_sends {
-                    events.push((now.as_secs(), s.seq, s.retransmission));
-                }
             }
-            f.report.send_trace = events;
+            f.report.packets_sent += out.len() as u64;
+            if self.trace_sends {
+                let t = now.as_secs();
+                let sends = out.iter().map(|s| (t, s.seq, s.retransmission));
+                f.report.send_trace.extend(sends);
+            }
             if self.trace_window {
                 let st = &f.sender.state;
                 let w = (st.cwnd, st.ssthresh, f.sender.rto().as_secs());
@@ -1168,14 +1187,54 @@ pub fn run(sc: &Scenario) -> Result<RunReport, String> {
     run_polled(sc, &mut |_| true).map_err(|e| e.to_string())
 }
 
-/// Builds and runs a scenario, polling `poll` as [`Simulation::run_polled`] does.
+/// Builds and runs a scenario, polling `poll` as [`Simulation::run_polled`] does, on the
+/// plugin types of its senders (see `tcp/pair.rs`).
 pub fn run_polled(
     sc: &Scenario,
     poll: &mut dyn FnMut(Time) -> bool,
 ) -> Result<RunReport, RunError> {
-    Simulation::new(sc)
-        .map_err(RunError::Invalid)?
-        .run_polled(poll)
+    use crate::tcp::cc::{Reno, Vegas, Westwood};
+    use crate::tcp::pair::RecoveryKind as K;
+    use crate::tcp::recovery as rec;
+    fn go<G: FromGrowthImpl, R: FromRecoveryImpl>(
+        sc: &Scenario,
+        poll: &mut dyn FnMut(Time) -> bool,
+    ) -> Result<RunReport, RunError> {
+        Simulation::<G, R>::new(sc)
+            .map_err(RunError::Invalid)?
+            .run_polled(poll)
+    }
+    match scenario_pair(sc) {
+        Some(Pair::Reno(K::RtoOnly)) => go::<Reno, rec::RtoOnly>(sc, poll),
+        Some(Pair::Reno(K::Tahoe)) => go::<Reno, rec::Tahoe>(sc, poll),
+        Some(Pair::Reno(K::Reno)) => go::<Reno, rec::Reno>(sc, poll),
+        Some(Pair::Reno(K::NewReno)) => go::<Reno, rec::NewReno>(sc, poll),
+        Some(Pair::Reno(K::Sack)) => go::<Reno, rec::Sack>(sc, poll),
+        Some(Pair::Reno(K::Sack1)) => go::<Reno, rec::Sack1>(sc, poll),
+        Some(Pair::VegasVegas) => go::<Vegas, rec::Vegas>(sc, poll),
+        Some(Pair::WestwoodNewReno) => go::<Westwood, rec::NewReno>(sc, poll),
+        Some(Pair::Other) | None => go::<GrowthImpl, RecoveryImpl>(sc, poll),
+    }
+}
+
+/// Every sender a scenario may build: its flows' and its transfer sources'.
+fn senders(sc: &Scenario) -> impl Iterator<Item = (Variant, &TcpConfig)> {
+    let flows = sc.flows.iter().map(|f| (f.variant, &f.tcp));
+    let transfers = sc.traffic.iter().filter_map(|t| match t {
+        TrafficConfig::Transfers { variant, tcp, .. } => Some((*variant, tcp)),
+        _ => None,
+    });
+    flows.chain(transfers)
+}
+
+/// The plugin pair all of the scenario's senders share, if they share one.
+fn scenario_pair(sc: &Scenario) -> Option<Pair> {
+    let mut pairs = senders(sc).map(|(v, t)| {
+        let cfg = preset(v, t);
+        Pair::of(&cfg.growth, &cfg.recovery)
+    });
+    let first = pairs.next().unwrap_or(Pair::Other);
+    pairs.all(|p| p == first).then_some(first)
 }
 
 #[cfg(test)]
@@ -1245,9 +1304,9 @@ mod tests {
             links.join(",")
         );
         let sc = Scenario::from_json(&sc).expect("scenario");
-        let chained = Simulation::new(&sc).unwrap();
+        let chained = AnyPair::new(&sc).unwrap();
         assert!(chained.any_chained);
-        let mut plain = Simulation::new(&sc).unwrap();
+        let mut plain = AnyPair::new(&sc).unwrap();
         plain.any_chained = false;
         let a = chained.run().expect("runs");
         let b = plain.run().expect("runs");
@@ -1262,12 +1321,59 @@ mod tests {
         assert!(a.links[0].early_drops > 0);
     }
 
+    /// The enum-dispatched simulation, which runs any scenario.
+    type AnyPair = Simulation<GrowthImpl, RecoveryImpl>;
+
+    #[test]
+    fn monomorphised_runs_equal_the_enum_dispatched_ones() {
+        // CHAIN's lossy three-hop path (burst channel, queue drops, delayed ACKs) with every
+        // variant and both profiles; the mixed scenario of the test above takes the enum sets.
+        let variants = [
+            "old_tahoe",
+            "tahoe",
+            "reno",
+            "new_reno",
+            "sack",
+            "vegas",
+            "new_reno_lp",
+            "ideal_lp",
+            "westwood_nr",
+            "westwood_plus",
+        ];
+        let mut pairs = Vec::new();
+        for profile in ["rfc", "ns2"] {
+            for v in variants {
+                let json = CHAIN
+                    .replace(r#""variant": "sack""#, &format!(r#""variant": "{v}""#))
+                    .replace(r#""profile": "rfc""#, &format!(r#""profile": "{profile}""#));
+                let sc = Scenario::from_json(&json).expect("scenario");
+                let pair = scenario_pair(&sc).expect("one flow, one pair");
+                assert_ne!(pair, Pair::Other, "{v} ({profile})");
+                pairs.push(pair);
+                let mono = serde_json::to_string(&run(&sc).unwrap()).unwrap();
+                let any = serde_json::to_string(&AnyPair::new(&sc).unwrap().run().unwrap());
+                assert_eq!(mono, any.unwrap(), "{v} ({profile})");
+            }
+        }
+        pairs.sort_by_key(|p| format!("{p:?}"));
+        pairs.dedup();
+        assert_eq!(
+            pairs.len(),
+            8,
+            "every concrete pair is exercised: {pairs:?}"
+        );
+        // A simulation built for another pair refuses the scenario instead of running it.
+        let sc = Scenario::from_json(CHAIN).unwrap();
+        let wrong = Simulation::<crate::tcp::cc::Vegas, crate::tcp::recovery::Vegas>::new(&sc);
+        assert!(wrong.is_err_and(|e| e.contains("Sack")));
+    }
+
     #[test]
     fn pipe_heads_beside_the_heap_keep_the_heap_order() {
         let sc = Scenario::from_json(CHAIN).expect("scenario");
-        let inline = Simulation::new(&sc).unwrap();
+        let inline = AnyPair::new(&sc).unwrap();
         assert!(inline.inline_heads);
-        let mut heap = Simulation::new(&sc).unwrap();
+        let mut heap = AnyPair::new(&sc).unwrap();
         heap.inline_heads = false;
         let a = serde_json::to_string(&inline.run().unwrap()).unwrap();
         let b = serde_json::to_string(&heap.run().unwrap()).unwrap();

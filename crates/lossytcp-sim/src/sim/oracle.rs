@@ -5,11 +5,24 @@
 use crate::packet::LossCause;
 use crate::tcp::LossTruth;
 
+/// One segment's record: its number (`u64::MAX`: none yet), copies sent and dropped.
+#[derive(Clone, Copy)]
+struct Record {
+    seq: u64,
+    sent: u32,
+    dropped: u32,
+    cause: Option<LossCause>,
+}
+
+const EMPTY: Record = Record {
+    seq: u64::MAX,
+    sent: 0,
+    dropped: 0,
+    cause: None,
+};
+
 pub struct Oracle {
-    seq: Vec<u64>,
-    sent: Vec<u32>,
-    dropped: Vec<u32>,
-    cause: Vec<Option<LossCause>>,
+    ring: Vec<Record>,
     mask: u64,
 }
 
@@ -19,10 +32,7 @@ impl Oracle {
     pub fn new(window: u32) -> Self {
         let n = (u64::from(window) * 2 + 4).next_power_of_two() as usize;
         Self {
-            seq: vec![u64::MAX; n],
-            sent: vec![0; n],
-            dropped: vec![0; n],
-            cause: vec![None; n],
+            ring: vec![EMPTY; n],
             mask: n as u64 - 1,
         }
     }
@@ -31,53 +41,45 @@ impl Oracle {
     /// the window fits.
     pub fn reset(&mut self, window: u32) {
         let n = (u64::from(window) * 2 + 4).next_power_of_two() as usize;
-        if n != self.seq.len() {
+        if n != self.ring.len() {
             *self = Oracle::new(window);
         } else {
-            self.seq.fill(u64::MAX);
+            self.ring.fill(EMPTY);
         }
     }
 
+    /// The record of `seq`, if the ring still holds it.
     #[inline]
-    fn slot(&mut self, seq: u64) -> usize {
-        let i = (seq & self.mask) as usize;
-        if self.seq[i] != seq {
-            self.seq[i] = seq;
-            self.sent[i] = 0;
-            self.dropped[i] = 0;
-            self.cause[i] = None;
-        }
-        i
+    fn get(&self, seq: u64) -> Option<&Record> {
+        let r = &self.ring[(seq & self.mask) as usize];
+        (r.seq == seq).then_some(r)
     }
 
     #[inline]
     pub fn on_send(&mut self, seq: u64) {
-        let i = self.slot(seq);
-        self.sent[i] += 1;
+        let r = &mut self.ring[(seq & self.mask) as usize];
+        if r.seq != seq {
+            *r = Record { seq, ..EMPTY };
+        }
+        r.sent += 1;
     }
 
     pub fn on_drop(&mut self, seq: u64, cause: LossCause) {
-        let i = (seq & self.mask) as usize;
-        if self.seq[i] == seq {
-            self.dropped[i] += 1;
-            self.cause[i] = Some(cause);
+        let r = &mut self.ring[(seq & self.mask) as usize];
+        if r.seq == seq {
+            r.dropped += 1;
+            r.cause = Some(cause);
         }
     }
 
     pub fn some_copy_survives(&self, seq: u64) -> bool {
-        let i = (seq & self.mask) as usize;
-        self.seq[i] == seq && self.sent[i] > self.dropped[i]
+        self.get(seq).is_some_and(|r| r.sent > r.dropped)
     }
 }
 
 impl LossTruth for Oracle {
     fn cause(&self, seq: u64) -> Option<LossCause> {
-        let i = (seq & self.mask) as usize;
-        if self.seq[i] == seq {
-            self.cause[i]
-        } else {
-            None
-        }
+        self.get(seq).and_then(|r| r.cause)
     }
 }
 

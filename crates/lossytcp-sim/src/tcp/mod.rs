@@ -38,6 +38,7 @@ pub mod cc;
 pub mod config;
 pub mod fine_clock;
 pub mod loss_class;
+pub mod pair;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
