@@ -310,6 +310,32 @@ def _timeouts(x: np.ndarray, Y: float) -> np.ndarray:
     return k + np.where(x > last, np.ceil((x - last) / (64 * Y)) - 1, 0.0)
 
 
+def _karn_expiries(Tj, w_r, k, Y: float, mu: float, rounds: int = 4):
+    """Expiries after the fast phase of a spurious timeout under RFC 6298 (ours), and the
+    window they leave.
+
+    After a timeout the sender goes back N: each late original ACK of the fast phase opens
+    the window and re-sends a segment of the flight still in the pipe, so every one of those
+    ACKs covers a retransmitted segment and, by Karn's rule, gives no RTT sample: the timer
+    keeps its backed-off value ``2^k Y`` (k expiries so far). New data goes out only once the
+    re-sent flight has caught up with the originals, during the last ``w_r`` ACKs of the fast
+    phase (w_r the window it ends with); the last of them restarts the timer, and the first
+    new segment's ACK comes ``T_j`` after it left, ``T_j - w_r / mu`` after the restart. If
+    that is later than ``2^k Y`` the timer expires again, ssthresh becomes half the new flight
+    (w_r / 2) and the ACKs of that flight bring the window back to it in a second fast phase,
+    whose segments are re-sent likewise. So an RTT more than doubled times out about twice
+    per change (``lossytcp.validation.abrupt.karn_jumps``). With the paper's timer (RTO =
+    the latest sample) the fast phase's samples set the RTO and this does not apply."""
+    Tj = np.asarray(Tj, dtype=float)
+    for _ in range(rounds):
+        again = (k > 0) & (Tj - w_r / mu > 2.0 ** np.minimum(k, _BACKOFF_DOUBLINGS) * Y)
+        if not np.any(again):
+            break
+        k = k + again
+        w_r = np.where(again, np.maximum(1.0, w_r / 2.0), w_r)
+    return k, w_r
+
+
 def _surv_factory(L: float, T: float, V: float):
     """A(x) = E_gamma P(X > gamma + x) for X = T + Exp(V), gamma ~ U[0, L] (L = 0: gamma = 0)."""
     def surv(x):
@@ -586,6 +612,14 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
                   (-1.0 + np.sqrt(1.0 + 8.0 * w1)) / 2.0)
     wB = np.where(kB == 1, np.maximum(1.0, (w1 / 2.0 + 1.0) / 2.0),  # eq. (12)
                   (-1.0 + np.sqrt(1.0 + 4.0 * w1)) / 2.0)
+    if params.rto == "rfc6298":
+        # RFC 5681 eq. (4) sets ssthresh to half the flight (w1 + 1 on the idle path, w1 on
+        # the busy one) and holds it while the same segment times out again, so the fast
+        # phase ends at half the flight whatever K: no fast congestion avoidance.
+        wI = np.maximum(1.0, (w1 + 1.0) / 2.0) + 0.0 * kI
+        wB = np.maximum(1.0, w1 / 2.0) + 0.0 * kB
+        kI, wI = _karn_expiries(Tj, wI, kI, Y[i], mu)
+        kB, wB = _karn_expiries(Tj, wB, kB, Y[i], mu)
     startI = np.where(kI > 0, np.minimum(wI, wm), w1)
     startB = np.where(kB > 0, np.minimum(wB, wm), w1)
     # pda > 0 only on an RTT decrease, where neither path can time out.
