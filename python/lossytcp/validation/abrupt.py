@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["design_61", "run_design", "long_holding", "isolated_jump", "karn_jumps",
-           "ack_gaps", "by_window", "summarize", "fig9", "fig9_ns2", "gain_shares",
+           "ack_gaps", "by_window", "holding_sweep", "summarize", "fig9", "fig9_ns2", "gain_shares",
            "section_63", "tables"]
 
 VARIANTS = ("oldtahoe", "reno")
@@ -106,12 +106,12 @@ def run_design(n: int = 100, runs: int = 5, factor: float = 1000.0, second: bool
 
 def long_holding(exps, *, second: bool = True, scale: float = 10.0, runs: int = 5,
                  factor: float = 1000.0, max_duration_s: float = 3e4, variants=VARIANTS,
-                 estimator: str = "last_sample"):
+                 estimator: str = "last_sample", rule: str = "paper"):
     """Experiments of a design rerun with every excess holding mean scaled by ``scale``: the
     RTT changes become isolated (many rounds apart, the depth of a change in its round
     uniform), the paper's assumptions for eq. (14) and Appendices A-C. One row per
     (experiment, variant): model (the paper's RTO) vs engine (``estimator``) and the
-    timeouts per second of each."""
+    timeouts per second of each; the model with RTO rule ``rule``."""
     import pandas as pd
 
     import lossytcp
@@ -131,7 +131,7 @@ def long_holding(exps, *, second: bool = True, scale: float = 10.0, runs: int = 
                                         max_rto_s=1e5, ack_size_bytes=0,
                                         rto_estimator=estimator)
             m = abrupt_rtt(rate_pps=mu, rtt_s=T + 1.0 / mu, H=H, excess_mean_s=V,
-                           max_window=wm, variant=variant)
+                           max_window=wm, variant=variant, rto=rule)
             sim = s.mean("throughput_pps")
             rows.append(dict(exp=k, variant=variant, scale=scale, model=m.throughput_pps,
                              sim=sim, rel_error=m.throughput_pps / sim - 1,
@@ -139,6 +139,22 @@ def long_holding(exps, *, second: bool = True, scale: float = 10.0, runs: int = 
                              * m.mean_timeouts_per_event,
                              sim_to_per_s=s.mean("timeouts") / dur, duration_s=dur))
     return pd.DataFrame(rows)
+
+
+#: Design 2's experiments where the extension is furthest above the RFC engine.
+ABOVE_ENGINE = (47, 53, 35, 7)
+
+
+def holding_sweep(exps=ABOVE_ENGINE, scales=(0.5, 1.0, 3.0, 10.0), runs: int = 2,
+                  factor: float = 1000.0, max_duration_s: float = 3e3):
+    """Experiments of design 2 with every excess holding mean scaled by each of ``scales``:
+    the extension (``rto="rfc6298"``) against the RFC 6298 engine, OldTahoe."""
+    import pandas as pd
+
+    return pd.concat([long_holding(exps, scale=x, runs=runs, factor=factor,
+                                   max_duration_s=max_duration_s, variants=("oldtahoe",),
+                                   estimator="rfc6298", rule="rfc6298") for x in scales],
+                     ignore_index=True)
 
 
 ISOLATED_JUMP = dict(rate_pps=1000.0, rtt_s=(0.05, 0.08), window=10,
@@ -419,6 +435,7 @@ def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None) -
                                              estimators=("rfc6298",), rules=("rfc6298",))
     out["abrupt_design2_by_window"] = by_window(out["abrupt_design2"])
     out["abrupt_ack_gaps"] = ack_gaps(ACK_GAP_EXPERIMENTS, factor=30.0 if quick else 100.0)
+    out["abrupt_holding_sweep"] = holding_sweep(max_duration_s=1e3 if quick else 3e3)
     # The worst experiments of design 2 under the paper's timer, with isolated RTT changes.
     d2 = out["abrupt_design2"]
     err = d2[[f"{v}_last_sample_paper_err" for v in VARIANTS]].abs().max(axis=1)
