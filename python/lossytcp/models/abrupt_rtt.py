@@ -145,20 +145,19 @@ delay, no granularity, no minimum RTO, no RTO ceiling below the backoff's.
   more than 20% (OldTahoe; five for Reno); without them the mean is 4.3% / 4.6%.
   The two far below the engine (12 and 69: small jumps, 55-69 ms and 83-108 ms, windows
   95 and 77, the model's timeouts 2.5 and 4 times the engine's; 13 is 21% below with 1.26
-  times) break eq. (14)'s single
-  burst per round: the engine's bursts keep the spacing of the RTT they were sent under, an
-  upward jump inside a burst splits it (a gap of the jump's size), a downward one inside a
-  gap shortens it, and the round's idle time ends up shared among several gaps, while an
-  upward jump D needs one gap longer than RTO - D to time out. Experiment 12's RTTs as an
+  times) break eq. (14)'s single burst per round: the engine's bursts keep the spacing of
+  the RTT they were sent under, an upward jump inside a burst splits it (a gap of the
+  jump's size), a downward one inside a gap shortens it, and the round's idle time ends up
+  shared among several gaps, while an upward jump D needs one gap longer than RTO - D to
+  time out. Experiment 12's RTTs as an
   isolated jump (55 -> 66 ms, window 95, ``SPLIT_JUMP``): the model 0.83 expiries per jump,
   the engine 0.29; over experiment 12 itself the engine spends 7.8% of the time in ACK gaps
   longer than 0.8 RTO where a single burst per round would spend 85% (``ack_gaps``). Those
   above the engine (OldTahoe 47, 53, 35, 7 by 43% to 23%, with 0.78 to 1.05 of the engine's
-  timeouts) are not explained; their error is a matter of short holding times (states
-  lasting one to a few RTTs, where the fast phases and the backed-off timers of a timeout
-  overlap the next changes): with every excess mean scaled by 0.5, 1, 3 and 10
-  (``holding_sweep``, 2 runs each) experiment 47 is +121%, +39%, +9%, -10%, experiment 35
-  +71%, +27%, -4%, -4%. Measured domain of the extension: design 1, and design 2 up to
+  timeouts) are not explained. Their error comes with short holding times (states lasting
+  one to a few RTTs) and grows as they shorten: with every excess mean scaled by 0.5, 1, 3
+  and 10 (``holding_sweep``, 2 runs each) experiment 47 is +121%, +39%, +9%, -10%,
+  experiment 35 +71%, +27%, -4%, -4%. Measured domain of the extension: design 1, and design 2 up to
   w_m = 45 (and in mean over all of design 2).
 * Lower bound (Sec. 6.1's claim). Against the RFC engine the paper's model is at or below the
   engine in 30% / 26% of design 1 (within 5% below in 29% / 24%): with errors of both signs
