@@ -186,6 +186,44 @@ def test_single_timeout_window_by_hand():
     assert k_to[w1 - 1] == pytest.approx(1 - 9 / 50)
 
 
+def test_rfc6298_karn_expiry_after_the_fast_phase_by_hand():
+    """RFC 6298 engine (rto="rfc6298"): the ACKs of the go-back-N fast phase give no sample,
+    so the timer stays at 2Y; the new data's ACK comes T_j - w_r/mu after the last of them.
+    T_j = 35 ms > 2 Y = 24 ms: a second expiry, the window halved again; 22 ms: none."""
+    mu = 9277.0
+    k, w = ar._karn_expiries(0.035, np.array([20.0, 20.0]), np.array([1.0, 0.0]), 0.012, mu)
+    assert k.tolist() == [2.0, 0.0] and w.tolist() == [10.0, 20.0]
+    k, w = ar._karn_expiries(0.022, np.array([20.0]), np.array([1.0]), 0.012, mu)
+    assert k.tolist() == [1.0] and w.tolist() == [20.0]
+    # 100 ms after 12 ms: 2Y, 4Y and 8Y = 96 ms pass before the new data's ACK; 16Y does not.
+    k, w = ar._karn_expiries(0.1, np.array([40.0]), np.array([1.0]), 0.012, mu)
+    assert k.tolist() == [4.0] and w.tolist() == [5.0]
+
+
+def test_rfc6298_windows_after_timeouts_are_half_the_flight():
+    """RFC 5681 holds ssthresh over repeated expiries of a segment: after K_I > 1 the fast
+    phase still ends at (w1 + 1)/2 (the paper's eq. (8), fast congestion avoidance, is for a
+    threshold reset to 1); the busy path ends at half its flight w1."""
+    mu, w1 = 1000.0, 30
+    kw = dict(rate_pps=mu, rtt_s=(0.03, 0.13), H=((0, 1), (1, 0)), excess_mean_s=(0.1, 0.1),
+              max_window=40, variant="oldtahoe")
+    w = np.arange(1, 41.0)
+    Y = np.array([0.03, 0.13])
+    paper = ar._event_paths(AbruptRttParams(**kw), 0, 1, w, Y)
+    rfc = ar._event_paths(AbruptRttParams(**kw, rto="rfc6298"), 0, 1, w, Y)
+    # Idle: x_I = 130 - 31 = 99 ms, expiries at 30 and 90 ms -> K_I = 2; busy: x_B = 100 ms,
+    # K_B = 2. The paper's windows: eq. (8) and eq. (12).
+    (_, paper_i), (_, paper_b) = paper[0][1], paper[0][2]
+    assert paper_i[w1 - 1] == pytest.approx((-1 + math.sqrt(1 + 8 * w1)) / 2)
+    assert paper_b[w1 - 1] == pytest.approx((-1 + math.sqrt(1 + 4 * w1)) / 2)
+    # RFC: half the flight; the new data's ACK (130 - 15.5 ms, 130 - 15 ms after the last ACK
+    # of the fast phase) comes before 4Y = 120 ms: no Karn expiry.
+    (_, rfc_i), (_, rfc_b) = rfc[0][1], rfc[0][2]
+    assert rfc_i[w1 - 1] == pytest.approx((w1 + 1) / 2)
+    assert rfc_b[w1 - 1] == pytest.approx(w1 / 2)
+    assert rfc[3][w1 - 1] == pytest.approx(paper[3][w1 - 1]) == pytest.approx(2.0)
+
+
 @settings(max_examples=20, deadline=None)
 @given(mu=st.floats(150, 1500), T=st.tuples(*[st.floats(0.04, 0.12)] * 3),
        V=st.tuples(*[st.floats(0.0, 0.9)] * 3), wm=st.integers(2, 60),

@@ -162,6 +162,55 @@ def test_fig9_spread_in_ns2_is_the_engines():
     assert (df.gain_ns2 - df.gain_engine).abs().mean() < 0.03
 
 
+@pytest.fixture(scope="module")
+def design2_quick():
+    return abrupt.run_design(20, runs=2, factor=300, second=True,
+                             estimators=("rfc6298",), models=("paper", "rfc6298"))
+
+
+def test_abrupt_rtt_design2_rfc6298_extension(design2_quick):
+    """Design 2 (quick size) against the RFC 6298 engine: the extension (Karn's backed-off
+    timer through the go-back-N fast phase, RFC 5681's ssthresh) lowers the paper's mean
+    error; its one experiment far off is 12 (T 55-69 ms, window 95), where the engine's
+    bursts are split and its timeouts far fewer than the model's
+    (``test_split_bursts_hide_the_idle_gap``)."""
+    for v in abrupt.VARIANTS:
+        paper = design2_quick[f"{v}_rfc6298_paper_err"].abs()
+        ours = design2_quick[f"{v}_rfc6298_rfc6298_err"]
+        assert ours.abs().mean() < 0.11 and ours.abs().mean() < paper.mean() - 0.02
+        rest = design2_quick.exp != 12
+        assert ours[rest].abs().max() < 0.3
+        assert ours[~rest].iloc[0] < -0.4
+
+
+def test_karn_expiries_after_a_spurious_timeout():
+    """An RTT more than doubled expires twice per upward jump in the RFC 6298 engine (measured
+    on 1000 s: 12 -> 35 ms 1.91, 48 -> 110 ms 1.83), once with less (12 -> 22 ms 0.56, the
+    paper's rule 0.59): the model's rto="rfc6298" has it and comes within 5% of the engine's
+    throughput where the paper's rule is up to 19% above."""
+    df = abrupt.karn_jumps(300.0).set_index(["jump", "model_rto"])
+    for jump in ("12->35ms", "48->110ms"):
+        r, p = df.loc[(jump, "rfc6298")], df.loc[(jump, "paper")]
+        assert 1.6 < r.engine_expiries_per_jump < 2.1
+        assert r.model_expiries_per_jump == pytest.approx(2.0, abs=0.01)
+        assert p.model_expiries_per_jump == pytest.approx(1.0, abs=0.01)
+        assert abs(r.rel_error) < 0.06 and abs(r.rel_error) < abs(p.rel_error)
+    r = df.loc[("12->22ms", "rfc6298")]
+    assert r.model_expiries_per_jump == pytest.approx(r.engine_expiries_per_jump, abs=0.1)
+    assert abs(r.rel_error) < 0.02
+
+
+def test_split_bursts_hide_the_idle_gap():
+    """The documented limitation (design 2, small jumps against large windows): on design 2's
+    experiment 12 as an isolated jump (55 -> 66 ms, window 95) a single burst per round gives
+    a timeout whenever the jump falls in the idle part; the engine's bursts are split into
+    sub-bursts by earlier jumps and its expiries per jump are a third of the model's."""
+    r = abrupt.isolated_jump(300.0, config=abrupt.SPLIT_JUMP, estimators=("rfc6298",),
+                             rules=("rfc6298",)).iloc[0]
+    assert r.model_expiries_per_jump > 0.75
+    assert r.engine_expiries_per_jump < 0.4 * r.model_expiries_per_jump
+
+
 def test_abrupt_rtt_isolated_changes_confirm_the_papers_mathematics():
     """With the paper's timer, two of design 2's worst experiments (the model 61% and 34%
     below the engine) come within 5% (measured 3.6% and 2.7%) once the RTT changes are many
@@ -178,24 +227,30 @@ def test_abrupt_rtt_full_designs():
         for rule in ("paper", "rfc6298"):
             e = d1[f"{v}_rfc6298_{rule}_err"].abs()
             assert e.max() < 0.20 and e.mean() < 0.10
-    # Design 2 is the documented limitation: the mean stays near 10% and single experiments
-    # are off by half; the RFC 6298 RTO (ours) lowers the mean and the share of experiments
-    # where the model is below the engine.
+    # Design 2: the extension (Karn's backed-off timer, RFC 5681's ssthresh) brings the mean
+    # inside the paper's bound (measured 6.4% / 6.1%, the paper's model 11.6% / 10.4%);
+    # single experiments stay off by up to 63% / 46% (split bursts, see the model's
+    # docstring). The model's timeouts per second are the engine's within 8% in sum.
     d2 = abrupt.run_design(100, second=True, estimators=("rfc6298",))
     for v in abrupt.VARIANTS:
         paper = d2[f"{v}_rfc6298_paper_err"]
         ours = d2[f"{v}_rfc6298_rfc6298_err"]
-        assert ours.abs().mean() < paper.abs().mean() < 0.13
+        assert ours.abs().mean() < 0.07 < 0.10 < paper.abs().mean() < 0.13
         assert (ours <= 0).mean() < (paper <= 0).mean()
+        assert (ours.abs() > 0.2).sum() <= 7
         # Sec. 6.1's lower bound holds here, loosely: the paper's model is below the engine
         # in two thirds of the experiments (measured 68% / 67%), within 5% below in a fifth.
         assert (paper <= 0).mean() > 0.6
         assert ((paper <= 0) & (paper >= -0.05)).mean() < 0.3
-        # The extension's measured domain in design 2: w_m <= 45 (44 experiments), inside the
-        # paper's bound (measured 4.0% / 14.9% and 4.5% / 17.0%), where the paper's RTO is not.
-        small = d2.w_m <= 45
-        assert ours[small].abs().max() < 0.20 and ours[small].abs().mean() < 0.10
-        assert paper[small].abs().max() > 0.25
+    # The extension's measured domain in design 2: w_m <= 45 (44 experiments), inside the
+    # paper's bound (measured 3.7% / 15.6% and 4.2% / 15.5%), where the paper's RTO is not.
+    small = d2.w_m <= 45
+    bw = abrupt.by_window(d2).set_index(["variant", "experiments"])
+    for v in abrupt.VARIANTS:
+        r = bw.loc[(v, "w_m<=45")]
+        assert r.max_abs_error < 0.20 and r.mean_abs_error < 0.10
+        assert d2.loc[small, f"{v}_rfc6298_paper_err"].abs().max() > 0.25
+        assert abs(bw.loc[(v, "w_m>45")].timeout_ratio - 1) < 0.1
 
 
 @pytest.mark.slow

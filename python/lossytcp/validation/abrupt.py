@@ -16,14 +16,21 @@ Two engine timers:
 
 Fig. 9 is also run in ns-2 2.35 (:func:`fig9_ns2`), the paper's simulator, with the engine
 configured as ns-2 beside it.
+
+Where design 2 and the model part (see the model's docstring): :func:`karn_jumps` (isolated
+jumps that more than double the RTT expire twice in the RFC engine, Karn's rule keeping the
+backed-off timer), :func:`isolated_jump` with :data:`SPLIT_JUMP` and :func:`ack_gaps` (the
+engine's bursts split by earlier jumps, so the idle gap a timeout needs is rarely whole), and
+:func:`by_window` (the errors by window size).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["design_61", "run_design", "long_holding", "isolated_jump", "summarize", "fig9",
-           "fig9_ns2", "gain_shares", "section_63", "tables"]
+__all__ = ["design_61", "run_design", "long_holding", "isolated_jump", "karn_jumps",
+           "ack_gaps", "by_window", "holding_sweep", "summarize", "fig9", "fig9_ns2", "gain_shares",
+           "section_63", "tables"]
 
 VARIANTS = ("oldtahoe", "reno")
 
@@ -99,12 +106,12 @@ def run_design(n: int = 100, runs: int = 5, factor: float = 1000.0, second: bool
 
 def long_holding(exps, *, second: bool = True, scale: float = 10.0, runs: int = 5,
                  factor: float = 1000.0, max_duration_s: float = 3e4, variants=VARIANTS,
-                 estimator: str = "last_sample"):
+                 estimator: str = "last_sample", rule: str = "paper"):
     """Experiments of a design rerun with every excess holding mean scaled by ``scale``: the
     RTT changes become isolated (many rounds apart, the depth of a change in its round
     uniform), the paper's assumptions for eq. (14) and Appendices A-C. One row per
     (experiment, variant): model (the paper's RTO) vs engine (``estimator``) and the
-    timeouts per second of each."""
+    timeouts per second of each; the model with RTO rule ``rule``."""
     import pandas as pd
 
     import lossytcp
@@ -124,7 +131,7 @@ def long_holding(exps, *, second: bool = True, scale: float = 10.0, runs: int = 
                                         max_rto_s=1e5, ack_size_bytes=0,
                                         rto_estimator=estimator)
             m = abrupt_rtt(rate_pps=mu, rtt_s=T + 1.0 / mu, H=H, excess_mean_s=V,
-                           max_window=wm, variant=variant)
+                           max_window=wm, variant=variant, rto=rule)
             sim = s.mean("throughput_pps")
             rows.append(dict(exp=k, variant=variant, scale=scale, model=m.throughput_pps,
                              sim=sim, rel_error=m.throughput_pps / sim - 1,
@@ -134,40 +141,153 @@ def long_holding(exps, *, second: bool = True, scale: float = 10.0, runs: int = 
     return pd.DataFrame(rows)
 
 
+#: Design 2's experiments where the extension is furthest above the RFC engine.
+ABOVE_ENGINE = (47, 53, 35, 7)
+
+
+def holding_sweep(exps=ABOVE_ENGINE, scales=(0.5, 1.0, 3.0, 10.0), runs: int = 2,
+                  factor: float = 1000.0, max_duration_s: float = 3e3):
+    """Experiments of design 2 with every excess holding mean scaled by each of ``scales``:
+    the extension (``rto="rfc6298"``) against the RFC 6298 engine, OldTahoe."""
+    import pandas as pd
+
+    return pd.concat([long_holding(exps, scale=x, runs=runs, factor=factor,
+                                   max_duration_s=max_duration_s, variants=("oldtahoe",),
+                                   estimator="rfc6298", rule="rfc6298") for x in scales],
+                     ignore_index=True)
+
+
 ISOLATED_JUMP = dict(rate_pps=1000.0, rtt_s=(0.05, 0.08), window=10,
                      H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(2.0, 2.0))
 
+#: Isolated jumps (two states, changes ~1-2 s apart) under which the RFC 6298 engine expires
+#: twice per upward jump (the new RTT more than twice the old: Karn's rule keeps the backed-off
+#: timer through the go-back-N fast phase) or not (less than twice).
+KARN_JUMPS = {
+    "12->35ms": dict(rate_pps=9277.0, rtt_s=(0.012, 0.035), window=46,
+                     H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(1.0, 1.0)),
+    "12->22ms": dict(rate_pps=9277.0, rtt_s=(0.012, 0.022), window=46,
+                     H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(1.0, 1.0)),
+    "48->110ms": dict(rate_pps=8342.0, rtt_s=(0.048, 0.110), window=98,
+                      H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(2.0, 2.0)),
+}
 
-def isolated_jump(duration_s: float = 2000.0, seeds=(1, 2), variant: str = "oldtahoe"):
-    """Two RTT states 30 ms apart, changes every ~2 s, window 10 at 1000 packets/s: each
-    upward jump times out when it falls in the idle part of a round (eq. (5)), never in the
-    busy part (eq. (11)), once by the backoff. One row per engine timer: the engine's
-    timeouts (expiries) against the model's expiries, and both throughputs."""
+
+def isolated_jump(duration_s: float = 2000.0, seeds=(1, 2), variant: str = "oldtahoe",
+                  config: dict | None = None, estimators=("last_sample", "rfc6298"),
+                  rules=("paper",)):
+    """Two RTT states far apart in time (``config``, default :data:`ISOLATED_JUMP`: 30 ms
+    apart, changes every ~2 s, window 10 at 1000 packets/s: each upward jump times out when
+    it falls in the idle part of a round (eq. (5)), never in the busy part (eq. (11)), once by
+    the backoff). One row per (engine timer, model RTO rule in ``rules``): the engine's
+    timeouts (expiries) against the model's, also per upward jump, and both throughputs."""
     import pandas as pd
 
     import lossytcp
     from lossytcp.models.abrupt_rtt import abrupt_rtt
 
-    c = ISOLATED_JUMP
+    c = config or ISOLATED_JUMP
     mu = c["rate_pps"]
-    m = abrupt_rtt(rate_pps=mu, rtt_s=tuple(t + 1 / mu for t in c["rtt_s"]), H=c["H"],
-                   excess_mean_s=c["excess_mean_s"], max_window=c["window"], variant=variant)
-    model_to = m.spurious_timeouts_per_s * m.mean_timeouts_per_event * duration_s
+    # States alternate: one upward jump per cycle of the two mean holding times.
+    jumps = duration_s / sum(t + x for t, x in zip(c["rtt_s"], c["excess_mean_s"],
+                                                    strict=True))
     rows = []
-    for est in ("last_sample", "rfc6298"):
+    for est in estimators:
         s = lossytcp.simulate_seeds(
             list(seeds), variant, rate_bps=mu * 8000, packet_size_bytes=1000,
             window=c["window"], duration_s=duration_s, min_rto_s=0.0, granularity_s=0.0,
             max_rto_s=1e5, ack_size_bytes=0, rto_estimator=est,
             delay=dict(rtt_s=list(c["rtt_s"]), H=[list(r) for r in c["H"]],
                        excess_mean_s=list(c["excess_mean_s"])))
-        rows.append(dict(engine_rto=est, model_timeouts=model_to,
-                         model_timeouts_per_event=m.mean_timeouts_per_event,
-                         engine_timeouts=s.mean("timeouts"),
-                         engine_spurious_timeouts=s.mean("spurious_timeouts"),
-                         expiries_per_model_timeout=s.mean("timeouts") / model_to,
-                         model_pps=m.throughput_pps, engine_pps=s.mean("throughput_pps"),
-                         rel_error=m.throughput_pps / s.mean("throughput_pps") - 1))
+        for rule in rules:
+            m = abrupt_rtt(rate_pps=mu, rtt_s=tuple(t + 1 / mu for t in c["rtt_s"]), H=c["H"],
+                           excess_mean_s=c["excess_mean_s"], max_window=c["window"],
+                           variant=variant, rto=rule)
+            model_to = m.spurious_timeouts_per_s * m.mean_timeouts_per_event * duration_s
+            rows.append(dict(engine_rto=est, model_rto=rule, model_timeouts=model_to,
+                             model_timeouts_per_event=m.mean_timeouts_per_event,
+                             engine_timeouts=s.mean("timeouts"),
+                             engine_spurious_timeouts=s.mean("spurious_timeouts"),
+                             expiries_per_model_timeout=s.mean("timeouts") / model_to,
+                             engine_expiries_per_jump=s.mean("timeouts") / jumps,
+                             model_expiries_per_jump=model_to / jumps,
+                             model_pps=m.throughput_pps, engine_pps=s.mean("throughput_pps"),
+                             rel_error=m.throughput_pps / s.mean("throughput_pps") - 1))
+    return pd.DataFrame(rows)
+
+
+#: Design 2's experiment 12 (T 55 and 66 ms, window 95 at 9274 packets/s) as an isolated jump:
+#: a single burst per round would time out in the idle part of every round (the idle gap
+#: plus the 11 ms jump exceeds the RTO), but the engine's bursts are split.
+SPLIT_JUMP = dict(rate_pps=9274.0, rtt_s=(0.05508, 0.06626), window=95,
+                  H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(2.0, 2.0))
+
+
+def karn_jumps(duration_s: float = 1000.0, seeds=(1, 2), rules=("paper", "rfc6298")):
+    """:data:`KARN_JUMPS` in the RFC 6298 engine (OldTahoe) against the model with each RTO
+    rule in ``rules``: one row per (jump, rule), expiries per upward jump and throughputs."""
+    import pandas as pd
+
+    rows = []
+    for name, c in KARN_JUMPS.items():
+        r = isolated_jump(duration_s, seeds, config=c, estimators=("rfc6298",), rules=rules)
+        r.insert(0, "jump", name)
+        rows.append(r)
+    return pd.concat(rows, ignore_index=True)
+
+
+#: Design 2's experiments where the model overestimates the timeouts most (12, 69: small
+#: jumps, large windows) and two where it does not (47, 53).
+ACK_GAP_EXPERIMENTS = (12, 69, 47, 53)
+
+
+def ack_gaps(exps, second: bool = True, fractions=(0.5, 0.8), factor: float = 100.0,
+             seed: int = 1, variant: str = "oldtahoe"):
+    """Burst structure in the RFC 6298 engine: per experiment of a design, the share of time
+    spent in ACK gaps longer than a fraction of the RTO (a proxy for the RTT, which it
+    equals once the estimator has converged), against a single burst per round (eq. (14):
+    one idle gap of RTO - w/mu per round, w the window in force). An upward jump D that lands
+    in a gap g times out iff g + D > RTO, so the long gaps are what the timeouts need."""
+    import pandas as pd
+
+    import lossytcp
+
+    designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
+    rows = []
+    for k in exps:
+        mu, T, wm, H, V = designs[k]
+        dur = factor * float(np.max(V + T))
+        r = lossytcp.simulate(variant, rate_bps=mu * 8000.0, packet_size_bytes=1000,
+                              window=wm, duration_s=dur, min_rto_s=0.0, granularity_s=0.0,
+                              max_rto_s=1e5, ack_size_bytes=0, rto_estimator="rfc6298",
+                              delay=dict(rtt_s=T.tolist(), H=H.tolist(),
+                                         excess_mean_s=V.tolist()),
+                              trace_window=True, seed=seed)
+        w = np.array(r.window_trace)
+        gap, rto = np.diff(w[:, 0]), w[:-1, 3]
+        idle = 1.0 - np.minimum(w[:-1, 1], wm) / (mu * rto)     # one gap per round
+        row = dict(exp=k, w_m=wm, t_spread=float(T.max() / T.min()))
+        for x in fractions:
+            row[f"engine_gt_{x}"] = gap[gap > x * rto].sum() / gap.sum()
+            row[f"single_burst_gt_{x}"] = (gap * np.where(idle > x, idle, 0.0)).sum() / gap.sum()
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def by_window(df, split: int = 45, estimator: str = "rfc6298", model: str = "rfc6298"):
+    """Mean and max |error| of the experiments with w_m <= ``split`` and above it, and the
+    ratio of the model's timeouts per second to the engine's (summed over the experiments:
+    many have none in the engine), per variant."""
+    import pandas as pd
+
+    rows = []
+    for v in VARIANTS:
+        e = df[f"{v}_{estimator}_{model}_err"].abs()
+        m_to, e_to = df[f"{v}_model_{model}_to_per_s"], df[f"{v}_{estimator}_to_per_s"]
+        for name, sel in ((f"w_m<={split}", df.w_m <= split), (f"w_m>{split}", df.w_m > split)):
+            rows.append(dict(variant=v, experiments=name, n=int(sel.sum()),
+                             mean_abs_error=e[sel].mean(), max_abs_error=e[sel].max(),
+                             timeout_ratio=m_to[sel].sum() / e_to[sel].sum()))
     return pd.DataFrame(rows)
 
 
@@ -310,6 +430,12 @@ def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None) -
         out[f"abrupt_fig9_{name}"] = f9
     out["abrupt_summary"] = pd.concat(summaries, ignore_index=True)
     out["abrupt_isolated_jump"] = isolated_jump()
+    out["abrupt_karn_jumps"] = karn_jumps(300.0 if quick else 1000.0)
+    out["abrupt_split_jump"] = isolated_jump(300.0 if quick else 1000.0, config=SPLIT_JUMP,
+                                             estimators=("rfc6298",), rules=("rfc6298",))
+    out["abrupt_design2_by_window"] = by_window(out["abrupt_design2"])
+    out["abrupt_ack_gaps"] = ack_gaps(ACK_GAP_EXPERIMENTS, factor=30.0 if quick else 100.0)
+    out["abrupt_holding_sweep"] = holding_sweep(max_duration_s=1e3 if quick else 3e3)
     # The worst experiments of design 2 under the paper's timer, with isolated RTT changes.
     d2 = out["abrupt_design2"]
     err = d2[[f"{v}_last_sample_paper_err" for v in VARIANTS]].abs().max(axis=1)
