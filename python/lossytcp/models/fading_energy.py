@@ -402,14 +402,13 @@ class _Outcome:
 
 
 def _fast_retransmit_sums(p: FadingEnergyParams, M: np.ndarray, phi: np.ndarray) -> dict:
-    """Per-slot fast-retransmit terms, summed over i = K..m for every m at once.
+    """Tahoe's per-slot fast-retransmit terms, summed over i = K..m for every m at once.
 
     The law of (i, l1) (eq. 23) does not depend on the window: the window only bounds i by
     m = floor(Y) - 1. So every phase-2 sum over i is a prefix sum, tabulated here once per
-    model point; entry [m] sums i = K..m (zero where m < K). Keys ending in ``_k`` hold the
-    i = K term alone, the others the i > K terms (Reno and NewReno treat them differently).
+    model point; entry [m] sums i = K..m (zero where m < K).
     """
-    K, T0, Wm = p.dupack_threshold, p.timeout_slots, p.w_max
+    K, Wm = p.dupack_threshold, p.w_max
     pGG, pGB, pBG, pBB = M[0, 0], M[0, 1], M[1, 0], M[1, 1]
     out = {}
     if K > Wm - 1:
@@ -425,30 +424,7 @@ def _fast_retransmit_sums(p: FadingEnergyParams, M: np.ndarray, phi: np.ndarray)
     El1 = probs @ np.arange(1, K + 1, dtype=float)
     P[0] = pBG * pGG ** (K - 1)                             # i = K: no other loss
     El1[0] = (K + 1.0) * P[0]
-    later = i > K
-    holes = 1 + i - K
-    terms = {
-        "P": P, "iP": i * P,
-        "s_lo_tahoe": np.where(later, El1 - P, K * P),
-        "d_fail": (i + T0) * P, "t_fail": (i + 1) * P,
-        "P_later": np.where(later, P, 0.0),
-        "d_reno": np.where(later, (i + 1 + T0) * P, 0.0),
-        "t_reno": np.where(later, (i + 1) * P, 0.0),
-        "El1_later": np.where(later, El1, 0.0),
-    }
-    # NewReno: the r-th of h retransmissions fails (r = 2..h), or all succeed.
-    r = np.arange(2, int(holes.max()) + 2)
-    valid = (r[None, :] <= holes[:, None]) & later[:, None]
-    fail = np.where(valid, pGG ** (r - 1) * pGB, 0.0)       # (n_i, n_r)
-    terms["nr_p"] = P * fail.sum(axis=1)
-    terms["nr_d"] = P * (fail * (i[:, None] + r[None, :] - 1 + T0)).sum(axis=1)
-    terms["nr_t"] = P * (fail * (i[:, None] + r[None, :])).sum(axis=1)
-    terms["nr_lo"] = (fail * (El1[:, None] + (r[None, :] - 2) * P[:, None])).sum(axis=1)
-    terms["nr_hi"] = P * (fail * (K + r[None, :] - 1)).sum(axis=1)
-    ps = np.where(later, P * pGG ** holes, 0.0)
-    terms["nr_s"] = ps
-    terms["nr_s_it"] = (i + holes) * ps
-    terms["nr_s_lo"] = (i + 1) * ps
+    terms = {"P": P, "iP": i * P, "s_lo_tahoe": np.where(i > K, El1 - P, K * P)}
     for key, term in terms.items():
         acc = np.zeros(Wm + 1)
         acc[K:Wm] = np.cumsum(term)                         # acc[m] = sum over i = K..m
@@ -456,8 +432,52 @@ def _fast_retransmit_sums(p: FadingEnergyParams, M: np.ndarray, phi: np.ndarray)
     return out
 
 
+def _window_law(p: FadingEnergyParams, M: np.ndarray):
+    """Reno/NewReno: the law of slots 1..x after the loss in slot 0, for every x < W_max.
+
+    Returns (P, L): ``P[x, c, j, i]`` = P(j successes in slots 1..x, state c in slot x, the
+    K-th success in slot i | Bad in slot 0), with i = 0 while j < K; ``L`` the same weighted
+    by the slot l1 of the first other loss (0 where there is none).
+    """
+    K, Wm = p.dupack_threshold, p.w_max
+    n = Wm + 1
+    P = np.zeros((Wm, 2, n, n))
+    L = np.zeros_like(P)
+    P[0, 1, 0, 0] = 1.0
+    for x in range(1, Wm):
+        to_good, to_bad = M[:, 0] @ P[x - 1].reshape(2, -1), M[:, 1] @ P[x - 1].reshape(2, -1)
+        l_good, l_bad = M[:, 0] @ L[x - 1].reshape(2, -1), M[:, 1] @ L[x - 1].reshape(2, -1)
+        to_good, to_bad = to_good.reshape(n, n), to_bad.reshape(n, n)
+        l_good, l_bad = l_good.reshape(n, n), l_bad.reshape(n, n)
+        P[x, 0, 1:], L[x, 0, 1:] = to_good[:-1], l_good[:-1]
+        if x >= K:                                          # the K-th success is this slot
+            for a in (P[x, 0, K], L[x, 0, K]):
+                a[x], a[0] = a[0], 0.0
+        P[x, 1], L[x, 1] = to_bad, l_bad
+        L[x, 1, x - 1] += x * to_bad[x - 1]                 # first other loss: slot x
+    return P, L
+
+
+def _new_data_table(M: np.ndarray, q_max: int) -> np.ndarray:
+    """New data a stalled recovery still sends on its inflated window.
+
+    ``f[c, q, e]`` = (expected transmissions, expected successes) from a slot in state c with
+    q packets queued and e more the window may release: each slot sends one; a success's
+    duplicate ACK inflates the window by one, which releases one more while e > 0.
+    """
+    f = np.zeros((2, q_max + 1, q_max + 1, 2))
+    for q in range(1, q_max + 1):
+        for e in range(q_max + 1 - q):
+            good = f[0, q, e - 1] if e > 0 else f[0, q - 1, 0]
+            bad = f[1, q - 1, e]
+            for c in (0, 1):
+                f[c, q, e] = (1.0 + M[c, 0] * good[0] + M[c, 1] * bad[0],
+                              M[c, 0] * (1.0 + good[1]) + M[c, 1] * bad[1])
+    return f
+
+
 def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndarray,
-            Mpow, fr: dict) -> _Outcome:
+            Mpow, fr: dict, rec=None) -> _Outcome:
     """Phase 2 from a loss in slot 0 with floor(Y) = yf and the next threshold yh.
 
     Every case of the module docstring; the sums over the slot i of the K-th success (and,
@@ -465,7 +485,6 @@ def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndar
     next states do not depend on i or r, only the rewards do.
     """
     K, T0, var = p.dupack_threshold, p.timeout_slots, p.variant
-    pGG, pGB = M[0, 0], M[0, 1]
     m = yf - 1
     o = _Outcome()
     # Timeout without fast retransmit: fewer than K successes in slots 1..m (eq. 20).
@@ -486,33 +505,93 @@ def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndar
     if var == "tahoe":                                       # eq. (22)-(24)
         o.add((0, yh, 1), S["P"], S["iP"], S["iP"], S["s_lo_tahoe"], K * S["P"])
         return o
+    return _recovery(yf, yh, p, M, Mpow, rec, o)
+
+
+def _recovery(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, Mpow, rec,
+              o: _Outcome) -> _Outcome:
+    """Reno's and NewReno's fast recovery (module docstring): the K-th success in slot
+    i <= m, the retransmission of P0 in slot m + 1 behind the window already queued."""
+    T0, Wm, var = p.timeout_slots, p.w_max, p.variant
+    pGG, pGB = M[0, 0], M[0, 1]
+    m = yf - 1
+    law, l1_law, f = rec
+    # Column i = 0 holds the paths without a fast retransmit (fewer than K successes).
+    Pm, Lm = law[m][:, :m + 1, :m + 1].copy(), l1_law[m][:, :m + 1, :m + 1].copy()
+    Pm[:, :, 0] = Lm[:, :, 0] = 0.0
     half_yh = int(_half(yh, p.threshold_rounding))
-    wth_inflated = int(_half(min(yh + K, p.w_max), p.threshold_rounding))
-    # Retransmission of P0 (slot i + 1) fails: timeout T0 after the re-arm at time i + 1.
-    end_state = Mpow(T0 - 1)[1]
-    for c_next in (0, 1):
-        q = pGB * end_state[c_next]
-        o.add((c_next, wth_inflated, 1), S["P"] * q, S["d_fail"] * q, S["t_fail"] * q, 0.0,
-              K * S["P"] * q, timeout=True)
-    # Single loss (i = K), retransmission good: full ACK, W = W_th.
-    ps = (S["P"] - S["P_later"]) * pGG
-    o.add((0, yh, yh), ps, (K + 1) * ps, (K + 1) * ps, (K + 1) * ps, (K + 1) * ps)
-    if S["P_later"] <= 0:
+    # The uninflated window after the cut: ns-2's cwnd_/2 (whole part floor(yf/2)) or the
+    # paper's W_th; every success (duplicate or partial ACK) inflates it by one.
+    base = yf // 2 if p.threshold_rounding == "floor" else yh
+    room = Wm - yf                                          # new data the advertised window allows
+    j = np.arange(m + 1)
+
+    def queued(extra, j=j):
+        """Packets queued and still releasable when the recovery stalls, per j."""
+        q = np.clip(np.minimum(base + j + extra, Wm) - yf, 0, room)
+        return q, room - q
+
+    def add_timeout(state_wth, weights, row_of, d, t, s_lo, s_hi):
+        """A timeout outcome; ``weights`` per index k, the channel row of index k from
+        ``row_of(k)``; rewards are partial expectations."""
+        for k, w in enumerate(weights):
+            if w > 0:
+                row = row_of(k)
+                for c_next in (0, 1):
+                    o.add((c_next, state_wth, 1), w * row[c_next], 0.0, 0.0, 0.0, 0.0,
+                          timeout=True)
+        o.d += d
+        o.t += t
+        o.s_lo += s_lo
+        o.s_hi += s_hi
+
+    # P0's retransmission fails (state of slot m Bad -> p_GB or p_BB): the timer armed at the
+    # fast retransmit (time i + 1) expires; meanwhile the duplicate ACKs of the queued
+    # packets keep releasing new data.
+    w_fail = Pm * M[:, 1][:, None, None]
+    by_i = w_fail.sum(axis=(0, 1))
+    by_j = w_fail.sum(axis=(0, 2))
+    q, e = queued(0)
+    nt, ns = f[1, q, e, 0], f[1, q, e, 1]
+    add_timeout(half_yh, by_i, lambda i: Mpow(i + T0 - m - 1)[1],
+                d=float(by_i @ (np.arange(m + 1) + T0)), t=float(by_j @ (m + 1 + nt)),
+                s_lo=0.0, s_hi=float(by_j @ (j + ns)))
+    # P0's retransmission succeeds: full ACK if P1..Pm all arrived.
+    w_ok = (Pm * M[:, 0][:, None, None]).sum(axis=(0, 2))  # per j
+    l1_ok = (Lm * M[:, 0][:, None, None]).sum(axis=(0, 2))
+    full = float(w_ok[m])
+    o.add((0, yh, yh), full, (m + 1) * full, (m + 1) * full, (m + 1) * full, (m + 1) * full)
+    w_ok, l1_ok = w_ok[:m], l1_ok[:m]
+    if not w_ok.any():
         return o
+    jj = j[:m]
     if var == "reno":
-        # Partial ACK at the end of slot i + 1 ends recovery; timeout T0 slots later.
+        # The partial ACK ends recovery and re-arms the timer; no duplicate ACK can start
+        # another (the ACK is below ``recover``): timeout T0 later. The queued packets go out.
+        q, _ = queued(0)
+        q = q[:m]
         row = Mpow(T0)[0]
-        for c_next in (0, 1):
-            q = pGG * row[c_next]
-            o.add((c_next, half_yh, 1), S["P_later"] * q, S["d_reno"] * q, S["t_reno"] * q,
-                  S["El1_later"] * q, (K + 1) * S["P_later"] * q, timeout=True)
+        add_timeout(half_yh, [w_ok.sum()], lambda k: row,
+                    d=(m + 1 + T0) * float(w_ok.sum()), t=float(w_ok @ (m + 1 + q)),
+                    s_lo=float(l1_ok.sum()), s_hi=float(w_ok @ (1 + jj + f[0, q, 0, 1])))
         return o
-    row = Mpow(T0 - 1)[1]
-    for c_next in (0, 1):
-        q = row[c_next]
-        o.add((c_next, half_yh, 1), S["nr_p"] * q, S["nr_d"] * q, S["nr_t"] * q,
-              S["nr_lo"] * q, S["nr_hi"] * q, timeout=True)
-    o.add((0, yh, yh), S["nr_s"], S["nr_s_it"], S["nr_s_it"], S["nr_s_lo"], S["nr_s_lo"])
+    # NewReno: h = m + 1 - j holes; the r-th retransmission fails (r = 2..h) or all succeed.
+    h = m + 1 - jj
+    ok_all = w_ok * pGG ** (h - 1)
+    o.add((0, yh, yh), float(ok_all.sum()), float(ok_all @ (m + h)), float(ok_all @ (m + h)),
+          (m + 1) * float(ok_all.sum()), (m + 1) * float(ok_all.sum()))
+    r = np.arange(2, m + 2)
+    fail = np.where(r[None, :] <= h[:, None], pGG ** (r - 2) * pGB, 0.0) * w_ok[:, None]
+    q, e = queued(r[None, :] - 1, jj[:, None])
+    nt, ns = f[1, q, e, 0], f[1, q, e, 1]
+    by_r = fail.sum(axis=0)
+    # ns-2's NewReno re-arms the timer at the first partial ACK only (RFC 6582's Impatient).
+    add_timeout(half_yh, by_r, lambda k: Mpow(T0 + 1 - r[k])[1],
+                d=(m + 1 + T0) * float(by_r.sum()),
+                t=float((fail * (m + r[None, :] + nt)).sum()),
+                s_lo=float((fail / np.where(w_ok > 0, w_ok, 1.0)[:, None]
+                            * (l1_ok[:, None] + (r[None, :] - 2) * w_ok[:, None])).sum()),
+                s_hi=float((fail * (jj[:, None] + r[None, :] - 1 + ns)).sum()))
     return o
 
 
@@ -541,12 +620,15 @@ def _compute(params: FadingEnergyParams) -> FadingEnergyResult:
 
     n = len(states)
     fr = _fast_retransmit_sums(params, M, phi)
+    rec = None
+    if params.variant != "tahoe":
+        rec = (*_window_law(params, M), _new_data_table(M, Wm))
     # Each phase-2 outcome, as a row over next states and its rewards, computed once.
     phase2_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def phase2(yf: int, yh: int):
         if (yf, yh) not in phase2_cache:
-            o = _phase2(yf, yh, params, M, phi, Mpow, fr)
+            o = _phase2(yf, yh, params, M, phi, Mpow, fr, rec)
             row = np.zeros(n)
             for st, q in o.to.items():
                 row[index[norm(st)]] += q
