@@ -4,8 +4,10 @@
 
 * fading-energy (paper 004): the engine's slot model with ns-2's window-halving rule against
   the model's bounds with the same rule (``threshold_rounding="floor"``); the measured domain
-  is asserted: every variant within 3.5% of the bounds at f_D T <= 0.016, Tahoe within 5%
-  everywhere, Reno and NewReno within 10% and 14% at f_D T = 0.256 (measured 8.8% / 12.3%).
+  is asserted: every variant within 3.5% of the bounds at f_D T <= 0.016 (measured Tahoe
+  3.0%, Reno 0.8%, NewReno 1.2%), Reno within 2.5% everywhere (1.5%), Tahoe and NewReno within
+  5% and 5.5% at f_D T = 0.256 (4.2% and 4.5%, at 10 dB; before the queue-aware Reno/NewReno
+  rules: Reno 8.8%, NewReno 12.3%).
   Figs. 1-4 over a Jakes trace replayed per slot.
 * abrupt-rtt (paper 001): the random designs of Section 6.1 against the engine with the
   paper's timer (``rto_estimator="last_sample"``) and with RFC 6298.
@@ -26,11 +28,13 @@ pytest.importorskip("lossytcp._sim")
 from lossytcp.validation import abrupt, fading  # noqa: E402
 
 # Largest relative excursion of the engine outside the model's throughput bounds.
-FADING_MARGIN = {"correlated": 0.035, "tahoe": 0.05, "reno": 0.10, "newreno": 0.14}
+FADING_MARGIN = {"correlated": 0.035, "tahoe": 0.05, "reno": 0.025, "newreno": 0.055}
 
 
 def _fading_margin(variant, fdt):
-    return FADING_MARGIN["correlated"] if fdt <= 0.016 else FADING_MARGIN[variant]
+    if fdt <= 0.016:
+        return min(FADING_MARGIN["correlated"], FADING_MARGIN[variant])
+    return FADING_MARGIN[variant]
 
 
 @pytest.mark.parametrize("variant", ["tahoe", "reno", "newreno"])
@@ -47,9 +51,11 @@ def test_fading_energy_bounds_all_points():
     margin = [_fading_margin(v, f) for v, f in zip(df.variant, df.fdT, strict=True)]
     assert (df.thr_out <= margin).all(), df.to_string()
     assert (df.tps_out <= 0.01).all()
-    # Before: the paper's ceil against the rfc engine (which halves the flight, not the
-    # window) left Reno 16% outside at fast fading.
-    assert df[df.variant == "reno"].thr_out_before.max() > 0.12
+    # The paper's ceil against the rfc engine: its flight size is the whole queued window, so
+    # Reno agrees as well (measured 0.8%); NewReno's RFC 6582 recovery is not the model's
+    # ns-2 one (measured 10.0%).
+    before = df.groupby("variant").thr_out_before.max()
+    assert before["reno"] < 0.02 and before["newreno"] > 0.05, before
 
 
 def test_fading_energy_figs_1_4_in_time():
