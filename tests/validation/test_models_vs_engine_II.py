@@ -45,6 +45,16 @@ def test_fading_energy_bounds_contain_the_engine(variant):
     assert bad.empty, bad.to_string()
 
 
+def test_fading_energy_reno_times_out_on_a_second_loss_in_the_window():
+    """Reno at fast fading (the point the old rules missed by 8.8%): a second loss among the
+    packets queued behind the first ends in a timeout, so the model's timeouts and fast
+    retransmits per slot are the engine's (measured within 1% and 2-3%)."""
+    df = fading.bounds_vs_engine([(0.256, 24, 15.0), (0.256, 24, 10.0)], variants=("reno",))
+    for kind in ("timeouts", "fast_retransmits"):
+        model, engine = df[f"{kind}_per_kslot_model"], df[f"{kind}_per_kslot_engine"]
+        assert ((model / engine - 1).abs() < 0.04).all(), df.to_string()
+
+
 @pytest.mark.slow
 def test_fading_energy_bounds_all_points():
     df = fading.bounds_vs_engine(before=True)
@@ -84,16 +94,17 @@ def test_hybrid_channel_matches_the_markov_estimate_of_the_trace():
 @pytest.mark.slow
 def test_fading_energy_claims_follow_the_packet_error_model():
     """Section 5's ratios at 90% throughput: one fading sample per packet (eq. (2)) gives
-    Tahoe/Reno ~7 (paper ~10), a factor ~5 across f_D T (paper: more than ten) and K = 1
-    against K = 3 ~2 (paper: three- to fourfold); following the fade within the packet (the
-    paper's bit-level simulation) brings them to the paper's: Tahoe/Reno and f_D T at 8
-    samples per packet, K (measured 4.0, and K = 2 against 3 2.0: the paper's "doubled") only
-    at 64, deep fades at f_D T 0.256 lasting a fraction of a packet."""
+    Tahoe/Reno ~8 (paper ~10; measured 8.0 and 8.3), a factor ~5 across f_D T (paper: more
+    than ten) and K = 1 against K = 3 ~2 (paper: three- to fourfold); following the fade
+    within the packet (the paper's bit-level simulation) brings f_D T to the paper's at 8
+    samples per packet and Tahoe/Reno past it (12.6), K (measured 4.0, and K = 2 against 3
+    2.0: the paper's "doubled") only at 64, deep fades at f_D T 0.256 lasting a fraction of a
+    packet."""
     df = fading.energy_claims(sources=("analytic", 1, 8, 64),
                               floor_sources=()).set_index("claim")
     tr = df.loc["tahoe_over_reno"]
-    assert 6.0 < tr.analytic < 8.0 and 6.0 < tr.hybrid_1_samples < 8.0
-    assert 9.0 < tr.hybrid_8_samples < 12.0
+    assert 7.0 < tr.analytic < 9.0 and 7.0 < tr.hybrid_1_samples < 9.0
+    assert 11.0 < tr.hybrid_8_samples < 14.0
     f13 = df.loc["fdt_0.001_over_0.256_tahoe"]
     assert f13.analytic < 6.0 < 10.0 < f13.hybrid_8_samples
     assert 2.8 < df.loc["newreno_wmax24_over_wmax6"].analytic < 3.5

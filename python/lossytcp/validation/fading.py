@@ -43,9 +43,9 @@ BOUND_POINTS = [(fdt, w, f_db) for w in (6, 24) for fdt in (0.001, 0.016, 0.256)
 
 
 def engine_slot(variant: str, channel: str, w_max: int, seeds=(1, 2), slots: int = 300_000,
-                K: int = 3, t0: int = T0_SLOTS, **tcp) -> tuple[float, float, float]:
+                K: int = 3, t0: int = T0_SLOTS, **tcp) -> tuple[float, float, float, float]:
     """The engine's slot model: (delivered packets per slot, transmissions per delivered
-    packet, timeouts per slot), averaged over ``seeds``."""
+    packet, timeouts per slot, fast retransmits per slot), averaged over ``seeds``."""
     import lossytcp
 
     s = lossytcp.simulate_seeds(list(seeds), variant, rate_bps=1.5e6, packet_size_bytes=1024,
@@ -53,7 +53,7 @@ def engine_slot(variant: str, channel: str, w_max: int, seeds=(1, 2), slots: int
                                 slot_model=True, fixed_rto_s=t0 * SLOT_S, dupack_threshold=K,
                                 initial_window=1, **tcp)
     return (s.mean("goodput_norm"), s.mean("transmissions_per_delivered"),
-            s.mean("timeouts") / slots)
+            s.mean("timeouts") / slots, s.mean("fast_retransmits") / slots)
 
 
 def _excursion(x, lo, hi):
@@ -78,8 +78,8 @@ def bounds_vs_engine(points=BOUND_POINTS, variants=("tahoe", "reno", "newreno"),
             ch = rayleigh_two_state(fading_margin_db=f_db, doppler_norm=fdt)
             m = fading_energy(variant=variant, w_max=w_max, p_gb=ch.p_gb, p_bg=ch.p_bg,
                               timeout_slots=T0_SLOTS, threshold_rounding="floor")
-            thr, tps, tos = engine_slot(variant, ch.channel_spec("slot"), w_max, seeds, slots,
-                                        **ENGINE_TCP)
+            thr, tps, tos, frs = engine_slot(variant, ch.channel_spec("slot"), w_max, seeds,
+                                             slots, **ENGINE_TCP)
             row = dict(variant=variant, fdT=fdt, w_max=w_max, F_dB=f_db, eps=ch.epsilon,
                        thr_lo=m.throughput_slot, thr_hi=m.throughput_slot_opt, thr_engine=thr,
                        thr_out=_excursion(thr, m.throughput_slot, m.throughput_slot_opt),
@@ -91,11 +91,13 @@ def bounds_vs_engine(points=BOUND_POINTS, variants=("tahoe", "reno", "newreno"),
                        # Per 1000 slots: the engine's timeout_fraction also counts a fast
                        # retransmit that ends in a timeout as a loss event, the model's does not.
                        timeouts_per_kslot_model=1e3 * m.timeout_fraction / m.mean_cycle_slots,
-                       timeouts_per_kslot_engine=1e3 * tos)
+                       timeouts_per_kslot_engine=1e3 * tos,
+                       fast_retransmits_per_kslot_model=1e3 * m.fast_retransmit_fraction
+                       / m.mean_cycle_slots, fast_retransmits_per_kslot_engine=1e3 * frs)
             if before:
                 mc = fading_energy(variant=variant, w_max=w_max, p_gb=ch.p_gb, p_bg=ch.p_bg,
                                    timeout_slots=T0_SLOTS)
-                thr_rfc, _, _ = engine_slot(variant, ch.channel_spec("slot"), w_max, seeds,
+                thr_rfc, *_ = engine_slot(variant, ch.channel_spec("slot"), w_max, seeds,
                                             slots)
                 row.update(thr_lo_ceil=mc.throughput_slot, thr_hi_ceil=mc.throughput_slot_opt,
                            thr_engine_rfc=thr_rfc,
@@ -128,7 +130,7 @@ def figs_1_4(n_packets: int = 200_000, slots: int = 195_000, fdts=(0.001, 0.008,
                 est = estimate_two_state(trace)
                 ana = rayleigh_two_state(fading_margin_db=f_db, doppler_norm=fdt)
                 spec = write_trace(Path(d) / f"jakes_{fdt}_{f_db}.txt", trace)
-                sim, _, _ = engine_slot("tahoe", spec + ",advance=slot", 24, (1,), slots)
+                sim, *_ = engine_slot("tahoe", spec + ",advance=slot", 24, (1,), slots)
                 m_ana = fading_energy(variant="tahoe", w_max=24, p_gb=ana.p_gb, p_bg=ana.p_bg)
                 m_est = fading_energy(variant="tahoe", w_max=24, p_gb=est.p_gb, p_bg=est.p_bg)
                 rows.append(dict(fdT=fdt, F_dB=f_db, eps_analysis=ana.epsilon,
