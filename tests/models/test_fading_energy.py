@@ -131,12 +131,13 @@ def _monte_carlo(variant, p_gb, p_bg, w_max, K, T0, n_cycles, seed, rounding="ce
             timeouts += 1
             wth, w0 = after_timeout, 1
             continue
+        exit_window = yf / 2 if rounding == "floor" else yh     # ns-2: cwnd_ / 2
         if j == m:
             D += m + 1
             T += m + 1
             S_lo += m + 1
             S_hi += m + 1
-            wth, w0 = yh, yh
+            wth, w0 = yh, exit_window
             continue
         if variant == "reno":
             c, t, s = stall(c, queued(0)[0], 0)
@@ -160,7 +161,7 @@ def _monte_carlo(variant, p_gb, p_bg, w_max, K, T0, n_cycles, seed, rounding="ce
             T += m + holes
             S_lo += m + 1
             S_hi += m + 1
-            wth, w0 = yh, yh
+            wth, w0 = yh, exit_window
         else:
             r = failed
             c, t, s = stall(c, *queued(r - 1))

@@ -5,8 +5,8 @@
 * fading-energy (paper 004): the engine's slot model with ns-2's window-halving rule against
   the model's bounds with the same rule (``threshold_rounding="floor"``); the measured domain
   is asserted: every variant within 3.5% of the bounds at f_D T <= 0.016 (measured Tahoe
-  3.0%, Reno 0.8%, NewReno 1.2%), Reno within 2.5% everywhere (1.5%), Tahoe and NewReno within
-  5% and 5.5% at f_D T = 0.256 (4.2% and 4.5%, at 10 dB; before the queue-aware Reno/NewReno
+  3.0%, Reno 0.8%, NewReno 1.5%), Reno and NewReno within 2% and 3% everywhere (0.9%, 1.8%),
+  Tahoe within 5% at f_D T = 0.256 (4.2%, at 10 dB; before the queue-aware Reno/NewReno
   rules: Reno 8.8%, NewReno 12.3%).
   Figs. 1-4 over a Jakes trace replayed per slot.
 * abrupt-rtt (paper 001): the random designs of Section 6.1 against the engine with the
@@ -28,7 +28,7 @@ pytest.importorskip("lossytcp._sim")
 from lossytcp.validation import abrupt, fading  # noqa: E402
 
 # Largest relative excursion of the engine outside the model's throughput bounds.
-FADING_MARGIN = {"correlated": 0.035, "tahoe": 0.05, "reno": 0.025, "newreno": 0.055}
+FADING_MARGIN = {"correlated": 0.035, "tahoe": 0.05, "reno": 0.02, "newreno": 0.03}
 
 
 def _fading_margin(variant, fdt):
@@ -45,14 +45,15 @@ def test_fading_energy_bounds_contain_the_engine(variant):
     assert bad.empty, bad.to_string()
 
 
-def test_fading_energy_reno_times_out_on_a_second_loss_in_the_window():
-    """Reno at fast fading (the point the old rules missed by 8.8%): a second loss among the
-    packets queued behind the first ends in a timeout, so the model's timeouts and fast
-    retransmits per slot are the engine's (measured within 1% and 2-3%)."""
-    df = fading.bounds_vs_engine([(0.256, 24, 15.0), (0.256, 24, 10.0)], variants=("reno",))
+def test_fading_energy_recovery_events_are_the_engines():
+    """Reno and NewReno at fast fading (where the old rules were 8.8% and 12.3% off): the
+    model's timeouts and fast retransmits per slot are the engine's (measured within 1% for
+    Reno, 1% and 1.5% for NewReno but its 15 dB timeouts, 3.8% on 1400 events)."""
+    df = fading.bounds_vs_engine([(0.256, 24, 15.0), (0.256, 24, 10.0)],
+                                 variants=("reno", "newreno"))
     for kind in ("timeouts", "fast_retransmits"):
         model, engine = df[f"{kind}_per_kslot_model"], df[f"{kind}_per_kslot_engine"]
-        assert ((model / engine - 1).abs() < 0.04).all(), df.to_string()
+        assert ((model / engine - 1).abs() < 0.05).all(), df.to_string()
 
 
 @pytest.mark.slow
