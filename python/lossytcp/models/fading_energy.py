@@ -537,7 +537,7 @@ def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndar
     if var == "tahoe":                                       # eq. (22)-(24)
         o.add((0, yh, 1), S["P"], S["iP"], S["iP"], S["s_lo_tahoe"], K * S["P"])
         return o
-    return _recovery(yf, yh, p, M, Mpow, rec, o)
+    return _recovery(yf, yh, p, M, rec, o)
 
 
 def _exit_window(yf: int, yh: int, rounding: str) -> float:
@@ -546,17 +546,16 @@ def _exit_window(yf: int, yh: int, rounding: str) -> float:
     return yf / 2.0 if rounding == "floor" else float(yh)
 
 
-def _recovery(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, Mpow, rec,
+def _recovery(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, rec,
               o: _Outcome) -> _Outcome:
     """Reno's and NewReno's fast recovery (module docstring): the K-th success in slot
     i <= m, the retransmission of P0 in slot m + 1 behind the window already queued."""
-    T0, Wm, var = p.timeout_slots, p.w_max, p.variant
+    K, T0, Wm, var = p.dupack_threshold, p.timeout_slots, p.w_max, p.variant
     pGG, pGB = M[0, 0], M[0, 1]
     m = yf - 1
-    law, l1_law, f = rec
-    # Column i = 0 holds the paths without a fast retransmit (fewer than K successes).
-    Pm, Lm = law[m][:, :m + 1, :m + 1].copy(), l1_law[m][:, :m + 1, :m + 1].copy()
-    Pm[:, :, 0] = Lm[:, :, 0] = 0.0
+    law, l1_law, f, pows = rec
+    # Fast retransmits only: the K-th success in slot i = K..m (column i - K).
+    Pm, Lm = law[m][:, :m + 1, K:m + 1], l1_law[m][:, :m + 1, K:m + 1]
     half_yh = int(_half(yh, p.threshold_rounding))
     # The uninflated window after the cut: ns-2's cwnd_/2 (whole part floor(yf/2)) or the
     # paper's W_th; every success (duplicate or partial ACK) inflates it by one.
@@ -569,14 +568,11 @@ def _recovery(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, Mpow, rec,
         q = np.clip(np.minimum(base + j + extra, Wm) - yf, 0, room)
         return q, room - q
 
-    def add_timeout(state_wth, weights, row_of, d, t, s_lo, s_hi):
-        """A timeout outcome; ``weights`` per index k, the channel row of index k from
-        ``row_of(k)``; rewards are partial expectations."""
-        to = sum(w * row_of(k) for k, w in enumerate(weights) if w > 0)
-        if isinstance(to, int):
-            return
+    def add_timeout(to, d, t, s_lo, s_hi):
+        """A timeout outcome: ``to`` the law of the next cycle's channel (summing to its
+        probability); rewards are partial expectations."""
         for c_next in (0, 1):
-            o.add((c_next, state_wth, 1), to[c_next], 0.0, 0.0, 0.0, 0.0, timeout=True)
+            o.add((c_next, half_yh, 1), float(to[c_next]), 0.0, 0.0, 0.0, 0.0, timeout=True)
         o.d += d
         o.t += t
         o.s_lo += s_lo
@@ -585,51 +581,46 @@ def _recovery(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, Mpow, rec,
     # P0's retransmission fails (state of slot m Bad -> p_GB or p_BB): the timer armed at the
     # fast retransmit (time i + 1) expires; meanwhile the duplicate ACKs of the queued
     # packets keep releasing new data.
-    w_fail = Pm * M[:, 1][:, None, None]
-    by_i = w_fail.sum(axis=(0, 1))
-    by_j = w_fail.sum(axis=(0, 2))
+    w_fail = M[0, 1] * Pm[0] + M[1, 1] * Pm[1]             # (j, i)
+    by_i, by_j = w_fail.sum(axis=0), w_fail.sum(axis=1)
+    i = np.arange(K, m + 1)
     q, e = queued(0)
-    nt, ns = f[1, q, e, 0], f[1, q, e, 1]
-    add_timeout(half_yh, by_i, lambda i: Mpow(i + T0 - m - 1)[1],
-                d=float(by_i @ (np.arange(m + 1) + T0)), t=float(by_j @ (m + 1 + nt)),
-                s_lo=0.0, s_hi=float(by_j @ (j + ns)))
+    add_timeout(by_i @ pows[i + T0 - m - 1, 1], d=float(by_i @ (i + T0)),
+                t=float(by_j @ (m + 1 + f[1, q, e, 0])), s_lo=0.0,
+                s_hi=float(by_j @ (j + f[1, q, e, 1])))
     # P0's retransmission succeeds: full ACK if P1..Pm all arrived.
-    w_ok = (Pm * M[:, 0][:, None, None]).sum(axis=(0, 2))  # per j
-    l1_ok = (Lm * M[:, 0][:, None, None]).sum(axis=(0, 2))
+    w_ok = (M[0, 0] * Pm[0] + M[1, 0] * Pm[1]).sum(axis=1)  # per j
+    l1_ok = (M[0, 0] * Lm[0] + M[1, 0] * Lm[1]).sum(axis=1)
     full = float(w_ok[m])
     exit_state = (0, yh, _exit_window(yf, yh, p.threshold_rounding))
     o.add(exit_state, full, (m + 1) * full, (m + 1) * full, (m + 1) * full, (m + 1) * full)
-    w_ok, l1_ok = w_ok[:m], l1_ok[:m]
-    if not w_ok.any():
+    w_ok, l1_ok, jj = w_ok[:m], l1_ok[:m], j[:m]
+    ok = float(w_ok.sum())
+    if ok <= 0:
         return o
-    jj = j[:m]
     if var == "reno":
         # The partial ACK ends recovery and re-arms the timer; no duplicate ACK can start
         # another (the ACK is below ``recover``): timeout T0 later. The queued packets go out.
-        q, _ = queued(0)
-        q = q[:m]
-        row = Mpow(T0)[0]
-        add_timeout(half_yh, [w_ok.sum()], lambda k: row,
-                    d=(m + 1 + T0) * float(w_ok.sum()), t=float(w_ok @ (m + 1 + q)),
+        q = queued(0)[0][:m]
+        add_timeout(ok * pows[T0, 0], d=(m + 1 + T0) * ok, t=float(w_ok @ (m + 1 + q)),
                     s_lo=float(l1_ok.sum()), s_hi=float(w_ok @ (1 + jj + f[0, q, 0, 1])))
         return o
     # NewReno: h = m + 1 - j holes; the r-th retransmission fails (r = 2..h) or all succeed.
     h = m + 1 - jj
     ok_all = w_ok * pGG ** (h - 1)
-    o.add(exit_state, float(ok_all.sum()), float(ok_all @ (m + h)), float(ok_all @ (m + h)),
-          (m + 1) * float(ok_all.sum()), (m + 1) * float(ok_all.sum()))
+    s_ok = float(ok_all.sum())
+    o.add(exit_state, s_ok, float(ok_all @ (m + h)), float(ok_all @ (m + h)), (m + 1) * s_ok,
+          (m + 1) * s_ok)
     r = np.arange(2, m + 2)
-    fail = np.where(r[None, :] <= h[:, None], pGG ** (r - 2) * pGB, 0.0) * w_ok[:, None]
+    cond = np.where(r[None, :] <= h[:, None], pGG ** (r - 2) * pGB, 0.0)   # (j, r)
+    fail = cond * w_ok[:, None]
     q, e = queued(r[None, :] - 1, jj[:, None])
-    nt, ns = f[1, q, e, 0], f[1, q, e, 1]
     by_r = fail.sum(axis=0)
     # ns-2's NewReno re-arms the timer at the first partial ACK only (RFC 6582's Impatient).
-    add_timeout(half_yh, by_r, lambda k: Mpow(T0 + 1 - r[k])[1],
-                d=(m + 1 + T0) * float(by_r.sum()),
-                t=float((fail * (m + r[None, :] + nt)).sum()),
-                s_lo=float((fail / np.where(w_ok > 0, w_ok, 1.0)[:, None]
-                            * (l1_ok[:, None] + (r[None, :] - 2) * w_ok[:, None])).sum()),
-                s_hi=float((fail * (jj[:, None] + r[None, :] - 1 + ns)).sum()))
+    add_timeout(by_r @ pows[T0 + 1 - r, 1], d=(m + 1 + T0) * float(by_r.sum()),
+                t=float((fail * (m + r[None, :] + f[1, q, e, 0])).sum()),
+                s_lo=float((cond * (l1_ok[:, None] + (r[None, :] - 2) * w_ok[:, None])).sum()),
+                s_hi=float((fail * (jj[:, None] + r[None, :] - 1 + f[1, q, e, 1])).sum()))
     return o
 
 
@@ -669,7 +660,12 @@ def _compute(params: FadingEnergyParams) -> FadingEnergyResult:
     fr = _fast_retransmit_sums(params, M, phi)
     rec = None
     if params.variant != "tahoe":
-        rec = (*_window_law(params, M), _new_data_table(M, Wm))
+        # Channel rows over every jump a recovery's timeout needs (at most T0 + W_max slots).
+        pows = np.empty((params.timeout_slots + Wm + 2, 2, 2))
+        pows[0] = np.eye(2)
+        for k in range(1, len(pows)):
+            pows[k] = pows[k - 1] @ M
+        rec = (*_window_law(params, M), _new_data_table(M, Wm), pows)
     # Each phase-2 outcome, as a row over next states and its rewards, computed once.
     phase2_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
