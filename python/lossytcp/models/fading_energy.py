@@ -511,9 +511,10 @@ def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndar
             Mpow, fr: dict, rec=None) -> _Outcome:
     """Phase 2 from a loss in slot 0 with floor(Y) = yf and the next threshold yh.
 
-    Every case of the module docstring; the sums over the slot i of the K-th success (and,
-    for NewReno, over the failing retransmission r) come from ``_fast_retransmit_sums``: the
-    next states do not depend on i or r, only the rewards do.
+    Every case of the module docstring. Tahoe's sums over the slot i of the K-th success come
+    from ``_fast_retransmit_sums`` (its next state does not depend on i); Reno's and NewReno's
+    recovery from ``_recovery`` with the tables ``rec`` (``_window_law``, ``_new_data_table``
+    and the channel's powers).
     """
     K, T0, var = p.dupack_threshold, p.timeout_slots, p.variant
     m = yf - 1
