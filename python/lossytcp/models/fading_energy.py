@@ -97,10 +97,9 @@ Cases after a fast retransmit (fewer than K successes in ``1..m``: timeout exact
 
 Approximations (ours, so that the comparison with the engine can be judged): the new data sent
 between NewReno's retransmissions is counted as sent after the failing one (the same total,
-retransmissions in consecutive slots); the next cycle after a stalled recovery starts from the
-channel of the failing slot, ignoring the new data sent since; after a full ACK the next cycle
+retransmissions in consecutive slots, each Good with ``p_GG``); after a full ACK the next cycle
 starts afresh, although ns-2 cannot fast-retransmit a loss of the very first packet after
-``recover``.
+``recover``; ns-2's ``Y/2`` is taken as ``floor(Y)/2``.
 
 Checks: a cycle-level Monte Carlo of exactly these rules agrees with the chain (tests).
 
