@@ -4,8 +4,10 @@
 
 * fading-energy (paper 004): the engine's slot model with ns-2's window-halving rule against
   the model's bounds with the same rule (``threshold_rounding="floor"``); the measured domain
-  is asserted: every variant within 3.5% of the bounds at f_D T <= 0.016, Tahoe within 5%
-  everywhere, Reno and NewReno within 10% and 14% at f_D T = 0.256 (measured 8.8% / 12.3%).
+  is asserted: every variant within 3.5% of the bounds at f_D T <= 0.016 (measured Tahoe
+  3.0%, Reno 0.8%, NewReno 1.5%), Reno and NewReno within 2% and 3% everywhere (0.9%, 1.8%),
+  Tahoe within 5% at f_D T = 0.256 (4.2%, at 10 dB; before the queue-aware Reno/NewReno
+  rules: Reno 8.8%, NewReno 12.3%).
   Figs. 1-4 over a Jakes trace replayed per slot.
 * abrupt-rtt (paper 001): the random designs of Section 6.1 against the engine with the
   paper's timer (``rto_estimator="last_sample"``) and with RFC 6298.
@@ -26,11 +28,13 @@ pytest.importorskip("lossytcp._sim")
 from lossytcp.validation import abrupt, fading  # noqa: E402
 
 # Largest relative excursion of the engine outside the model's throughput bounds.
-FADING_MARGIN = {"correlated": 0.035, "tahoe": 0.05, "reno": 0.10, "newreno": 0.14}
+FADING_MARGIN = {"correlated": 0.035, "tahoe": 0.05, "reno": 0.02, "newreno": 0.03}
 
 
 def _fading_margin(variant, fdt):
-    return FADING_MARGIN["correlated"] if fdt <= 0.016 else FADING_MARGIN[variant]
+    if fdt <= 0.016:
+        return min(FADING_MARGIN["correlated"], FADING_MARGIN[variant])
+    return FADING_MARGIN[variant]
 
 
 @pytest.mark.parametrize("variant", ["tahoe", "reno", "newreno"])
@@ -41,15 +45,28 @@ def test_fading_energy_bounds_contain_the_engine(variant):
     assert bad.empty, bad.to_string()
 
 
+def test_fading_energy_recovery_events_are_the_engines():
+    """Reno and NewReno at fast fading (where the old rules were 8.8% and 12.3% off): the
+    model's timeouts and fast retransmits per slot are the engine's (measured within 1% for
+    Reno, 1% and 1.5% for NewReno but its 15 dB timeouts, 3.8% on 1400 events)."""
+    df = fading.bounds_vs_engine([(0.256, 24, 15.0), (0.256, 24, 10.0)],
+                                 variants=("reno", "newreno"))
+    for kind in ("timeouts", "fast_retransmits"):
+        model, engine = df[f"{kind}_per_kslot_model"], df[f"{kind}_per_kslot_engine"]
+        assert ((model / engine - 1).abs() < 0.05).all(), df.to_string()
+
+
 @pytest.mark.slow
 def test_fading_energy_bounds_all_points():
     df = fading.bounds_vs_engine(before=True)
     margin = [_fading_margin(v, f) for v, f in zip(df.variant, df.fdT, strict=True)]
     assert (df.thr_out <= margin).all(), df.to_string()
     assert (df.tps_out <= 0.01).all()
-    # Before: the paper's ceil against the rfc engine (which halves the flight, not the
-    # window) left Reno 16% outside at fast fading.
-    assert df[df.variant == "reno"].thr_out_before.max() > 0.12
+    # The paper's ceil against the rfc engine: its flight size is the whole queued window, so
+    # Reno agrees as well (measured 0.8%); NewReno's RFC 6582 recovery is not the model's
+    # ns-2 one (measured 10.0%).
+    before = df.groupby("variant").thr_out_before.max()
+    assert before["reno"] < 0.02 and before["newreno"] > 0.05, before
 
 
 def test_fading_energy_figs_1_4_in_time():
@@ -78,16 +95,17 @@ def test_hybrid_channel_matches_the_markov_estimate_of_the_trace():
 @pytest.mark.slow
 def test_fading_energy_claims_follow_the_packet_error_model():
     """Section 5's ratios at 90% throughput: one fading sample per packet (eq. (2)) gives
-    Tahoe/Reno ~7 (paper ~10), a factor ~5 across f_D T (paper: more than ten) and K = 1
-    against K = 3 ~2 (paper: three- to fourfold); following the fade within the packet (the
-    paper's bit-level simulation) brings them to the paper's: Tahoe/Reno and f_D T at 8
-    samples per packet, K (measured 4.0, and K = 2 against 3 2.0: the paper's "doubled") only
-    at 64, deep fades at f_D T 0.256 lasting a fraction of a packet."""
+    Tahoe/Reno ~8 (paper ~10; measured 8.0 and 8.3), a factor ~5 across f_D T (paper: more
+    than ten) and K = 1 against K = 3 ~2 (paper: three- to fourfold); following the fade
+    within the packet (the paper's bit-level simulation) brings f_D T to the paper's at 8
+    samples per packet and Tahoe/Reno past it (12.6), K (measured 4.0, and K = 2 against 3
+    2.0: the paper's "doubled") only at 64, deep fades at f_D T 0.256 lasting a fraction of a
+    packet."""
     df = fading.energy_claims(sources=("analytic", 1, 8, 64),
                               floor_sources=()).set_index("claim")
     tr = df.loc["tahoe_over_reno"]
-    assert 6.0 < tr.analytic < 8.0 and 6.0 < tr.hybrid_1_samples < 8.0
-    assert 9.0 < tr.hybrid_8_samples < 12.0
+    assert 7.0 < tr.analytic < 9.0 and 7.0 < tr.hybrid_1_samples < 9.0
+    assert 11.0 < tr.hybrid_8_samples < 14.0
     f13 = df.loc["fdt_0.001_over_0.256_tahoe"]
     assert f13.analytic < 6.0 < 10.0 < f13.hybrid_8_samples
     assert 2.8 < df.loc["newreno_wmax24_over_wmax6"].analytic < 3.5

@@ -2,14 +2,13 @@
 
 * :func:`bounds_vs_engine`: the model's pessimistic/optimistic throughput bounds against the
   engine's slot model (one packet per slot, the ACK at the end of its slot, fixed RTO of T0
-  slots, no back-off) over the same two-state channel, advancing every slot. The paper's
-  protocol rules halve the *window* (Sec. 2, rule 3 and the Reno text: W_th = ceil(W/2)); the
-  engine's rfc profile halves the flight size (RFC 5681), which with zero RTT is only the
-  i + 1 packets sent since the loss, not the window. The engine is therefore run with the ns2
-  profile, whose ssthresh is half the window (max(floor(W/2), 2), ns-2's slowdown()), without
-  ns-2's limited transmit, delayed growth and growth on the ACK ending recovery, and compared
-  with the model's ``threshold_rounding="floor"``, the same rule. The paper's ceil is the
-  model's default and serves the claims.
+  slots, no back-off) over the same two-state channel, advancing every slot. The model's
+  Reno and NewReno follow ns-2's recovery (NewReno's partial-ACK window and timer), so the
+  engine is run with the ns2 profile, whose ssthresh is half the window (max(floor(W/2), 2),
+  ns-2's slowdown()), without ns-2's limited transmit, delayed growth and growth on the ACK
+  ending recovery, and compared with the model's ``threshold_rounding="floor"``, the same
+  rule. The paper's ceil (Sec. 2, rule 3: W_th = ceil(W/2)) is the model's default and serves
+  the claims.
 * :func:`figs_1_4`: Tahoe, W_max 24: "analysis" (Marcum-Q parameters), "simulation" (the
   engine over a Jakes trace replayed one outcome per slot, idle slots included, as the paper's
   simulation runs in time) and "analysis/sim." (the model with parameters estimated from the
@@ -44,9 +43,9 @@ BOUND_POINTS = [(fdt, w, f_db) for w in (6, 24) for fdt in (0.001, 0.016, 0.256)
 
 
 def engine_slot(variant: str, channel: str, w_max: int, seeds=(1, 2), slots: int = 300_000,
-                K: int = 3, t0: int = T0_SLOTS, **tcp) -> tuple[float, float, float]:
+                K: int = 3, t0: int = T0_SLOTS, **tcp) -> tuple[float, float, float, float]:
     """The engine's slot model: (delivered packets per slot, transmissions per delivered
-    packet, timeout fraction), averaged over ``seeds``."""
+    packet, timeouts per slot, fast retransmits per slot), averaged over ``seeds``."""
     import lossytcp
 
     s = lossytcp.simulate_seeds(list(seeds), variant, rate_bps=1.5e6, packet_size_bytes=1024,
@@ -54,7 +53,7 @@ def engine_slot(variant: str, channel: str, w_max: int, seeds=(1, 2), slots: int
                                 slot_model=True, fixed_rto_s=t0 * SLOT_S, dupack_threshold=K,
                                 initial_window=1, **tcp)
     return (s.mean("goodput_norm"), s.mean("transmissions_per_delivered"),
-            s.mean("timeout_fraction"))
+            s.mean("timeouts") / slots, s.mean("fast_retransmits") / slots)
 
 
 def _excursion(x, lo, hi):
@@ -66,8 +65,8 @@ def bounds_vs_engine(points=BOUND_POINTS, variants=("tahoe", "reno", "newreno"),
                      slots: int = 300_000, before: bool = False):
     """One row per (variant, point): the model's bounds (``threshold_rounding="floor"``) and
     the engine (:data:`ENGINE_TCP`), the throughput's and the transmissions-per-success's
-    excursion outside the bounds. ``before=True`` adds the comparison as it was: the model's
-    ceil against the rfc-profile engine."""
+    excursion outside the bounds. ``before=True`` adds the comparison as it was before the
+    ns2 profile: the model's ceil against the rfc-profile engine."""
     import pandas as pd
 
     from lossytcp.channels import rayleigh_two_state
@@ -79,8 +78,8 @@ def bounds_vs_engine(points=BOUND_POINTS, variants=("tahoe", "reno", "newreno"),
             ch = rayleigh_two_state(fading_margin_db=f_db, doppler_norm=fdt)
             m = fading_energy(variant=variant, w_max=w_max, p_gb=ch.p_gb, p_bg=ch.p_bg,
                               timeout_slots=T0_SLOTS, threshold_rounding="floor")
-            thr, tps, tof = engine_slot(variant, ch.channel_spec("slot"), w_max, seeds, slots,
-                                        **ENGINE_TCP)
+            thr, tps, tos, frs = engine_slot(variant, ch.channel_spec("slot"), w_max, seeds,
+                                             slots, **ENGINE_TCP)
             row = dict(variant=variant, fdT=fdt, w_max=w_max, F_dB=f_db, eps=ch.epsilon,
                        thr_lo=m.throughput_slot, thr_hi=m.throughput_slot_opt, thr_engine=thr,
                        thr_out=_excursion(thr, m.throughput_slot, m.throughput_slot_opt),
@@ -88,11 +87,17 @@ def bounds_vs_engine(points=BOUND_POINTS, variants=("tahoe", "reno", "newreno"),
                        tps_hi=m.transmissions_per_success, tps_engine=tps,
                        tps_out=_excursion(tps, m.transmissions_per_success_opt,
                                           m.transmissions_per_success),
-                       timeout_fraction_model=m.timeout_fraction, timeout_fraction_engine=tof)
+                       load_model=m.load, load_engine=thr * tps,
+                       # Per 1000 slots: the engine's timeout_fraction also counts a fast
+                       # retransmit that ends in a timeout as a loss event, the model's does not.
+                       timeouts_per_kslot_model=1e3 * m.timeout_fraction / m.mean_cycle_slots,
+                       timeouts_per_kslot_engine=1e3 * tos,
+                       fast_retransmits_per_kslot_model=1e3 * m.fast_retransmit_fraction
+                       / m.mean_cycle_slots, fast_retransmits_per_kslot_engine=1e3 * frs)
             if before:
                 mc = fading_energy(variant=variant, w_max=w_max, p_gb=ch.p_gb, p_bg=ch.p_bg,
                                    timeout_slots=T0_SLOTS)
-                thr_rfc, _, _ = engine_slot(variant, ch.channel_spec("slot"), w_max, seeds,
+                thr_rfc, *_ = engine_slot(variant, ch.channel_spec("slot"), w_max, seeds,
                                             slots)
                 row.update(thr_lo_ceil=mc.throughput_slot, thr_hi_ceil=mc.throughput_slot_opt,
                            thr_engine_rfc=thr_rfc,
@@ -125,7 +130,7 @@ def figs_1_4(n_packets: int = 200_000, slots: int = 195_000, fdts=(0.001, 0.008,
                 est = estimate_two_state(trace)
                 ana = rayleigh_two_state(fading_margin_db=f_db, doppler_norm=fdt)
                 spec = write_trace(Path(d) / f"jakes_{fdt}_{f_db}.txt", trace)
-                sim, _, _ = engine_slot("tahoe", spec + ",advance=slot", 24, (1,), slots)
+                sim, *_ = engine_slot("tahoe", spec + ",advance=slot", 24, (1,), slots)
                 m_ana = fading_energy(variant="tahoe", w_max=24, p_gb=ana.p_gb, p_bg=ana.p_bg)
                 m_est = fading_energy(variant="tahoe", w_max=24, p_gb=est.p_gb, p_bg=est.p_bg)
                 rows.append(dict(fdT=fdt, F_dB=f_db, eps_analysis=ana.epsilon,
