@@ -201,10 +201,8 @@ from .base import Model, ModelResult, register
 
 VARIANTS = ("oldtahoe", "reno", "newreno")
 RTO_RULES = ("paper", "rfc6298")
-# Quantiles of the excess holding time per state in the RFC 6298 RTO mixture, and the
-# fixed-point iterations on the sending rate that sets the samples per visit.
+# Quantiles of the excess holding time per state in the RFC 6298 RTO mixture.
 _RTO_QUANTILES = 5
-_RTO_ITERATIONS = 3
 _BACKOFF_DOUBLINGS = 6
 
 __all__ = ["AbruptRttParams", "AbruptRttResult", "abrupt_rtt", "ideal_throughput_pps",
@@ -333,12 +331,18 @@ def _timeouts(x: np.ndarray, Y: float) -> np.ndarray:
     The timer expires at Y, 3Y, 7Y, ..., 127Y (six doublings), then every 64Y.
     """
     x = np.asarray(x, dtype=float)
-    k = np.searchsorted(_EXPIRIES * Y, x, side="left").astype(float)   # expiries before x
+    if np.ndim(Y) == 0:
+        k = np.searchsorted(_EXPIRIES * Y, x, side="left").astype(float)  # expiries before x
+    else:                                  # an RTO per window (broadcast against x)
+        Y = np.asarray(Y, dtype=float)
+        shape = np.broadcast_shapes(x.shape, Y.shape)
+        ex = _EXPIRIES.reshape((-1,) + (1,) * len(shape))
+        k = (ex * Y < x).sum(axis=0).astype(float)
     last = _EXPIRIES[-1] * Y
     return k + np.where(x > last, np.ceil((x - last) / (64 * Y)) - 1, 0.0)
 
 
-def _karn_expiries(Tj, w_r, k, Y: float, mu: float, rounds: int = 4):
+def _karn_expiries(Tj, w_r, k, Y: float, mu: float, rounds: int = 4, resent: bool = False):
     """Expiries after the fast phase of a spurious timeout under RFC 6298 (ours), and the
     window they leave.
 
@@ -355,13 +359,15 @@ def _karn_expiries(Tj, w_r, k, Y: float, mu: float, rounds: int = 4):
     per change (``lossytcp.validation.abrupt.karn_jumps``). With the paper's timer (RTO =
     the latest sample) the fast phase's samples set the RTO and this does not apply."""
     Tj = np.asarray(Tj, dtype=float)
+    dup = 0.0
     for _ in range(rounds):
         again = (k > 0) & (Tj - w_r / mu > 2.0 ** np.minimum(k, _BACKOFF_DOUBLINGS) * Y)
         if not np.any(again):
             break
         k = k + again
+        dup = dup + np.where(again, w_r, 0.0)      # that flight goes back N as well
         w_r = np.where(again, np.maximum(1.0, w_r / 2.0), w_r)
-    return k, w_r
+    return (k, w_r, dup) if resent else (k, w_r)
 
 
 def _surv_factory(L: float, T: float, V: float):
@@ -611,7 +617,8 @@ def _split(start: np.ndarray, wm: int):
     return lo_i, hi_i, 1.0 - frac, frac
 
 
-def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarray):
+def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarray,
+                 Yi=None, resent: bool = False):
     """The three ways a transition i -> j out of window w1 can go (see the module docstring).
 
     ``j`` is a state or an array of states (results then gain a leading axis over j).
@@ -621,6 +628,7 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
     mu, d, wm = params.rate_pps, params.dupack_threshold, params.max_window
     T = np.asarray(params.rtt_s)
     Ti = T[i]
+    Yi = Y[i] if Yi is None else Yi          # the RTO on leaving i (a scalar or per w1)
     Tj = np.asarray(T[j], dtype=float)[..., None]                   # (..., 1)
     p_idle = np.clip(1.0 - w1 / (mu * Ti), 0.0, 1.0)               # eq. (14)
     if params.variant != "oldtahoe":                                # eq. (3)-(4)
@@ -634,8 +642,8 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
         pda = np.where(Tj < Ti - d / mu, pda, 0.0)
     else:
         pda = np.zeros(np.broadcast_shapes(Tj.shape, w1.shape))
-    kI = _timeouts(Tj - (w1 + 1.0) / mu, Y[i])                     # eq. (5), (10)
-    kB = _timeouts((Tj - Ti) + 0.0 * w1, Y[i])                     # eq. (11), (13)
+    kI = _timeouts(Tj - (w1 + 1.0) / mu, Yi)                       # eq. (5), (10)
+    kB = _timeouts((Tj - Ti) + 0.0 * w1, Yi)                       # eq. (11), (13)
     wI = np.where(kI == 1, np.maximum(1.0, (w1 + 1.0) / 2.0),        # eq. (9)
                   (-1.0 + np.sqrt(1.0 + 8.0 * w1)) / 2.0)
     wB = np.where(kB == 1, np.maximum(1.0, (w1 / 2.0 + 1.0) / 2.0),  # eq. (12)
@@ -646,8 +654,16 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
         # phase ends at half the flight whatever K: no fast congestion avoidance.
         wI = np.maximum(1.0, (w1 + 1.0) / 2.0) + 0.0 * kI
         wB = np.maximum(1.0, w1 / 2.0) + 0.0 * kB
-        kI, wI = _karn_expiries(Tj, wI, kI, Y[i], mu)
-        kB, wB = _karn_expiries(Tj, wB, kB, Y[i], mu)
+        kI0, kB0 = kI, kB
+        kI, wI, dI = _karn_expiries(Tj, wI, kI, Yi, mu, resent=True)
+        kB, wB, dB = _karn_expiries(Tj, wB, kB, Yi, mu, resent=True)
+        # Go-back-N after the first expiry re-sends the whole flight (w1 segments, all still
+        # in the pipe: the receiver gets each twice), each further backoff expiry segment 1
+        # once more, each Karn expiry the flight then in the pipe (ours).
+        dupI = np.where(kI0 > 0, w1 + kI0 - 1.0, 0.0) + dI
+        dupB = np.where(kB0 > 0, w1 + kB0 - 1.0, 0.0) + dB
+    else:
+        dupI = dupB = 0.0 * kI
     startI = np.where(kI > 0, np.minimum(wI, wm), w1)
     startB = np.where(kB > 0, np.minimum(wB, wm), w1)
     # pda > 0 only on an RTT decrease, where neither path can time out.
@@ -656,6 +672,8 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
              ((1.0 - pda) * (1.0 - p_idle), startB)]
     p_to = p_idle * (kI > 0) + (1 - p_idle) * (kB > 0)
     k_to = p_idle * kI + (1 - p_idle) * kB
+    if resent:
+        return paths, pda, p_to, k_to, (1.0 - pda) * (p_idle * dupI + (1 - p_idle) * dupB)
     return paths, pda, p_to, k_to
 
 
@@ -702,13 +720,16 @@ def _arrays(params: AbruptRttParams):
             np.arange(1, wm + 1, dtype=float))
 
 
-def _rto_mixture(params: AbruptRttParams, rate_pps: float) -> list:
+def _rto_mixture(params: AbruptRttParams, rate_pps) -> list:
     """RFC 6298's RTO on leaving each state i, as a mixture (values, weights) over the state k
     the RTT process came from (weights pi_k H_ki / sum) and over quantiles of the excess
     holding time E ~ Exp(V_i) (equal weights): the estimator enters i converged on T_k
     (SRTT = T_k, RTTVAR = 0) and takes n = rate (T_i + E) samples of T_i, after which, with
     D = T_k - T_i, SRTT = T_i + a D and RTTVAR = 2 |D| (a - b), a = (7/8)^n, b = (3/4)^n
-    (alpha = 1/8, beta = 1/4), so RTO = max(SRTT + max(G, 4 RTTVAR), RTO_min)."""
+    (alpha = 1/8, beta = 1/4), so RTO = max(SRTT + max(G, 4 RTTVAR), RTO_min).
+
+    ``rate_pps``: a scalar (values of shape (n,)) or an array (M, w_m), state i's sample rate
+    per window (values of shape (n, w_m): an RTO per window the chain leaves i with)."""
     T = np.array(params.rtt_s)
     V = np.array(params.excess_mean_s)
     H = np.array(params.H)
@@ -720,11 +741,13 @@ def _rto_mixture(params: AbruptRttParams, rate_pps: float) -> list:
         wk = pi * H[:, i]
         wk = wk / wk.sum()
         ks = np.flatnonzero(wk > 0)
-        n = rate_pps * (T[i] + -np.log1p(-u) * V[i])              # samples per visit
+        hold = T[i] + -np.log1p(-u) * V[i]
+        r = np.asarray(rate_pps[i] if np.ndim(rate_pps) == 2 else rate_pps, dtype=float)
+        n = np.multiply.outer(hold, r)                             # samples per visit
         a, b = 0.875 ** n, 0.75 ** n
-        D = (T[ks] - T[i])[:, None]
-        y = T[i] + a[None, :] * D + np.maximum(G, 8.0 * np.abs(D) * (a - b)[None, :])
-        out.append((np.maximum(y, floor).ravel(),
+        D = (T[ks] - T[i]).reshape((-1, 1) + (1,) * r.ndim)
+        y = T[i] + a[None] * D + np.maximum(G, 8.0 * np.abs(D) * (a - b)[None])
+        out.append((np.maximum(y, floor).reshape((-1,) + r.shape),
                     np.repeat(wk[ks] / _RTO_QUANTILES, _RTO_QUANTILES)))
     return out
 
@@ -732,25 +755,26 @@ def _rto_mixture(params: AbruptRttParams, rate_pps: float) -> list:
 def _event_paths_mixed(params, i, j, w1, Y, mix):
     """``_event_paths`` with state i's RTO drawn from ``mix[i]`` (values, weights)."""
     if mix is None:
-        return _event_paths(params, i, j, w1, Y)
-    paths, p_to, k_to, pda = [], 0.0, 0.0, None
+        return _event_paths(params, i, j, w1, Y, resent=True)
+    paths, p_to, k_to, pda, dup = [], 0.0, 0.0, None, 0.0
     for y, q in zip(*mix[i], strict=True):
-        Yv = np.array(Y, dtype=float)
-        Yv[i] = y
-        pth, pda, pt, kt = _event_paths(params, i, j, w1, Yv)
+        pth, pda, pt, kt, du = _event_paths(params, i, j, w1, Y, Yi=y, resent=True)
         paths += [(p * q, st) for p, st in pth]
         p_to = p_to + q * pt
         k_to = k_to + q * kt
-    return paths, pda, p_to, k_to
+        dup = dup + q * du
+    return paths, pda, p_to, k_to, dup
 
 
 def _compute(params: AbruptRttParams) -> AbruptRttResult:
-    """The paper's RTO, or RFC 6298's through a fixed point on the sending rate."""
-    res = _compute_chain(params, None)
+    """The paper's RTO, or RFC 6298's as a mixture per state and window."""
     if params.rto == "rfc6298":
-        for _ in range(_RTO_ITERATIONS):
-            res = _compute_chain(params, _rto_mixture(params, res.throughput_pps))
-    return res
+        mu, T, wm = params.rate_pps, np.array(params.rtt_s), params.max_window
+        w = np.arange(1, wm + 1, dtype=float)
+        # Samples per second in state i while the window is w: one per ACK, w per round.
+        return _compute_chain(params, _rto_mixture(
+            params, w[None, :] / np.maximum(T[:, None], w[None, :] / mu)))
+    return _compute_chain(params, None)
 
 
 def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
@@ -784,7 +808,7 @@ def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
     for i in range(M):
         js = np.flatnonzero(H[i] > 0)
         h = H[i, js]
-        paths, pda, pto, kto = _event_paths_mixed(params, i, js, w1, Y, mix)
+        paths, pda, pto, kto, dup = _event_paths_mixed(params, i, js, w1, Y, mix)
         p_to[:, i] = h @ pto
         k_to[:, i] = h @ kto
         p_da[:, i] = h @ pda
@@ -793,6 +817,10 @@ def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
         contrib = vals * E_all[dest, i, cols]
         EN[:, i] = np.bincount(rows, H[i, dest] * contrib, minlength=wm)
         ER[:, i] = np.bincount(rows, H[i, dest] * contrib / EX[dest], minlength=wm)
+        # Segments re-sent by go-back-N after spurious timeouts reach the receiver twice
+        # (rto="rfc6298" only; zero with the paper's rules).
+        EN[:, i] += h @ dup
+        ER[:, i] += (h / EX[js]) @ dup
         # From start window s (0-based): stay at s, step to s + 1, or enter growth.
         Tj, Vj = T[js][:, None], V[js][:, None]
         if params.depth_average:
