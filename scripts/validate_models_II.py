@@ -7,7 +7,7 @@ Section 6.1 with the paper's timer and RFC 6298's in the engine, Fig. 9, Figs. 1
 Jakes traces replayed per slot, the energy-efficiency claims against the paper's text).
 
 Usage:  .venv/bin/python scripts/validate_models_II.py [--quick] [--only abrupt|fading]
-        [--ns2] [--runs N] [--out DIR]
+        [--ns2] [--runs N] [--out DIR]   (--only abrupt-designs: the two designs only)
 
 ``--quick`` shrinks every design (20 experiments, 2 runs of 300 max(E[V] + T); shorter slot
 runs; fewer claim sources). ``--ns2`` adds Fig. 9 in ns-2 2.35 (design 1, 2 runs of 300
@@ -31,7 +31,8 @@ from lossytcp.validation import abrupt, fading  # noqa: E402
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=["abrupt", "fading"])
+    ap.add_argument("--only", choices=["abrupt", "abrupt-designs", "fading"],
+                    help="abrupt-designs: paper 001's two designs and their summaries only")
     ap.add_argument("--ns2", action="store_true", help="Fig. 9 in ns-2 2.35 as well")
     ap.add_argument("--runs", type=int, default=None, help="runs per paper-001 experiment")
     ap.add_argument("--out", type=Path)
@@ -43,8 +44,9 @@ def main(argv=None) -> int:
     pd.set_option("display.max_rows", None)
     t0 = time.time()
     tables = {}
-    if a.only in (None, "abrupt"):
-        tables.update(abrupt.tables(quick=a.quick, ns2=a.ns2, runs=a.runs))
+    if a.only in (None, "abrupt", "abrupt-designs"):
+        tables.update(abrupt.tables(quick=a.quick, ns2=a.ns2, runs=a.runs,
+                                    designs_only=a.only == "abrupt-designs"))
     if a.only in (None, "fading"):
         tables.update(fading.tables(quick=a.quick))
     for name, df in tables.items():

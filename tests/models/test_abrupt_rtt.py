@@ -200,6 +200,41 @@ def test_rfc6298_karn_expiry_after_the_fast_phase_by_hand():
     assert k.tolist() == [4.0] and w.tolist() == [5.0]
 
 
+def test_rfc6298_go_back_n_duplicates_by_hand():
+    """rto="rfc6298" (ours): after a spurious expiry go-back-N re-sends the whole flight (w1
+    segments, each received twice), each further backoff expiry segment 1 again, each Karn
+    expiry its own flight; the paper's rules count none."""
+    mu, w1 = 9277.0, 20
+    kw = dict(rate_pps=mu, rtt_s=(0.012, 0.035), H=((0, 1), (1, 0)), excess_mean_s=(1, 1),
+              max_window=40, variant="oldtahoe")
+    w = np.arange(1, 41.0)
+    Y = np.array([0.012, 0.035])
+    *_, dup = ar._event_paths(AbruptRttParams(**kw, rto="rfc6298"), 0, 1, w, Y, resent=True)
+    *_, none = ar._event_paths(AbruptRttParams(**kw), 0, 1, w, Y, resent=True)
+    assert not none.any()
+    # Both paths: one backoff expiry (x < 3Y = 36 ms), then a Karn expiry with w_r = 10
+    # (idle: (w1 + 1)/2 = 10.5): 20 + 10.5 idle, 20 + 10 busy.
+    p_idle = 1 - w1 / (mu * 0.012)
+    assert dup[w1 - 1] == pytest.approx(p_idle * 30.5 + (1 - p_idle) * 30.0)
+
+
+def test_rfc6298_rto_per_window():
+    """The RTO mixture per window (one sample per ACK): a larger window takes more samples
+    of T_i in a visit, so its RTO ends nearer T_i (not monotonically: RTTVAR first grows
+    with the samples that differ from SRTT); the backoff count takes an RTO per window."""
+    p = AbruptRttParams(**SECTION_6_3, max_window=25, variant="oldtahoe", rto="rfc6298")
+    T = np.array(p.rtt_s)
+    w = np.arange(1, 26.0)
+    mix = ar._rto_mixture(p, w[None, :] / np.maximum(T[:, None], w[None, :] / p.rate_pps))
+    for i, (ys, qs) in enumerate(mix):
+        assert ys.shape == (qs.size, 25) and qs.sum() == pytest.approx(1.0)
+        err = np.abs(ys - T[i]).max(axis=0)
+        assert err[-1] < 0.2 * err.max()
+    Y = np.array([0.01, 0.02, 0.05])
+    x = np.array([0.015, 0.015, 0.2])
+    assert ar._timeouts(x, Y).tolist() == [ar._timeouts(a, b) for a, b in zip(x, Y, strict=True)]
+
+
 def test_rfc6298_windows_after_timeouts_are_half_the_flight():
     """RFC 5681 holds ssthresh over repeated expiries of a segment: after K_I > 1 the fast
     phase still ends at (w1 + 1)/2 (the paper's eq. (8), fast congestion avoidance, is for a

@@ -188,10 +188,10 @@ def design2_quick():
 
 def test_abrupt_rtt_design2_rfc6298_extension(design2_quick):
     """Design 2 (quick size) against the RFC 6298 engine: the extension (Karn's backed-off
-    timer through the go-back-N fast phase, RFC 5681's ssthresh) lowers the paper's mean
-    error; its one experiment far off is 12 (T 55-69 ms, window 95), where the engine's
-    bursts are split and its timeouts far fewer than the model's
-    (``test_split_bursts_hide_the_idle_gap``)."""
+    timer through the go-back-N fast phase, RFC 5681's ssthresh, the RTO per window,
+    go-back-N's duplicates) lowers the paper's mean error; its one experiment far off is
+    12 (T 55-69 ms, window 95), where the engine's bursts are split and its timeouts far
+    fewer than the model's (``test_split_bursts_hide_the_idle_gap``)."""
     for v in abrupt.VARIANTS:
         paper = design2_quick[f"{v}_rfc6298_paper_err"].abs()
         ours = design2_quick[f"{v}_rfc6298_rfc6298_err"]
@@ -199,6 +199,19 @@ def test_abrupt_rtt_design2_rfc6298_extension(design2_quick):
         rest = design2_quick.exp != 12
         assert ours[rest].abs().max() < 0.3
         assert ours[~rest].iloc[0] < -0.4
+
+
+def test_window_between_timeouts_on_short_holding_times():
+    """Design 2's experiment 47 (states lasting 1.5 to 2.2 RTTs, w_m 98): the model's window
+    follows the engine's between expiries once the RTO is a function of the window (samples
+    one per ACK) and go-back-N's duplicates are counted (one run of 300 max(E[V_i] + T_i):
+    windows 10.76 against 11.19, duplicates per expiry 11.53 against 13.74, throughput 6.2%
+    below; the previous form of the extension was far above)."""
+    r = abrupt.window_at_timeouts((47,)).iloc[0]
+    assert r.model_mean_window == pytest.approx(r.engine_mean_window, rel=0.1)
+    assert r.model_twice_per_expiry == pytest.approx(r.engine_twice_per_expiry, rel=0.25)
+    assert r.engine_pps > 1.1 * r.engine_goodput_pps         # duplicates count in throughput
+    assert abs(r.rel_error) < 0.1
 
 
 def test_karn_expiries_after_a_spurious_timeout():
@@ -245,30 +258,32 @@ def test_abrupt_rtt_full_designs():
         for rule in ("paper", "rfc6298"):
             e = d1[f"{v}_rfc6298_{rule}_err"].abs()
             assert e.max() < 0.20 and e.mean() < 0.10
-    # Design 2: the extension (Karn's backed-off timer, RFC 5681's ssthresh) brings the mean
-    # inside the paper's bound (measured 6.4% / 6.1%, the paper's model 11.6% / 10.4%);
-    # single experiments stay off by up to 63% / 46% (split bursts, see the model's
-    # docstring). The model's timeouts per second are the engine's within 8% in sum.
+    # Design 2: the extension (Karn's backed-off timer, RFC 5681's ssthresh, the RTO per
+    # window, go-back-N's duplicates) brings the mean inside the paper's bound (measured
+    # 5.5% / 5.1%, the paper's model 11.6% / 10.4%); single experiments stay off by up to
+    # 56% / 35% (split bursts, see the model's docstring), four / five of them by more than
+    # 20%. The model's timeouts per second are 1.28 / 1.30 times the engine's in sum.
     d2 = abrupt.run_design(100, second=True, estimators=("rfc6298",))
     for v in abrupt.VARIANTS:
         paper = d2[f"{v}_rfc6298_paper_err"]
         ours = d2[f"{v}_rfc6298_rfc6298_err"]
-        assert ours.abs().mean() < 0.07 < 0.10 < paper.abs().mean() < 0.13
+        assert ours.abs().mean() < 0.06 < 0.10 < paper.abs().mean() < 0.13
+        assert ours.abs().max() < 0.6
         assert (ours <= 0).mean() < (paper <= 0).mean()
-        assert (ours.abs() > 0.2).sum() <= 7
+        assert (ours.abs() > 0.2).sum() <= 5
         # Sec. 6.1's lower bound holds here, loosely: the paper's model is below the engine
         # in two thirds of the experiments (measured 68% / 67%), within 5% below in a fifth.
         assert (paper <= 0).mean() > 0.6
         assert ((paper <= 0) & (paper >= -0.05)).mean() < 0.3
     # The extension's measured domain in design 2: w_m <= 45 (44 experiments), inside the
-    # paper's bound (measured 3.7% / 15.6% and 4.2% / 15.5%), where the paper's RTO is not.
+    # paper's bound (measured 3.8% / 19.9% and 3.8% / 19.8%), where the paper's RTO is not.
     small = d2.w_m <= 45
     bw = abrupt.by_window(d2).set_index(["variant", "experiments"])
     for v in abrupt.VARIANTS:
         r = bw.loc[(v, "w_m<=45")]
         assert r.max_abs_error < 0.20 and r.mean_abs_error < 0.10
         assert d2.loc[small, f"{v}_rfc6298_paper_err"].abs().max() > 0.25
-        assert abs(bw.loc[(v, "w_m>45")].timeout_ratio - 1) < 0.1
+        assert 1.0 < bw.loc[(v, "w_m>45")].timeout_ratio < 1.35
 
 
 @pytest.mark.slow
@@ -277,3 +292,15 @@ def test_abrupt_rtt_long_holding_full():
     # 11% (measured 10.7%) with the excess holding means x10.
     df = abrupt.long_holding([10, 12, 37, 44, 48, 65, 84, 91])
     assert (df.rel_error.abs() < 0.12).all(), df.to_string()
+
+
+@pytest.mark.slow
+def test_abrupt_rtt_holding_sweep_full():
+    """Design 2's experiments 47, 53, 35, 7 with every excess holding mean x0.5, 1, 3, 10 (2
+    runs each): the extension has no upward bias left as the states shorten (47, 35, 7
+    within 9%: measured +9%, +3%, -2%, -7% on 47); 53 stays 12-20% below (its expiries 1.2
+    to 1.8 times the engine's)."""
+    df = abrupt.holding_sweep(max_duration_s=3e3)
+    assert (df.rel_error.abs() < 0.21).all(), df.to_string()
+    rest = df[df.exp != 53]
+    assert (rest.rel_error.abs() < 0.1).all(), df.to_string()

@@ -21,7 +21,8 @@ Where design 2 and the model part (see the model's docstring): :func:`karn_jumps
 jumps that more than double the RTT expire twice in the RFC engine, Karn's rule keeping the
 backed-off timer), :func:`isolated_jump` with :data:`SPLIT_JUMP` and :func:`ack_gaps` (the
 engine's bursts split by earlier jumps, so the idle gap a timeout needs is rarely whole), and
-:func:`by_window` (the errors by window size).
+:func:`by_window` (the errors by window size), :func:`window_at_timeouts` (the window between
+expiries and the segments received twice, engine against model).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["design_61", "run_design", "long_holding", "isolated_jump", "karn_jumps",
-           "ack_gaps", "by_window", "holding_sweep", "summarize", "fig9", "fig9_ns2", "gain_shares",
-           "section_63", "tables"]
+           "ack_gaps", "window_at_timeouts", "by_window", "holding_sweep", "summarize",
+           "fig9", "fig9_ns2", "gain_shares", "section_63", "tables"]
 
 VARIANTS = ("oldtahoe", "reno")
 
@@ -274,6 +275,68 @@ def ack_gaps(exps, second: bool = True, fractions=(0.5, 0.8), factor: float = 10
     return pd.DataFrame(rows)
 
 
+def window_at_timeouts(exps=ABOVE_ENGINE, second: bool = True, factor: float = 300.0,
+                       seed: int = 1, variant: str = "oldtahoe"):
+    """Between the timeouts, engine (RFC 6298, one run with its window trace) against the
+    extension (``rto="rfc6298"``), per experiment of a design: the time-averaged window
+    (cwnd capped at w_m), the mean window at a timeout (the engine's cwnd just before each
+    expiry, the model's w1 weighted by its expiries), expiries per second, and the segments
+    the receiver gets twice per expiry (the engine's received minus delivered; the model's
+    re-sent flights), with both throughputs."""
+    import pandas as pd
+
+    import lossytcp
+    import lossytcp.models.abrupt_rtt as ar
+
+    designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
+    rows = []
+    for k in exps:
+        mu, T, wm, H, V = designs[k]
+        dur = factor * float(np.max(V + T))
+        r = lossytcp.simulate(variant, rate_bps=mu * 8000.0, packet_size_bytes=1000,
+                              window=wm, duration_s=dur, min_rto_s=0.0, granularity_s=0.0,
+                              max_rto_s=1e5, ack_size_bytes=0, rto_estimator="rfc6298",
+                              delay=dict(rtt_s=T.tolist(), H=H.tolist(),
+                                         excess_mean_s=V.tolist()),
+                              trace_window=True, seed=seed)
+        w = np.array(r.window_trace)
+        dt = np.diff(np.append(w[:, 0], r.elapsed_s))
+        cw = w[:, 1]
+        expiry = np.flatnonzero((cw[1:] <= 1.0) & (cw[:-1] > 1.0)) + 1
+        p = ar.AbruptRttParams(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H,
+                               excess_mean_s=tuple(V), max_window=wm, variant=variant,
+                               rto="rfc6298")
+        m = ar._compute(p)
+        # The model's expiries per transition by (w1, i): rerun the chain's event paths.
+        mu_, Tm, _, Hm, _, M, Y, _, w1 = ar._arrays(p)
+        mix = ar._rto_mixture(p, w1[None, :] / np.maximum(Tm[:, None], w1[None, :] / mu_))
+        kto = np.zeros((wm, M))
+        dup = np.zeros((wm, M))
+        for i in range(M):
+            js = np.flatnonzero(Hm[i] > 0)
+            _, _, _, kt, du = ar._event_paths_mixed(p, i, js, w1, Y, mix)
+            kto[:, i] = Hm[i, js] @ kt
+            dup[:, i] = Hm[i, js] @ du
+        s = m.emc_distribution
+        rows.append(dict(
+            exp=k, w_m=wm,
+            engine_mean_window=float((np.minimum(cw, wm) * dt).sum() / dt.sum()),
+            model_mean_window=m.mean_window,
+            engine_window_at_expiry=float(np.minimum(cw[expiry - 1], wm).mean())
+            if expiry.size else np.nan,
+            model_window_at_expiry=float((s * kto * w1[:, None]).sum() / (s * kto).sum())
+            if (s * kto).sum() > 0 else np.nan,
+            engine_expiries_per_s=r.timeouts / r.elapsed_s,
+            model_expiries_per_s=m.spurious_timeouts_per_s * m.mean_timeouts_per_event,
+            engine_twice_per_expiry=(r.packets_received - r.packets_delivered) / r.timeouts
+            if r.timeouts else np.nan,
+            model_twice_per_expiry=float((s * dup).sum() / (s * kto).sum())
+            if (s * kto).sum() > 0 else np.nan,
+            engine_pps=r.throughput_pps, engine_goodput_pps=r.goodput_pps,
+            model_pps=m.throughput_pps, rel_error=m.throughput_pps / r.throughput_pps - 1))
+    return pd.DataFrame(rows)
+
+
 def by_window(df, split: int = 45, estimator: str = "rfc6298", model: str = "rfc6298"):
     """Mean and max |error| of the experiments with w_m <= ``split`` and above it, and the
     ratio of the model's timeouts per second to the engine's (summed over the experiments:
@@ -409,12 +472,14 @@ def section_63():
     return out
 
 
-def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None) -> dict:
+def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None,
+           designs_only: bool = False) -> dict:
     """Both designs with both engine timers (quick: 20 experiments, 2 runs of 300
     max(E[V] + T)), their summaries, Fig. 9 and Figs. 10-12. ``ns2``: Fig. 9 in ns-2 2.35
     (:func:`fig9_ns2`: 20 experiments quick, else 100, 2 runs of 300 max(E[V] + T)).
     ``runs`` overrides the runs per experiment of the designs and of the long-holding
-    reruns."""
+    reruns. ``designs_only``: the two designs, their summaries, errors by window and
+    :func:`window_at_timeouts` only."""
     n, runs_, factor = (20, 2, 300.0) if quick else (100, 5, 1000.0)
     runs = runs or runs_
     import pandas as pd
@@ -429,11 +494,15 @@ def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None) -
         f9.insert(0, "design", name)
         out[f"abrupt_fig9_{name}"] = f9
     out["abrupt_summary"] = pd.concat(summaries, ignore_index=True)
+    out["abrupt_design2_by_window"] = by_window(out["abrupt_design2"])
+    out["abrupt_window_at_timeouts"] = window_at_timeouts(
+        ABOVE_ENGINE + ACK_GAP_EXPERIMENTS[:2] + (65,), factor=100.0 if quick else 300.0)
+    if designs_only:
+        return out
     out["abrupt_isolated_jump"] = isolated_jump()
     out["abrupt_karn_jumps"] = karn_jumps(300.0 if quick else 1000.0)
     out["abrupt_split_jump"] = isolated_jump(300.0 if quick else 1000.0, config=SPLIT_JUMP,
                                              estimators=("rfc6298",), rules=("rfc6298",))
-    out["abrupt_design2_by_window"] = by_window(out["abrupt_design2"])
     out["abrupt_ack_gaps"] = ack_gaps(ACK_GAP_EXPERIMENTS, factor=30.0 if quick else 100.0)
     out["abrupt_holding_sweep"] = holding_sweep(max_duration_s=1e3 if quick else 3e3)
     # The worst experiments of design 2 under the paper's timer, with isolated RTT changes.
