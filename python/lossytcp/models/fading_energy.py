@@ -223,10 +223,12 @@ class FadingEnergyParams:
     rate_bps: float = 1.5e6
     packet_size_bytes: float = 1024.0
     threshold_rounding: str = "ceil"
+    tahoe_queue: str = "paper"
 
     def __post_init__(self) -> None:
         s = object.__setattr__
         s(self, "variant", v.choice("variant", self.variant, VARIANTS))
+        s(self, "tahoe_queue", v.choice("tahoe_queue", self.tahoe_queue, ["paper", "engine"]))
         s(self, "threshold_rounding", v.choice("threshold_rounding", self.threshold_rounding,
                                                ["ceil", "floor"]))
         # The window path of every start state is tabulated exactly (about W^2/2 steps per
@@ -534,10 +536,45 @@ def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndar
     if m < K:
         return o
     S = {key: float(acc[m]) for key, acc in fr.items()}
-    if var == "tahoe":                                       # eq. (22)-(24)
+    if var == "tahoe" and p.tahoe_queue == "paper":          # eq. (22)-(24)
         o.add((0, yh, 1), S["P"], S["iP"], S["iP"], S["s_lo_tahoe"], K * S["P"])
         return o
+    if var == "tahoe":
+        return _tahoe_queued(yf, yh, p, M, rec, o)
     return _recovery(yf, yh, p, M, rec, o)
+
+
+def _tahoe_queued(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, rec,
+                  o: _Outcome) -> _Outcome:
+    """Tahoe behind the queued window (``tahoe_queue="engine"``, ours): the fast retransmit
+    at the end of slot i drops the window to one, but ``P(i+1)..Pm`` are already queued, so P0
+    goes in slot m + 1. It fails: the timer armed at the fast retransmit expires at
+    ``i + 1 + T0``. It succeeds: its ACK (cumulative up to the first other loss ``l1``, or to
+    ``m + 1``) grows the window to 2 and the next cycle starts in slot ``m + 2`` from
+    ``(G, W_th, 2)``, going back N from the first hole."""
+    K, T0 = p.dupack_threshold, p.timeout_slots
+    m = yf - 1
+    law, l1_law, _f, pows = rec
+    Pm, Lm = law[m][:, :m + 1, K:m + 1], l1_law[m][:, :m + 1, K:m + 1]
+    j = np.arange(m + 1)
+    # P0's retransmission fails: timeout at i + 1 + T0, the window (one) halved.
+    w_fail = M[0, 1] * Pm[0] + M[1, 1] * Pm[1]             # (j, i)
+    by_i, by_j = w_fail.sum(axis=0), w_fail.sum(axis=1)
+    i = np.arange(K, m + 1)
+    to = by_i @ pows[i + T0 - m - 1, 1]
+    half_one = int(_half(1.0, p.threshold_rounding))
+    for c_next in (0, 1):
+        o.add((c_next, half_one, 1), float(to[c_next]), 0.0, 0.0, 0.0, 0.0, timeout=True)
+    o.d += float(by_i @ (i + T0))
+    o.t += (m + 1) * float(by_j.sum())
+    o.s_hi += float(by_j @ j)
+    # It succeeds: P0..P(l1 - 1) acknowledged (all m + 1 when j = m).
+    w_ok = (M[0, 0] * Pm[0] + M[1, 0] * Pm[1]).sum(axis=1)  # per j
+    l1_ok = (M[0, 0] * Lm[0] + M[1, 0] * Lm[1]).sum(axis=1)
+    ok = float(w_ok.sum())
+    s_lo = float(l1_ok[:m].sum()) + (m + 1) * float(w_ok[m])
+    o.add((0, yh, 2.0), ok, (m + 1) * ok, (m + 1) * ok, s_lo, float(w_ok @ (1 + j)))
+    return o
 
 
 def _exit_window(yf: int, yh: int, rounding: str) -> float:
@@ -639,7 +676,9 @@ def _compute(params: FadingEnergyParams) -> FadingEnergyResult:
 
     wth_max = max(math.ceil(Wm / 2), 2)
     states: list[tuple] = [(c, w, 1) for c in (0, 1) for w in range(1, wth_max + 1)]
-    if params.variant != "tahoe" and params.threshold_rounding == "ceil":
+    if params.variant == "tahoe" and params.tahoe_queue == "engine":
+        states += [(0, w, 2.0) for w in range(1, wth_max + 1)]
+    elif params.variant != "tahoe" and params.threshold_rounding == "ceil":
         states += [(0, w, w) for w in range(2, wth_max + 1)]
     elif params.variant != "tahoe":
         # ns-2 leaves recovery at floor(Y)/2 (K + 1 <= floor(Y) <= W_max).
@@ -659,7 +698,7 @@ def _compute(params: FadingEnergyParams) -> FadingEnergyResult:
     n = len(states)
     fr = _fast_retransmit_sums(params, M, phi)
     rec = None
-    if params.variant != "tahoe":
+    if params.variant != "tahoe" or params.tahoe_queue == "engine":
         # Channel rows over every jump a recovery's timeout needs (at most T0 + W_max slots).
         pows = np.empty((params.timeout_slots + Wm + 2, 2, 2))
         pows[0] = np.eye(2)
