@@ -5,11 +5,11 @@
   slots, no back-off) over the same two-state channel, advancing every slot. The model's
   Tahoe is ``tahoe_queue="engine"`` (the retransmission behind the queued window; the paper's
   Tahoe cycle in the ``*_paper`` columns), its Reno and NewReno follow ns-2's recovery
-  (NewReno's partial-ACK window and timer), so the engine is run with the ns2 profile, whose ssthresh is half the window (max(floor(W/2), 2),
-  ns-2's slowdown()), without ns-2's limited transmit, delayed growth and growth on the ACK
-  ending recovery, and compared with the model's ``threshold_rounding="floor"``, the same
-  rule. The paper's ceil (Sec. 2, rule 3: W_th = ceil(W/2)) is the model's default and serves
-  the claims.
+  (NewReno's partial-ACK window and timer), so the engine is run with the ns2 profile, whose
+  ssthresh is half the window (max(floor(W/2), 2), ns-2's slowdown()), without ns-2's limited
+  transmit, delayed growth and growth on the ACK ending recovery, and compared with the
+  model's ``threshold_rounding="floor"``, the same rule. The paper's ceil (Sec. 2, rule 3:
+  W_th = ceil(W/2)) is the model's default and serves the claims.
 * :func:`figs_1_4`: Tahoe, W_max 24: "analysis" (Marcum-Q parameters), "simulation" (the
   engine over a Jakes trace replayed one outcome per slot, idle slots included, as the paper's
   simulation runs in time) and "analysis/sim." (the model with parameters estimated from the
