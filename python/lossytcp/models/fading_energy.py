@@ -15,8 +15,9 @@ Markov renewal-reward framework (Sec. 4.1)
 The embedded chain is sampled at the first slot of each cycle, a cycle running from one loss
 detection to the next. Its state is ``X = (C, W_th, W0)``: the channel state in the slot before
 the cycle, the slow-start threshold and the window at the start of the cycle (the paper's Tahoe
-always has ``W0 = 1``; Reno and NewReno also start cycles after a successful fast recovery,
-with ``C = G`` and ``W0 = W_th``, or with ns-2's rule ``W0 = floor(Y)/2``). A cycle has two phases:
+always has ``W0 = 1``, ours behind the queued window also ``W0 = 2``; Reno and NewReno also
+start cycles after a successful fast recovery, with ``C = G`` and ``W0 = W_th``, or with ns-2's
+rule ``W0 = floor(Y)/2``). A cycle has two phases:
 
 Phase 1 (eq. 7, 19): with no outstanding packet at each slot start, a packet is sent in every
 slot until the first loss, ``n`` slots into the cycle, with ``P(n) = alpha_C(n) = p_CB`` for
@@ -224,7 +225,9 @@ __all__ = ["FadingEnergyParams", "FadingEnergyResult", "fading_energy",
 @dataclass(frozen=True)
 class FadingEnergyParams:
     """Inputs of the Zorzi-Rao model. Give the channel as ``p_gb`` and ``p_bg`` or as the
-    fading margin (``fading_margin`` linear or ``fading_margin_db``) with ``doppler_norm``."""
+    fading margin (``fading_margin`` linear or ``fading_margin_db``) with ``doppler_norm``.
+    ``tahoe_queue``: ``"paper"`` (Sec. 4.2's Tahoe cycle) or ``"engine"`` (ours: the
+    retransmission leaves behind the window already queued; see the module docstring)."""
 
     variant: str = "tahoe"
     w_max: int = 24
