@@ -57,6 +57,9 @@ def main(argv=None) -> int:
         print("\nfading bounds, largest excursion per variant (all points; f_D T <= 0.016):")
         print(fb.groupby("variant")[["thr_out", "tps_out"]].max().to_string())
         print(fb[fb.fdT <= 0.016].groupby("variant")[["thr_out"]].max().to_string())
+        print("mean excursion per variant; Tahoe with the paper's cycle (max, mean):")
+        print(fb.groupby("variant")[["thr_out"]].mean().to_string())
+        print(fb.thr_out_paper.agg(["max", "mean"]).to_string())
     if a.out:
         a.out.mkdir(parents=True, exist_ok=True)
         for name, df in tables.items():

@@ -51,7 +51,8 @@ def _half(y, rounding):
     return math.ceil(y / 2 - 1e-9) if rounding == "ceil" else max(math.floor(y / 2 + 1e-9), 2)
 
 
-def _monte_carlo(variant, p_gb, p_bg, w_max, K, T0, n_cycles, seed, rounding="ceil"):
+def _monte_carlo(variant, p_gb, p_bg, w_max, K, T0, n_cycles, seed, rounding="ceil",
+                 tahoe_queue="paper"):
     """Cycle-by-cycle simulation of the rules in the module docstring (written independently)."""
     ch = _Channel(p_gb, p_bg, np.random.default_rng(seed))
     c, wth, w0 = 0, _half(w_max, rounding), 1
@@ -93,7 +94,7 @@ def _monte_carlo(variant, p_gb, p_bg, w_max, K, T0, n_cycles, seed, rounding="ce
                     i_fr = x
             elif l1 is None:
                 l1 = x
-            if variant == "tahoe" and i_fr is not None:
+            if variant == "tahoe" and tahoe_queue == "paper" and i_fr is not None:
                 break
         if i_fr is None:
             c = ch.jump(c, T0 - 1 - m)
@@ -104,6 +105,23 @@ def _monte_carlo(variant, p_gb, p_bg, w_max, K, T0, n_cycles, seed, rounding="ce
             wth, w0 = yh, 1
             continue
         i = i_fr
+        if variant == "tahoe" and tahoe_queue == "engine":
+            # P(i+1)..Pm were queued: P0 goes in m + 1 on a window of one.
+            c = ch.step(c)
+            if c == 1:
+                c = ch.jump(c, i + T0 - m - 1)
+                D += i + T0
+                T += m + 1
+                S_hi += succ
+                timeouts += 1
+                wth, w0 = _half(1, rounding), 1
+                continue
+            D += m + 1
+            T += m + 1
+            S_lo += m + 1 if l1 is None else l1
+            S_hi += 1 + succ
+            wth, w0 = yh, 2
+            continue
         if variant == "tahoe":
             D += i
             T += i
@@ -178,16 +196,20 @@ def _monte_carlo(variant, p_gb, p_bg, w_max, K, T0, n_cycles, seed, rounding="ce
 @pytest.mark.parametrize("variant,p_gb,p_bg,w_max,K,T0,rounding", [
     ("tahoe", 0.05, 0.3, 24, 3, 100, "ceil"),
     ("tahoe", 0.02, 0.6, 6, 3, 50, "ceil"),
+    ("tahoe-engine", 0.05, 0.3, 24, 3, 100, "floor"),
+    ("tahoe-engine", 0.03, 0.5, 12, 2, 60, "ceil"),
     ("reno", 0.05, 0.3, 24, 3, 100, "ceil"),
     ("reno", 0.03, 0.5, 12, 2, 60, "floor"),
     ("newreno", 0.05, 0.3, 24, 3, 100, "floor"),
     ("newreno", 0.08, 0.7, 16, 1, 40, "ceil"),
 ])
 def test_model_matches_cycle_monte_carlo(variant, p_gb, p_bg, w_max, K, T0, rounding):
+    queue = "engine" if variant == "tahoe-engine" else "paper"
+    variant = variant.split("-")[0]
     mc = _monte_carlo(variant, p_gb, p_bg, w_max, K, T0, n_cycles=15_000, seed=4,
-                      rounding=rounding)
+                      rounding=rounding, tahoe_queue=queue)
     r = fading_energy(variant=variant, p_gb=p_gb, p_bg=p_bg, w_max=w_max, dupack_threshold=K,
-                      timeout_slots=T0, threshold_rounding=rounding)
+                      timeout_slots=T0, threshold_rounding=rounding, tahoe_queue=queue)
     assert r.throughput_slot == pytest.approx(mc["thr_lo"], rel=0.04)
     assert r.throughput_slot_opt == pytest.approx(mc["thr_hi"], rel=0.04)
     assert r.load == pytest.approx(mc["load"], rel=0.04)

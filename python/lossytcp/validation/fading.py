@@ -3,12 +3,13 @@
 * :func:`bounds_vs_engine`: the model's pessimistic/optimistic throughput bounds against the
   engine's slot model (one packet per slot, the ACK at the end of its slot, fixed RTO of T0
   slots, no back-off) over the same two-state channel, advancing every slot. The model's
-  Reno and NewReno follow ns-2's recovery (NewReno's partial-ACK window and timer), so the
-  engine is run with the ns2 profile, whose ssthresh is half the window (max(floor(W/2), 2),
-  ns-2's slowdown()), without ns-2's limited transmit, delayed growth and growth on the ACK
-  ending recovery, and compared with the model's ``threshold_rounding="floor"``, the same
-  rule. The paper's ceil (Sec. 2, rule 3: W_th = ceil(W/2)) is the model's default and serves
-  the claims.
+  Tahoe is ``tahoe_queue="engine"`` (the retransmission behind the queued window; the paper's
+  Tahoe cycle in the ``*_paper`` columns), its Reno and NewReno follow ns-2's recovery
+  (NewReno's partial-ACK window and timer), so the engine is run with the ns2 profile, whose
+  ssthresh is half the window (max(floor(W/2), 2), ns-2's slowdown()), without ns-2's limited
+  transmit, delayed growth and growth on the ACK ending recovery, and compared with the
+  model's ``threshold_rounding="floor"``, the same rule. The paper's ceil (Sec. 2, rule 3:
+  W_th = ceil(W/2)) is the model's default and serves the claims.
 * :func:`figs_1_4`: Tahoe, W_max 24: "analysis" (Marcum-Q parameters), "simulation" (the
   engine over a Jakes trace replayed one outcome per slot, idle slots included, as the paper's
   simulation runs in time) and "analysis/sim." (the model with parameters estimated from the
@@ -63,9 +64,10 @@ def _excursion(x, lo, hi):
 
 def bounds_vs_engine(points=BOUND_POINTS, variants=("tahoe", "reno", "newreno"), seeds=(1, 2),
                      slots: int = 300_000, before: bool = False):
-    """One row per (variant, point): the model's bounds (``threshold_rounding="floor"``) and
-    the engine (:data:`ENGINE_TCP`), the throughput's and the transmissions-per-success's
-    excursion outside the bounds. ``before=True`` adds the comparison as it was before the
+    """One row per (variant, point): the model's bounds (``threshold_rounding="floor"``, Tahoe
+    with ``tahoe_queue="engine"``; the paper's Tahoe cycle in ``*_paper``) and the engine
+    (:data:`ENGINE_TCP`), the throughput's and the transmissions-per-success's excursion
+    outside the bounds. ``before=True`` adds the comparison as it was before the
     ns2 profile: the model's ceil against the rfc-profile engine."""
     import pandas as pd
 
@@ -77,7 +79,8 @@ def bounds_vs_engine(points=BOUND_POINTS, variants=("tahoe", "reno", "newreno"),
         for fdt, w_max, f_db in points:
             ch = rayleigh_two_state(fading_margin_db=f_db, doppler_norm=fdt)
             m = fading_energy(variant=variant, w_max=w_max, p_gb=ch.p_gb, p_bg=ch.p_bg,
-                              timeout_slots=T0_SLOTS, threshold_rounding="floor")
+                              timeout_slots=T0_SLOTS, threshold_rounding="floor",
+                              tahoe_queue="engine")
             thr, tps, tos, frs = engine_slot(variant, ch.channel_spec("slot"), w_max, seeds,
                                              slots, **ENGINE_TCP)
             row = dict(variant=variant, fdT=fdt, w_max=w_max, F_dB=f_db, eps=ch.epsilon,
@@ -94,6 +97,13 @@ def bounds_vs_engine(points=BOUND_POINTS, variants=("tahoe", "reno", "newreno"),
                        timeouts_per_kslot_engine=1e3 * tos,
                        fast_retransmits_per_kslot_model=1e3 * m.fast_retransmit_fraction
                        / m.mean_cycle_slots, fast_retransmits_per_kslot_engine=1e3 * frs)
+            if variant == "tahoe":
+                # The paper's Tahoe cycle (ends at the fast retransmit), for comparison.
+                mp = fading_energy(variant=variant, w_max=w_max, p_gb=ch.p_gb, p_bg=ch.p_bg,
+                                   timeout_slots=T0_SLOTS, threshold_rounding="floor")
+                row.update(thr_lo_paper=mp.throughput_slot, thr_hi_paper=mp.throughput_slot_opt,
+                           thr_out_paper=_excursion(thr, mp.throughput_slot,
+                                                    mp.throughput_slot_opt))
             if before:
                 mc = fading_energy(variant=variant, w_max=w_max, p_gb=ch.p_gb, p_bg=ch.p_bg,
                                    timeout_slots=T0_SLOTS)
