@@ -242,17 +242,22 @@ def karn_jumps(duration_s: float = 1000.0, seeds=(1, 2), rules=("paper", "rfc629
 ACK_GAP_EXPERIMENTS = (12, 69, 47, 53)
 
 
-def _traced_run(variant, mu, T, wm, H, V, duration_s: float, seed: int):
-    """One run of a design's experiment in the RFC 6298 engine, with its window trace."""
+def _traced_runs(exps, second: bool, factor: float, seed: int, variant: str):
+    """Per experiment of a design: its number, its parameters (mu, T, w_m, H, V) and one run
+    of ``factor`` max(E[V_i] + T_i) in the RFC 6298 engine with its window trace."""
     import lossytcp
 
-    return lossytcp.simulate(variant, rate_bps=mu * 8000.0, packet_size_bytes=1000,
-                             window=wm, duration_s=duration_s, min_rto_s=0.0,
-                             granularity_s=0.0, max_rto_s=1e5, ack_size_bytes=0,
-                             rto_estimator="rfc6298",
-                             delay=dict(rtt_s=T.tolist(), H=H.tolist(),
-                                        excess_mean_s=V.tolist()),
-                             trace_window=True, seed=seed)
+    designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
+    for k in exps:
+        mu, T, wm, H, V = designs[k]
+        r = lossytcp.simulate(variant, rate_bps=mu * 8000.0, packet_size_bytes=1000,
+                              window=wm, duration_s=factor * float(np.max(V + T)),
+                              min_rto_s=0.0, granularity_s=0.0, max_rto_s=1e5,
+                              ack_size_bytes=0, rto_estimator="rfc6298",
+                              delay=dict(rtt_s=T.tolist(), H=H.tolist(),
+                                         excess_mean_s=V.tolist()),
+                              trace_window=True, seed=seed)
+        yield k, (mu, T, wm, H, V), r
 
 
 def ack_gaps(exps, second: bool = True, fractions=(0.5, 0.8), factor: float = 100.0,
@@ -264,13 +269,8 @@ def ack_gaps(exps, second: bool = True, fractions=(0.5, 0.8), factor: float = 10
     in a gap g times out iff g + D > RTO, so the long gaps are what the timeouts need."""
     import pandas as pd
 
-
-    designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
     rows = []
-    for k in exps:
-        mu, T, wm, H, V = designs[k]
-        dur = factor * float(np.max(V + T))
-        r = _traced_run(variant, mu, T, wm, H, V, dur, seed)
+    for k, (mu, T, wm, _, _), r in _traced_runs(exps, second, factor, seed, variant):
         w = np.array(r.window_trace)
         gap, rto = np.diff(w[:, 0]), w[:-1, 3]
         idle = 1.0 - np.minimum(w[:-1, 1], wm) / (mu * rto)     # one gap per round
@@ -294,12 +294,8 @@ def window_at_timeouts(exps=ABOVE_ENGINE, second: bool = True, factor: float = 3
 
     import lossytcp.models.abrupt_rtt as ar
 
-    designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
     rows = []
-    for k in exps:
-        mu, T, wm, H, V = designs[k]
-        dur = factor * float(np.max(V + T))
-        r = _traced_run(variant, mu, T, wm, H, V, dur, seed)
+    for k, (mu, T, wm, H, V), r in _traced_runs(exps, second, factor, seed, variant):
         w = np.array(r.window_trace)
         dt = np.diff(np.append(w[:, 0], r.elapsed_s))
         cw = w[:, 1]
