@@ -23,11 +23,11 @@ use crate::packet::{FlowId, Kind, LinkId, LossCause, Packet};
 use crate::queue::DropReason;
 use crate::sched::Scheduler;
 use crate::tcp::cc::{Growth, GrowthImpl};
-use crate::tcp::pair::{FromGrowthImpl, FromRecoveryImpl, Pair};
+use crate::tcp::pair::{fits, with_pair, FromGrowthImpl, FromRecoveryImpl};
 use crate::tcp::receiver::{AckOut, RxAction};
 use crate::tcp::recovery::{Recovery, RecoveryImpl};
 use crate::tcp::variant::preset;
-use crate::tcp::{LossKind, LossTruth, Receiver, Segment, Sender};
+use crate::tcp::{LossKind, LossTruth, Receiver, Segment, Sender, SenderConfig};
 use crate::time::{Dur, Time};
 use crate::topology::Routes;
 use qtrace::QueueTracer;
@@ -254,7 +254,7 @@ impl std::fmt::Display for RunError {
 
 impl<G: FromGrowthImpl, R: FromRecoveryImpl> Simulation<G, R> {
     /// The simulation of `sc` on the plugin types `(G, R)`: the enum sets run any scenario,
-    /// concrete types only one whose flows all use that pair ([`scenario_pair`]).
+    /// concrete types only one whose senders all use that pair (`tcp/pair.rs`).
     pub fn new(sc: &Scenario) -> Result<Self, String> {
         sc.check()?;
         if sc.has_unloaded_traces() {
@@ -262,15 +262,10 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Simulation<G, R> {
             sc.load_traces()?;
             return Self::new(&sc);
         }
-        for (variant, tcp) in senders(sc) {
-            let cfg = preset(variant, tcp);
-            if G::from_impl(GrowthImpl::new(&cfg.growth)).is_none()
-                || R::from_impl(RecoveryImpl::new(&cfg.recovery)).is_none()
-            {
-                return Err(format!(
-                    "{variant:?}: its plugins are not those the simulation was built for"
-                ));
-            }
+        if let Some((variant, _)) = senders(sc).find(|(v, t)| !fits::<G, R>(&preset(*v, t))) {
+            return Err(format!(
+                "{variant:?}: its plugins are not those the simulation was built for"
+            ));
         }
         let routes = Routes::resolve(sc)?;
         let slot = slots(sc, &routes);
@@ -1193,9 +1188,6 @@ pub fn run_polled(
     sc: &Scenario,
     poll: &mut dyn FnMut(Time) -> bool,
 ) -> Result<RunReport, RunError> {
-    use crate::tcp::cc::{Reno, Vegas, Westwood};
-    use crate::tcp::pair::RecoveryKind as K;
-    use crate::tcp::recovery as rec;
     fn go<G: FromGrowthImpl, R: FromRecoveryImpl>(
         sc: &Scenario,
         poll: &mut dyn FnMut(Time) -> bool,
@@ -1204,17 +1196,7 @@ pub fn run_polled(
             .map_err(RunError::Invalid)?
             .run_polled(poll)
     }
-    match scenario_pair(sc) {
-        Some(Pair::Reno(K::RtoOnly)) => go::<Reno, rec::RtoOnly>(sc, poll),
-        Some(Pair::Reno(K::Tahoe)) => go::<Reno, rec::Tahoe>(sc, poll),
-        Some(Pair::Reno(K::Reno)) => go::<Reno, rec::Reno>(sc, poll),
-        Some(Pair::Reno(K::NewReno)) => go::<Reno, rec::NewReno>(sc, poll),
-        Some(Pair::Reno(K::Sack)) => go::<Reno, rec::Sack>(sc, poll),
-        Some(Pair::Reno(K::Sack1)) => go::<Reno, rec::Sack1>(sc, poll),
-        Some(Pair::VegasVegas) => go::<Vegas, rec::Vegas>(sc, poll),
-        Some(Pair::WestwoodNewReno) => go::<Westwood, rec::NewReno>(sc, poll),
-        Some(Pair::Other) | None => go::<GrowthImpl, RecoveryImpl>(sc, poll),
-    }
+    with_pair!(&sender_configs(sc), go(sc, poll))
 }
 
 /// Every sender a scenario may build: its flows' and its transfer sources'.
@@ -1227,14 +1209,9 @@ fn senders(sc: &Scenario) -> impl Iterator<Item = (Variant, &TcpConfig)> {
     flows.chain(transfers)
 }
 
-/// The plugin pair all of the scenario's senders share, if they share one.
-fn scenario_pair(sc: &Scenario) -> Option<Pair> {
-    let mut pairs = senders(sc).map(|(v, t)| {
-        let cfg = preset(v, t);
-        Pair::of(&cfg.growth, &cfg.recovery)
-    });
-    let first = pairs.next().unwrap_or(Pair::Other);
-    pairs.all(|p| p == first).then_some(first)
+/// The configurations of every sender the scenario may build.
+fn sender_configs(sc: &Scenario) -> Vec<SenderConfig> {
+    senders(sc).map(|(v, t)| preset(v, t)).collect()
 }
 
 #[cfg(test)]
@@ -1324,6 +1301,10 @@ mod tests {
     /// The enum-dispatched simulation, which runs any scenario.
     type AnyPair = Simulation<GrowthImpl, RecoveryImpl>;
 
+    fn pair_name<G, R>() -> &'static str {
+        std::any::type_name::<(G, R)>()
+    }
+
     #[test]
     fn monomorphised_runs_equal_the_enum_dispatched_ones() {
         // CHAIN's lossy three-hop path (burst channel, queue drops, delayed ACKs) with every
@@ -1347,15 +1328,19 @@ mod tests {
                     .replace(r#""variant": "sack""#, &format!(r#""variant": "{v}""#))
                     .replace(r#""profile": "rfc""#, &format!(r#""profile": "{profile}""#));
                 let sc = Scenario::from_json(&json).expect("scenario");
-                let pair = scenario_pair(&sc).expect("one flow, one pair");
-                assert_ne!(pair, Pair::Other, "{v} ({profile})");
+                let pair = with_pair!(&sender_configs(&sc), pair_name());
+                assert_ne!(
+                    pair,
+                    pair_name::<GrowthImpl, RecoveryImpl>(),
+                    "{v} ({profile})"
+                );
                 pairs.push(pair);
                 let mono = serde_json::to_string(&run(&sc).unwrap()).unwrap();
                 let any = serde_json::to_string(&AnyPair::new(&sc).unwrap().run().unwrap());
                 assert_eq!(mono, any.unwrap(), "{v} ({profile})");
             }
         }
-        pairs.sort_by_key(|p| format!("{p:?}"));
+        pairs.sort();
         pairs.dedup();
         assert_eq!(
             pairs.len(),

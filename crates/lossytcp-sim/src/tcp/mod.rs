@@ -32,8 +32,7 @@
 //! `cc::GrowthImpl` with one line in each of its two `match`es; likewise a recovery plugin in
 //! `recovery/`. A named variant is a `config::Variant` and its line in [`variant::preset`],
 //! and the Python name in `lossytcp`. It then runs on the enum-dispatched plugin sets; for the
-//! simulator's monomorphised fast path give its pair a [`pair::Pair`] and a line in
-//! `sim::run_polled` (see `pair.rs`). A plugin of another crate, or of a test, needs none of
+//! simulator's monomorphised path add its types to `pair.rs` (`concrete!` and `with_pair!`). A plugin of another crate, or of a test, needs none of
 //! that: `Sender::with_plugins` takes any `Growth` and `Recovery`.
 
 pub mod cc;

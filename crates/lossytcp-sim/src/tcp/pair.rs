@@ -1,15 +1,15 @@
 //! The simulator runs a scenario on a sender monomorphised for its plugin pair.
 //!
 //! `Sender<GrowthImpl, RecoveryImpl>` matches an enum at every plugin hook, a dozen times per
-//! ACK, and the matches keep the compiler from inlining the hooks into the ACK path. When
+//! ACK. When
 //! every flow of a scenario uses the same preset pair (one flow, or n flows of one variant)
 //! the simulator is instantiated for that pair's concrete types instead; a scenario that
-//! mixes pairs runs on the enum-dispatched sets. This is worth 7% of the instructions per
-//! packet of a single NewReno flow (callgrind, `bench/README.md`).
+//! mixes pairs runs on the enum-dispatched sets. This saves 1.2-1.3% of the instructions of
+//! the single-flow bench scenarios (callgrind, `bench/README.md`).
 
-use super::cc::{GrowthConfig, GrowthImpl, Reno, Vegas, Westwood};
-use super::recovery::{self, NewReno, RecoveryConfig, RecoveryImpl, RtoOnly, Sack, Sack1, Tahoe};
-use super::{cc::Growth, recovery::Recovery};
+use super::cc::{GrowthImpl, Reno, Vegas, Westwood};
+use super::recovery::{self, NewReno, RecoveryImpl, RtoOnly, Sack, Sack1, Tahoe};
+use super::{cc::Growth, recovery::Recovery, SenderConfig};
 
 /// A growth plugin type the simulator can be instantiated for: taken out of the enum set.
 pub trait FromGrowthImpl: Growth + Sized {
@@ -52,42 +52,45 @@ concrete!(FromRecoveryImpl, RecoveryImpl, RtoOnly => RtoOnly, Tahoe => Tahoe,
     recovery::Reno => Reno, NewReno => NewReno, Sack => Sack, Sack1 => Sack1,
     recovery::Vegas => Vegas);
 
-/// The plugin pair of a sender configuration, by kind (parameters aside).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pair {
-    Reno(RecoveryKind),
-    VegasVegas,
-    WestwoodNewReno,
-    /// A pair no preset builds.
-    Other,
+/// Whether a sender configuration's plugins are of the types `(G, R)`.
+pub fn fits<G: FromGrowthImpl, R: FromRecoveryImpl>(cfg: &SenderConfig) -> bool {
+    G::from_impl(GrowthImpl::new(&cfg.growth)).is_some()
+        && R::from_impl(RecoveryImpl::new(&cfg.recovery)).is_some()
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecoveryKind {
-    RtoOnly,
-    Tahoe,
-    Reno,
-    NewReno,
-    Sack,
-    Sack1,
+/// Whether every configuration fits `(G, R)`.
+pub fn all_fit<G: FromGrowthImpl, R: FromRecoveryImpl>(cfgs: &[SenderConfig]) -> bool {
+    cfgs.iter().all(fits::<G, R>)
 }
 
-impl Pair {
-    pub fn of(growth: &GrowthConfig, recovery: &RecoveryConfig) -> Pair {
-        use RecoveryConfig as R;
-        match (growth, recovery) {
-            (GrowthConfig::Reno(_), r) => Pair::Reno(match r {
-                R::RtoOnly => RecoveryKind::RtoOnly,
-                R::Tahoe => RecoveryKind::Tahoe,
-                R::Reno(_) => RecoveryKind::Reno,
-                R::NewReno(_) => RecoveryKind::NewReno,
-                R::Sack => RecoveryKind::Sack,
-                R::Sack1 => RecoveryKind::Sack1,
-                R::Vegas(_) => return Pair::Other,
-            }),
-            (GrowthConfig::Vegas(_), R::Vegas(_)) => Pair::VegasVegas,
-            (GrowthConfig::Westwood(_), R::NewReno(_)) => Pair::WestwoodNewReno,
-            _ => Pair::Other,
+/// `with_pair!(cfgs, f(args...))` calls `f::<G, R>(args...)` with the concrete pair of the
+/// presets that fits every configuration of `cfgs`, or with the enum sets if none does. The
+/// list of pairs the simulator is instantiated for is this one.
+macro_rules! with_pair {
+    ($cfgs:expr, $f:ident($($arg:expr),*)) => {{
+        use $crate::tcp::cc::{GrowthImpl, Reno, Vegas, Westwood};
+        use $crate::tcp::pair::all_fit;
+        use $crate::tcp::recovery::{self as rec, RecoveryImpl};
+        let cfgs: &[$crate::tcp::SenderConfig] = $cfgs;
+        if all_fit::<Reno, rec::RtoOnly>(cfgs) {
+            $f::<Reno, rec::RtoOnly>($($arg),*)
+        } else if all_fit::<Reno, rec::Tahoe>(cfgs) {
+            $f::<Reno, rec::Tahoe>($($arg),*)
+        } else if all_fit::<Reno, rec::Reno>(cfgs) {
+            $f::<Reno, rec::Reno>($($arg),*)
+        } else if all_fit::<Reno, rec::NewReno>(cfgs) {
+            $f::<Reno, rec::NewReno>($($arg),*)
+        } else if all_fit::<Reno, rec::Sack>(cfgs) {
+            $f::<Reno, rec::Sack>($($arg),*)
+        } else if all_fit::<Reno, rec::Sack1>(cfgs) {
+            $f::<Reno, rec::Sack1>($($arg),*)
+        } else if all_fit::<Vegas, rec::Vegas>(cfgs) {
+            $f::<Vegas, rec::Vegas>($($arg),*)
+        } else if all_fit::<Westwood, rec::NewReno>(cfgs) {
+            $f::<Westwood, rec::NewReno>($($arg),*)
+        } else {
+            $f::<GrowthImpl, RecoveryImpl>($($arg),*)
         }
-    }
+    }};
 }
+pub(crate) use with_pair;
