@@ -565,6 +565,17 @@ def _phase2(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, phi: np.ndar
     return _recovery(yf, yh, p, M, rec, o)
 
 
+def _retransmission_split(m: int, K: int, M: np.ndarray, law, l1_law):
+    """P0's retransmission (slot m + 1) after a fast retransmit at slot i = K..m: the law of
+    its failure per (j, i) summed by i and by j, and of its success per j with the partial
+    expectation of ``l1``. Returns ``(by_i, by_j, i, w_ok, l1_ok)``."""
+    Pm, Lm = law[m][:, :m + 1, K:m + 1], l1_law[m][:, :m + 1, K:m + 1]
+    w_fail = M[0, 1] * Pm[0] + M[1, 1] * Pm[1]             # (j, i)
+    w_ok = (M[0, 0] * Pm[0] + M[1, 0] * Pm[1]).sum(axis=1)  # per j
+    l1_ok = (M[0, 0] * Lm[0] + M[1, 0] * Lm[1]).sum(axis=1)
+    return w_fail.sum(axis=0), w_fail.sum(axis=1), np.arange(K, m + 1), w_ok, l1_ok
+
+
 def _tahoe_queued(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, rec,
                   o: _Outcome) -> _Outcome:
     """Tahoe behind the queued window (``tahoe_queue="engine"``, ours): the fast retransmit
@@ -576,12 +587,9 @@ def _tahoe_queued(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, rec,
     K, T0 = p.dupack_threshold, p.timeout_slots
     m = yf - 1
     law, l1_law, _f, pows = rec
-    Pm, Lm = law[m][:, :m + 1, K:m + 1], l1_law[m][:, :m + 1, K:m + 1]
+    by_i, by_j, i, w_ok, l1_ok = _retransmission_split(m, K, M, law, l1_law)
     j = np.arange(m + 1)
     # P0's retransmission fails: timeout at i + 1 + T0, the window (one) halved.
-    w_fail = M[0, 1] * Pm[0] + M[1, 1] * Pm[1]             # (j, i)
-    by_i, by_j = w_fail.sum(axis=0), w_fail.sum(axis=1)
-    i = np.arange(K, m + 1)
     to = by_i @ pows[i + T0 - m - 1, 1]
     half_one = int(_half(1.0, p.threshold_rounding))
     for c_next in (0, 1):
@@ -590,8 +598,6 @@ def _tahoe_queued(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, rec,
     o.t += (m + 1) * float(by_j.sum())
     o.s_hi += float(by_j @ j)
     # It succeeds: P0..P(l1 - 1) acknowledged (all m + 1 when j = m).
-    w_ok = (M[0, 0] * Pm[0] + M[1, 0] * Pm[1]).sum(axis=1)  # per j
-    l1_ok = (M[0, 0] * Lm[0] + M[1, 0] * Lm[1]).sum(axis=1)
     ok = float(w_ok.sum())
     s_lo = float(l1_ok[:m].sum()) + (m + 1) * float(w_ok[m])
     o.add((0, yh, 2.0), ok, (m + 1) * ok, (m + 1) * ok, s_lo, float(w_ok @ (1 + j)))
@@ -612,8 +618,8 @@ def _recovery(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, rec,
     pGG, pGB = M[0, 0], M[0, 1]
     m = yf - 1
     law, l1_law, f, pows = rec
-    # Fast retransmits only: the K-th success in slot i = K..m (column i - K).
-    Pm, Lm = law[m][:, :m + 1, K:m + 1], l1_law[m][:, :m + 1, K:m + 1]
+    # Fast retransmits only: the K-th success in slot i = K..m.
+    by_i, by_j, i, w_ok, l1_ok = _retransmission_split(m, K, M, law, l1_law)
     half_yh = int(_half(yh, p.threshold_rounding))
     # The uninflated window after the cut: ns-2's cwnd_/2 (whole part floor(yf/2)) or the
     # paper's W_th; every success (duplicate or partial ACK) inflates it by one.
@@ -639,16 +645,11 @@ def _recovery(yf: int, yh: int, p: FadingEnergyParams, M: np.ndarray, rec,
     # P0's retransmission fails (state of slot m Bad -> p_GB or p_BB): the timer armed at the
     # fast retransmit (time i + 1) expires; meanwhile the duplicate ACKs of the queued
     # packets keep releasing new data.
-    w_fail = M[0, 1] * Pm[0] + M[1, 1] * Pm[1]             # (j, i)
-    by_i, by_j = w_fail.sum(axis=0), w_fail.sum(axis=1)
-    i = np.arange(K, m + 1)
     q, e = queued(0)
     add_timeout(by_i @ pows[i + T0 - m - 1, 1], d=float(by_i @ (i + T0)),
                 t=float(by_j @ (m + 1 + f[1, q, e, 0])), s_lo=0.0,
                 s_hi=float(by_j @ (j + f[1, q, e, 1])))
     # P0's retransmission succeeds: full ACK if P1..Pm all arrived.
-    w_ok = (M[0, 0] * Pm[0] + M[1, 0] * Pm[1]).sum(axis=1)  # per j
-    l1_ok = (M[0, 0] * Lm[0] + M[1, 0] * Lm[1]).sum(axis=1)
     full = float(w_ok[m])
     exit_state = (0, yh, _exit_window(yf, yh, p.threshold_rounding))
     o.add(exit_state, full, (m + 1) * full, (m + 1) * full, (m + 1) * full, (m + 1) * full)
