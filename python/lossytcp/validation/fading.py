@@ -226,7 +226,7 @@ PAPER_CLAIMS = {
 }
 
 
-def energy_claims(sources=("analytic", 1, 8, 16, 64), floor_sources=("analytic",)):
+def energy_claims(sources=("analytic", 1, 8, 16, 32, 64), floor_sources=("analytic",)):
     """Each claim of :data:`PAPER_CLAIMS`: the paper's value and the model's ratio for each
     channel source ("analytic" = Marcum-Q parameters; an integer s = hybrid parameters from a
     Jakes trace with s fading samples per packet), with the paper's ceil rounding and, for
