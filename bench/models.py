@@ -47,6 +47,25 @@ def best_of(fn, n: int = 20) -> float:
     return min(times)
 
 
+#: Chains at abrupt-rtt's size limits (``_check_size``): (states, w_m, RTO rule).
+ABRUPT_LIMITS = ((3, 1000, "paper"), (20, 111, "paper"), (64, 19, "paper"),
+                 (3, 702, "rfc6298"), (10, 63, "rfc6298"))
+
+
+def abrupt_limits() -> None:
+    """One solve per chain at the limits, on a random semi-Markov RTT of that size."""
+    from lossytcp.models.abrupt_rtt import abrupt_rtt
+
+    rng = np.random.default_rng(1)
+    for m, wm, rule in ABRUPT_LIMITS:
+        t_s = rng.uniform(0.05, 0.1, m)
+        kw = dict(rate_pps=1000.0, rtt_s=t_s, H=rng.dirichlet(np.ones(m), m),
+                  excess_mean_s=rng.uniform(0.0, 9.0, m) * t_s, max_window=wm, rto=rule)
+        t = time.process_time()
+        abrupt_rtt(**kw)
+        print(f"abrupt-rtt {m:2d} states w_m {wm:4d} {rule:8s} {time.process_time() - t:6.2f} s")
+
+
 def main() -> int:
     print(f"{'model point':26} {'best of 20 (ms)':>16} {'target':>8}")
     for label, (name, kw) in POINTS.items():
@@ -59,6 +78,7 @@ def main() -> int:
         alpha=np.logspace(-5, -1, 50)), n=3)
     print(f"{'packet-train 4 x 50 sweep':26} {t * 1e3:16.1f} {'1000 ms':>8} "
           f"{'ok' if t < 1.0 else 'SLOW'}")
+    abrupt_limits()
     return 0
 
 

@@ -191,12 +191,12 @@ def test_rfc6298_karn_expiry_after_the_fast_phase_by_hand():
     so the timer stays at 2Y; the new data's ACK comes T_j - w_r/mu after the last of them.
     T_j = 35 ms > 2 Y = 24 ms: a second expiry, the window halved again; 22 ms: none."""
     mu = 9277.0
-    k, w = ar._karn_expiries(0.035, np.array([20.0, 20.0]), np.array([1.0, 0.0]), 0.012, mu)
+    k, w, _ = ar._karn_expiries(0.035, np.array([20.0, 20.0]), np.array([1.0, 0.0]), 0.012, mu)
     assert k.tolist() == [2.0, 0.0] and w.tolist() == [10.0, 20.0]
-    k, w = ar._karn_expiries(0.022, np.array([20.0]), np.array([1.0]), 0.012, mu)
+    k, w, _ = ar._karn_expiries(0.022, np.array([20.0]), np.array([1.0]), 0.012, mu)
     assert k.tolist() == [1.0] and w.tolist() == [20.0]
     # 100 ms after 12 ms: 2Y, 4Y and 8Y = 96 ms pass before the new data's ACK; 16Y does not.
-    k, w = ar._karn_expiries(0.1, np.array([40.0]), np.array([1.0]), 0.012, mu)
+    k, w, _ = ar._karn_expiries(0.1, np.array([40.0]), np.array([1.0]), 0.012, mu)
     assert k.tolist() == [4.0] and w.tolist() == [5.0]
 
 

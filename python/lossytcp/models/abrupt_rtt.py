@@ -259,8 +259,8 @@ class AbruptRttParams:
         s(self, "rate_pps", mu)
         t = v.vector("rtt_s", self.rtt_s, positive_entries=True)
         m = t.size
-        if m > 64:
-            raise ParameterError("rtt_s", self.rtt_s, "must have at most 64 states")
+        if m > MAX_STATES:
+            raise ParameterError("rtt_s", self.rtt_s, f"must have at most {MAX_STATES} states")
         h = v.stochastic_matrix("H", self.H)
         if h.shape[0] != m:
             raise ParameterError("H", self.H, f"must be {m}x{m}, like rtt_s")
@@ -288,33 +288,32 @@ class AbruptRttParams:
 
 #: The largest window, and the work budget of one evaluation (see :func:`_check_size`).
 MAX_WINDOW = 1000
+MAX_STATES = 64
 WORK_BUDGET = {"paper": 1e8, "rfc6298": 4e7}
 MAX_STATES_RFC6298 = 10
 
 
 def _check_size(m: int, wm: int, rto: str) -> None:
-    """Refuses a chain the model cannot solve in about a second. Measured (one core): the
-    reward tables are (states x max_window^2) per target state, so the paper's timer costs
-    about states^3 x max_window^2 x 1e-8 s (3 states, w_m 1000: 0.5 s; 20 states, w_m 100:
-    1.1 s), and ``rto="rfc6298"`` mixes over the previous state as well, states^4 x
-    max_window^2 x 2.5e-8 s (3 states, w_m 1000: 2.6 s; 20 states, w_m 100: 27 s and 2 GB),
-    measured when it solved the chain four times (a fixed point on the sending rate); since
-    the RTO became a function of the window it solves it once, a few times faster, and the
-    bound is kept as a margin. The paper's own experiments have 3 states and w_m <= 100."""
+    """Refuses a chain the model cannot solve in about a second on one core. The paper's
+    timer costs about states^3 x max_window^2 x 1e-8 s (the reward tables are states x
+    max_window^2 per target state); ``rto="rfc6298"`` mixes each state's RTO over the
+    previous state and five holding-time quantiles, which adds a term in states^4 x
+    max_window (20 states at w_m 100: about 9 s and 2 GB), so it is held to
+    ``MAX_STATES_RFC6298`` states and a budget on states^4 x max_window^2. Every chain at the
+    limits solves in under a second (``bench/models.py`` prints the times). The paper's own
+    experiments have 3 states and w_m <= 100."""
     if rto == "rfc6298" and m > MAX_STATES_RFC6298:
-        # The mixture over previous states has its own cost in states alone (20 states take
-        # 3.3 s even at w_m 15).
         raise ParameterError("rtt_s", f"{m} states",
                              f"must have at most {MAX_STATES_RFC6298} states with "
-                             "rto='rfc6298' (at most 64 with rto='paper')")
+                             f"rto='rfc6298' (at most {MAX_STATES} with rto='paper')")
     power = 4 if rto == "rfc6298" else 3
     limit = int(math.sqrt(WORK_BUDGET[rto] / m ** power))
     if wm > limit:
         raise ParameterError(
             "max_window", wm,
             f"must be at most {max(limit, 1)} with {m} RTT states and rto='{rto}' (the "
-            f"model's work grows as states^{power} x max_window^2; larger chains take minutes "
-            "and gigabytes)")
+            f"model's work grows as states^{power} x max_window^2; larger chains take "
+            "seconds to minutes)")
 
 
 def _check_single_recurrent_class(h: np.ndarray) -> None:
@@ -348,6 +347,10 @@ class AbruptRttResult(ModelResult):
     window_pmf: np.ndarray = field(default=None, repr=False)       # time share per window 1..w_m
     emc_distribution: np.ndarray = field(default=None, repr=False)  # s(w, i), shape (w_m, M)
     time_share: np.ndarray = field(default=None, repr=False)        # delta(w, i)
+    # Per transition out of (w1, i), shape (w_m, M): expected expiries, and segments the
+    # receiver gets twice (go-back-N's re-sent flights; rto="rfc6298" only, else zero).
+    expiries: np.ndarray = field(default=None, repr=False)
+    resent: np.ndarray = field(default=None, repr=False)
 
 
 _EXPIRIES = np.array([(2 ** k - 1) for k in range(1, _BACKOFF_DOUBLINGS + 2)], dtype=float)
@@ -370,9 +373,9 @@ def _timeouts(x: np.ndarray, Y: float) -> np.ndarray:
     return k + np.where(x > last, np.ceil((x - last) / (64 * Y)) - 1, 0.0)
 
 
-def _karn_expiries(Tj, w_r, k, Y: float, mu: float, rounds: int = 4, resent: bool = False):
-    """Expiries after the fast phase of a spurious timeout under RFC 6298 (ours), and the
-    window they leave.
+def _karn_expiries(Tj, w_r, k, Y: float, mu: float):
+    """Expiries after the fast phase of a spurious timeout under RFC 6298 (ours), the window
+    they leave and the segments they make the receiver get twice.
 
     After a timeout the sender goes back N: each late original ACK of the fast phase opens
     the window and re-sends a segment of the flight still in the pipe, so every one of those
@@ -388,14 +391,16 @@ def _karn_expiries(Tj, w_r, k, Y: float, mu: float, rounds: int = 4, resent: boo
     the latest sample) the fast phase's samples set the RTO and this does not apply."""
     Tj = np.asarray(Tj, dtype=float)
     dup = 0.0
-    for _ in range(rounds):
+    # Each round doubles the timer, so the loop ends once 2^k Y outgrows T_j; past the last
+    # doubling the timer no longer grows and the count stops there.
+    for _ in range(_BACKOFF_DOUBLINGS):
         again = (k > 0) & (Tj - w_r / mu > 2.0 ** np.minimum(k, _BACKOFF_DOUBLINGS) * Y)
         if not np.any(again):
             break
         k = k + again
         dup = dup + np.where(again, w_r, 0.0)      # that flight goes back N as well
         w_r = np.where(again, np.maximum(1.0, w_r / 2.0), w_r)
-    return (k, w_r, dup) if resent else (k, w_r)
+    return k, w_r, dup
 
 
 def _surv_factory(L: float, T: float, V: float):
@@ -683,8 +688,8 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
         wI = np.maximum(1.0, (w1 + 1.0) / 2.0) + 0.0 * kI
         wB = np.maximum(1.0, w1 / 2.0) + 0.0 * kB
         kI0, kB0 = kI, kB
-        kI, wI, dI = _karn_expiries(Tj, wI, kI, Yi, mu, resent=True)
-        kB, wB, dB = _karn_expiries(Tj, wB, kB, Yi, mu, resent=True)
+        kI, wI, dI = _karn_expiries(Tj, wI, kI, Yi, mu)
+        kB, wB, dB = _karn_expiries(Tj, wB, kB, Yi, mu)
         # Go-back-N after the first expiry re-sends the whole flight (w1 segments, all still
         # in the pipe: the receiver gets each twice), each further backoff expiry segment 1
         # once more, each Karn expiry the flight then in the pipe (ours).
@@ -817,6 +822,7 @@ def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
     p_to = np.zeros((wm, M))
     p_da = np.zeros((wm, M))
     k_to = np.zeros((wm, M))
+    resent = np.zeros((wm, M))
     tau = np.maximum(T[:, None], w1[None, :] / mu)                     # (M, wm)
     with np.errstate(divide="ignore"):
         r_cont = np.where(V[:, None] > 0, np.exp(-tau / np.where(V > 0, V, 1.0)[:, None]), 0.0)
@@ -847,7 +853,8 @@ def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
         ER[:, i] = np.bincount(rows, H[i, dest] * contrib / EX[dest], minlength=wm)
         # Segments re-sent by go-back-N after spurious timeouts reach the receiver twice
         # (rto="rfc6298" only; zero with the paper's rules).
-        EN[:, i] += h @ dup
+        resent[:, i] = h @ dup
+        EN[:, i] += resent[:, i]
         ER[:, i] += (h / EX[js]) @ dup
         # From start window s (0-based): stay at s, step to s + 1, or enter growth.
         Tj, Vj = T[js][:, None], V[js][:, None]
@@ -886,10 +893,10 @@ def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
                              "stationary law (Sec. 5.7)") from None
     s = full[:n_emc]
     s = (s / s.sum()).reshape(M, wm).T                                # s[w-1, i]
-    return _finish(params, s, EN, ER, p_to, p_da, k_to)
+    return _finish(params, s, EN, ER, p_to, p_da, k_to, resent)
 
 
-def _finish(params, s, EN, ER, p_to, p_da, k_to) -> AbruptRttResult:
+def _finish(params, s, EN, ER, p_to, p_da, k_to, resent) -> AbruptRttResult:
     mu = params.rate_pps
     T = np.array(params.rtt_s)
     H = np.array(params.H)
@@ -914,7 +921,7 @@ def _finish(params, s, EN, ER, p_to, p_da, k_to) -> AbruptRttResult:
         p_spurious_timeout=pto, p_spurious_dupack=pda, mean_timeouts_per_event=kmean,
         spurious_timeouts_per_s=pto / mean_u, spurious_dupacks_per_s=pda / mean_u,
         mean_window=float((wpmf * np.arange(1, wm + 1)).sum()), window_pmf=wpmf,
-        emc_distribution=s, time_share=delta,
+        emc_distribution=s, time_share=delta, expiries=k_to, resent=resent,
     )
 
 
@@ -941,7 +948,7 @@ def _compute_dense(params: AbruptRttParams) -> AbruptRttResult:
             P[i * wm:(i + 1) * wm, j * wm:(j + 1) * wm] += H[i, j] * (mix @ G)
     P /= P.sum(axis=1, keepdims=True)
     s = stationary_distribution(scipy.sparse.csr_matrix(P)).reshape(M, wm).T
-    return _finish(params, s, EN, ER, p_to, p_da, k_to)
+    return _finish(params, s, EN, ER, p_to, p_da, k_to, np.zeros((wm, M)))
 
 
 def abrupt_rtt(**kwargs) -> AbruptRttResult:

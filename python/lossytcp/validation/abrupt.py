@@ -192,6 +192,11 @@ def isolated_jump(duration_s: float = 2000.0, seeds=(1, 2), variant: str = "oldt
     # States alternate: one upward jump per cycle of the two mean holding times.
     jumps = duration_s / sum(t + x for t, x in zip(c["rtt_s"], c["excess_mean_s"],
                                                     strict=True))
+    # One solve per RTO rule, compared with every engine timer.
+    models = {rule: abrupt_rtt(rate_pps=mu, rtt_s=tuple(t + 1 / mu for t in c["rtt_s"]),
+                               H=c["H"], excess_mean_s=c["excess_mean_s"],
+                               max_window=c["window"], variant=variant, rto=rule)
+              for rule in rules}
     rows = []
     for est in estimators:
         s = lossytcp.simulate_seeds(
@@ -200,10 +205,7 @@ def isolated_jump(duration_s: float = 2000.0, seeds=(1, 2), variant: str = "oldt
             max_rto_s=1e5, ack_size_bytes=0, rto_estimator=est,
             delay=dict(rtt_s=list(c["rtt_s"]), H=[list(r) for r in c["H"]],
                        excess_mean_s=list(c["excess_mean_s"])))
-        for rule in rules:
-            m = abrupt_rtt(rate_pps=mu, rtt_s=tuple(t + 1 / mu for t in c["rtt_s"]), H=c["H"],
-                           excess_mean_s=c["excess_mean_s"], max_window=c["window"],
-                           variant=variant, rto=rule)
+        for rule, m in models.items():
             model_to = m.spurious_timeouts_per_s * m.mean_timeouts_per_event * duration_s
             rows.append(dict(engine_rto=est, model_rto=rule, model_timeouts=model_to,
                              model_timeouts_per_event=m.mean_timeouts_per_event,
@@ -292,7 +294,7 @@ def window_at_timeouts(exps=ABOVE_ENGINE, second: bool = True, factor: float = 3
     re-sent flights), with both throughputs."""
     import pandas as pd
 
-    import lossytcp.models.abrupt_rtt as ar
+    from lossytcp.models.abrupt_rtt import abrupt_rtt
 
     rows = []
     for k, (mu, T, wm, H, V), r in _traced_runs(exps, second, factor, seed, variant):
@@ -300,35 +302,25 @@ def window_at_timeouts(exps=ABOVE_ENGINE, second: bool = True, factor: float = 3
         dt = np.diff(np.append(w[:, 0], r.elapsed_s))
         cw = w[:, 1]
         expiry = np.flatnonzero((cw[1:] <= 1.0) & (cw[:-1] > 1.0)) + 1
-        p = ar.AbruptRttParams(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H,
-                               excess_mean_s=tuple(V), max_window=wm, variant=variant,
-                               rto="rfc6298")
-        m = ar._compute(p)
-        # The model's expiries per transition by (w1, i): rerun the chain's event paths.
-        mu_, Tm, _, Hm, _, M, Y, _, w1 = ar._arrays(p)
-        mix = ar._rto_mixture(p, w1[None, :] / np.maximum(Tm[:, None], w1[None, :] / mu_))
-        kto = np.zeros((wm, M))
-        dup = np.zeros((wm, M))
-        for i in range(M):
-            js = np.flatnonzero(Hm[i] > 0)
-            _, _, _, kt, du = ar._event_paths_mixed(p, i, js, w1, Y, mix)
-            kto[:, i] = Hm[i, js] @ kt
-            dup[:, i] = Hm[i, js] @ du
-        s = m.emc_distribution
+        m = abrupt_rtt(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H, excess_mean_s=tuple(V),
+                       max_window=wm, variant=variant, rto="rfc6298")
+        # The model's expiries and twice-received segments, weighted by the EMC.
+        w1 = np.arange(1, wm + 1)[:, None]
+        kto = (m.emc_distribution * m.expiries).sum()
+        at_expiry = (m.emc_distribution * m.expiries * w1).sum() / kto if kto > 0 else np.nan
+        twice = (m.emc_distribution * m.resent).sum() / kto if kto > 0 else np.nan
         rows.append(dict(
             exp=k, w_m=wm,
             engine_mean_window=float((np.minimum(cw, wm) * dt).sum() / dt.sum()),
             model_mean_window=m.mean_window,
             engine_window_at_expiry=float(np.minimum(cw[expiry - 1], wm).mean())
             if expiry.size else np.nan,
-            model_window_at_expiry=float((s * kto * w1[:, None]).sum() / (s * kto).sum())
-            if (s * kto).sum() > 0 else np.nan,
+            model_window_at_expiry=float(at_expiry),
             engine_expiries_per_s=r.timeouts / r.elapsed_s,
             model_expiries_per_s=m.spurious_timeouts_per_s * m.mean_timeouts_per_event,
             engine_twice_per_expiry=(r.packets_received - r.packets_delivered) / r.timeouts
             if r.timeouts else np.nan,
-            model_twice_per_expiry=float((s * dup).sum() / (s * kto).sum())
-            if (s * kto).sum() > 0 else np.nan,
+            model_twice_per_expiry=float(twice),
             engine_pps=r.throughput_pps, engine_goodput_pps=r.goodput_pps,
             model_pps=m.throughput_pps, rel_error=m.throughput_pps / r.throughput_pps - 1))
     return pd.DataFrame(rows)
