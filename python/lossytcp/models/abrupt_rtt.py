@@ -298,7 +298,7 @@ def _check_size(m: int, wm: int, rto: str) -> None:
     timer costs about states^3 x max_window^2 x 1e-8 s (the reward tables are states x
     max_window^2 per target state); ``rto="rfc6298"`` mixes each state's RTO over the
     previous state and five holding-time quantiles, which adds a term in states^4 x
-    max_window (20 states at w_m 100: about 9 s and 2 GB), so it is held to
+    max_window (dominant beyond a few states), so it is held to
     ``MAX_STATES_RFC6298`` states and a budget on states^4 x max_window^2. Every chain at the
     limits solves in under a second (``bench/models.py`` prints the times). The paper's own
     experiments have 3 states and w_m <= 100."""
