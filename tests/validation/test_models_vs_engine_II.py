@@ -287,6 +287,25 @@ def test_abrupt_rtt_isolated_changes_confirm_the_papers_mathematics():
     assert (df.rel_error.abs() < 0.05).all(), df.to_string()
 
 
+def test_beyond_bound_carries_the_engines_interval():
+    """By hand: a model at 130 against an engine of 100 +- 5 is 24%-37% above (clearly past
+    20%); against 100 +- 15, 13%-53% (not clearly); 70 against 100 +- 5 is 26%-33% below."""
+    import pandas as pd
+
+    row = dict(exp=[0, 1, 2, 3], w_m=[10] * 4)
+    for v in abrupt.VARIANTS:
+        row[f"{v}_rfc6298_sim"] = [100.0] * 4
+        row[f"{v}_rfc6298_sim_ci95"] = [5.0, 15.0, 5.0, 5.0]
+        row[f"{v}_model_rfc6298"] = [130.0, 130.0, 70.0, 110.0]
+        row[f"{v}_rfc6298_rfc6298_err"] = [0.3, 0.3, -0.3, 0.1]
+    df = abrupt.beyond_bound(pd.DataFrame(row))
+    assert len(df) == 6 and set(df.exp) == {0, 1, 2}
+    r = df[df.variant == "reno"].set_index("exp")
+    assert r.loc[0, "error_lo"] == pytest.approx(130 / 105 - 1)
+    assert r.loc[1, "error_hi"] == pytest.approx(130 / 85 - 1)
+    assert r.clear.tolist() == [True, False, True]
+
+
 @pytest.mark.slow
 def test_abrupt_rtt_full_designs():
     """The paper's sizes: 100 experiments, 5 runs of 1000 max(E[V_i] + T_i) each."""

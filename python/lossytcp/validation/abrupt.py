@@ -343,6 +343,29 @@ def by_window(df, split: int = 45, estimator: str = "rfc6298", model: str = "rfc
     return pd.DataFrame(rows)
 
 
+def beyond_bound(df, bound: float = 0.2, estimator: str = "rfc6298", model: str = "rfc6298"):
+    """The experiments whose |error| exceeds ``bound``, per variant, with the engine's 95%
+    confidence interval (Student's t over the runs) carried into the error: the model's
+    throughput over the interval's ends. ``clear`` says whether the whole interval lies
+    beyond the bound (the point estimate alone can cross it through the engine's noise)."""
+    import pandas as pd
+
+    rows = []
+    for v in VARIANTS:
+        sim, ci = df[f"{v}_{estimator}_sim"], df[f"{v}_{estimator}_sim_ci95"]
+        mod = df[f"{v}_model_{model}"]
+        err = df[f"{v}_{estimator}_{model}_err"]
+        for k in np.flatnonzero(err.abs().to_numpy() > bound):
+            lo = mod.iloc[k] / (sim.iloc[k] + ci.iloc[k]) - 1
+            hi = mod.iloc[k] / max(sim.iloc[k] - ci.iloc[k], 1e-12) - 1
+            rows.append(dict(variant=v, exp=int(df.exp.iloc[k]), w_m=int(df.w_m.iloc[k]),
+                             engine_pps=sim.iloc[k], engine_ci95=ci.iloc[k],
+                             model_pps=mod.iloc[k], error=err.iloc[k], error_lo=lo,
+                             error_hi=hi, clear=bool(lo > bound or hi < -bound)))
+    return pd.DataFrame(rows, columns=["variant", "exp", "w_m", "engine_pps", "engine_ci95",
+                                       "model_pps", "error", "error_lo", "error_hi", "clear"])
+
+
 def summarize(df, design: str = ""):
     """Per (variant, engine timer, model RTO): mean and max |relative error|, the share of
     experiments where the model is at or below the engine (the paper's lower-bound claim) and
@@ -484,6 +507,7 @@ def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None,
         out[f"abrupt_fig9_{name}"] = f9
     out["abrupt_summary"] = pd.concat(summaries, ignore_index=True)
     out["abrupt_design2_by_window"] = by_window(out["abrupt_design2"])
+    out["abrupt_design2_beyond_20"] = beyond_bound(out["abrupt_design2"])
     out["abrupt_window_at_timeouts"] = window_at_timeouts(
         ABOVE_ENGINE + ACK_GAP_EXPERIMENTS[:2] + (65,), factor=100.0 if quick else 300.0)
     if designs_only:
