@@ -238,25 +238,31 @@ def test_rfc6298_rto_per_window():
 def test_rfc6298_windows_after_timeouts_are_half_the_flight():
     """RFC 5681 holds ssthresh over repeated expiries of a segment: after K_I > 1 the fast
     phase still ends at (w1 + 1)/2 (the paper's eq. (8), fast congestion avoidance, is for a
-    threshold reset to 1); the busy path ends at half its flight w1."""
-    mu, w1 = 1000.0, 30
-    kw = dict(rate_pps=mu, rtt_s=(0.03, 0.13), H=((0, 1), (1, 0)), excess_mean_s=(0.1, 0.1),
+    threshold reset to 1), unless a Karn expiry halves it again; the busy path ends at half
+    its flight w1."""
+    mu, w1 = 2000.0, 30
+    kw = dict(rate_pps=mu, rtt_s=(0.03, 0.122), H=((0, 1), (1, 0)), excess_mean_s=(0.1, 0.1),
               max_window=40, variant="oldtahoe")
     w = np.arange(1, 41.0)
-    Y = np.array([0.03, 0.13])
+    Y = np.array([0.03, 0.122])
     paper = ar._event_paths(AbruptRttParams(**kw), 0, 1, w, Y)
     rfc = ar._event_paths(AbruptRttParams(**kw, rto="rfc6298"), 0, 1, w, Y)
-    # Idle: x_I = 130 - 31 = 99 ms, expiries at 30 and 90 ms -> K_I = 2; busy: x_B = 100 ms,
-    # K_B = 2. The paper's windows: eq. (8) and eq. (12).
+    # Idle: x_I = 122 - 15.5 = 106.5 ms, expiries at 30 and 90 ms -> K_I = 2; busy: x_B =
+    # 92 ms, K_B = 2. The paper's windows: eq. (8) and eq. (12).
     (_, paper_i), (_, paper_b) = paper[0][1], paper[0][2]
     assert paper_i[w1 - 1] == pytest.approx((-1 + math.sqrt(1 + 8 * w1)) / 2)
     assert paper_b[w1 - 1] == pytest.approx((-1 + math.sqrt(1 + 4 * w1)) / 2)
-    # RFC: half the flight; the new data's ACK (130 - 15.5 ms, 130 - 15 ms after the last ACK
-    # of the fast phase) comes before 4Y = 120 ms: no Karn expiry.
-    (_, rfc_i), (_, rfc_b) = rfc[0][1], rfc[0][2]
-    assert rfc_i[w1 - 1] == pytest.approx((w1 + 1) / 2)
-    assert rfc_b[w1 - 1] == pytest.approx(w1 / 2)
-    assert rfc[3][w1 - 1] == pytest.approx(paper[3][w1 - 1]) == pytest.approx(2.0)
+    assert paper[3][w1 - 1] == pytest.approx(2.0)
+    # RFC: half the flight. Idle: the new data leaves behind the re-sent flight, as the last
+    # late ACK restarts the timer, so its ACK comes T_j = 122 ms later, after 4Y = 120 ms: a
+    # Karn expiry halves (w1 + 1)/2 again. Busy halves: the new data leaves T_i - w1/mu =
+    # 15 ms or w1/(4 mu) = 3.75 ms before that ACK, so its own ACK comes 107 or 118.25 ms
+    # after it, before 4Y: no Karn expiry, the window stays w1/2.
+    (_, rfc_i), (_, rfc_b1), (_, rfc_b2) = rfc[0][1], rfc[0][2], rfc[0][3]
+    assert rfc_i[w1 - 1] == pytest.approx((w1 + 1) / 4)
+    assert rfc_b1[w1 - 1] == rfc_b2[w1 - 1] == pytest.approx(w1 / 2)
+    p_idle = 1 - w1 / (mu * 0.03)
+    assert rfc[3][w1 - 1] == pytest.approx(p_idle * 3 + (1 - p_idle) * 2)
 
 
 @settings(max_examples=20, deadline=None)
@@ -435,3 +441,36 @@ def test_a_rate_beyond_a_terabit_is_refused_and_huge_mu_v_stays_finite():
         evaluate("abrupt-rtt", rate_pps=1e300, **kw)
     r = evaluate("abrupt-rtt", rate_pps=1e9, **dict(kw, excess_mean_s=(1e6,) * 3))
     assert math.isfinite(r.throughput_pps) and r.throughput_pps == pytest.approx(32.0)
+
+
+def test_rfc6298_restart_rows_by_simulation():
+    """``_restart_rows`` (ours): after a spurious expiry the round of window s + 1 starts at
+    gamma + nd T_j (gamma ~ U[0, L], L = max(T_i, w1/mu)), later rounds tau_j apart; the
+    packets sent before X_j = T_j + Exp(V_j) ends and the window then, against a Monte Carlo
+    draw of gamma and X_j."""
+    mu, wm, Ti = 1000.0, 12, 0.03
+    T, V = np.array([Ti, 0.05]), np.array([0.02, 0.08])
+    rows, cols, nd = np.array([9, 9, 3]), np.array([4, 10, 2]), np.array([1.0, 1.0, 2.0])
+    E, ps, pn, pg = ar._restart_rows(Ti, T, V, mu, wm, np.array([1, 1, 1]), rows, cols, nd)
+    rng = np.random.default_rng(5)
+    n = 400_000
+    for k in range(3):
+        L = max(Ti, (rows[k] + 1) / mu)
+        gamma = rng.uniform(0.0, L, n)
+        X = T[1] + rng.exponential(V[1], n)
+        t = gamma + nd[k] * T[1]
+        s = cols[k] + 1                              # restart window
+        pkts = np.zeros(n)
+        win = np.full(n, float(s))
+        for m in range(1, 60):
+            w = min(s + m, wm)
+            started = t < X
+            win = np.where(started, w, win)
+            pkts += np.minimum(np.clip((X - t) * mu, 0.0, None).astype(int), w) * started
+            t = t + max(T[1], w / mu)
+        assert E[k] == pytest.approx(pkts.mean(), rel=0.02)
+        if s < wm:
+            assert ps[k] == pytest.approx((win == s).mean(), abs=0.005)
+            if s + 1 < wm:
+                assert pn[k] == pytest.approx((win == s + 1).mean(), abs=0.005)
+                assert pg[k] == pytest.approx((win >= s + 2).mean(), abs=0.005)

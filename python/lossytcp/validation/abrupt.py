@@ -144,6 +144,9 @@ def long_holding(exps, *, second: bool = True, scale: float = 10.0, runs: int = 
 
 #: Design 2's experiments where the extension is furthest above the RFC engine.
 ABOVE_ENGINE = (47, 53, 35, 7)
+#: Design 2's experiments that were 20-22% above the RFC engine before the restart rule and
+#: the Karn lag of the extension (visits of a few RTTs, frequent timeouts).
+RESTART_EXPERIMENTS = (15, 97, 59)
 
 
 def holding_sweep(exps=ABOVE_ENGINE, scales=(0.5, 1.0, 3.0, 10.0), runs: int = 2,
@@ -171,6 +174,15 @@ KARN_JUMPS = {
                      H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(1.0, 1.0)),
     "48->110ms": dict(rate_pps=8342.0, rtt_s=(0.048, 0.110), window=98,
                       H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(2.0, 2.0)),
+    # Design 2's experiments 59, 97 and 44 (states, rate and window) as isolated jumps: the
+    # new RTT within a few ms of 2Y + w/(2 mu), where the Karn expiry depends on when the
+    # new data leaves the bottleneck (see ``_event_paths``).
+    "121->259ms": dict(rate_pps=1032.0, rtt_s=(0.1213, 0.2588), window=43,
+                       H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(3.0, 3.0)),
+    "76->159ms": dict(rate_pps=2673.0, rtt_s=(0.0763, 0.1586), window=61,
+                      H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(3.0, 3.0)),
+    "80->356ms": dict(rate_pps=1821.0, rtt_s=(0.0797, 0.3561), window=71,
+                      H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(3.0, 3.0)),
 }
 
 
@@ -509,7 +521,8 @@ def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None,
     out["abrupt_design2_by_window"] = by_window(out["abrupt_design2"])
     out["abrupt_design2_beyond_20"] = beyond_bound(out["abrupt_design2"])
     out["abrupt_window_at_timeouts"] = window_at_timeouts(
-        ABOVE_ENGINE + ACK_GAP_EXPERIMENTS[:2] + (65,), factor=100.0 if quick else 300.0)
+        ABOVE_ENGINE + ACK_GAP_EXPERIMENTS[:2] + (65,) + RESTART_EXPERIMENTS,
+        factor=100.0 if quick else 300.0)
     if designs_only:
         return out
     out["abrupt_isolated_jump"] = isolated_jump()
@@ -518,6 +531,8 @@ def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None,
                                              estimators=("rfc6298",), rules=("rfc6298",))
     out["abrupt_ack_gaps"] = ack_gaps(ACK_GAP_EXPERIMENTS, factor=30.0 if quick else 100.0)
     out["abrupt_holding_sweep"] = holding_sweep(max_duration_s=1e3 if quick else 3e3)
+    out["abrupt_holding_sweep_restart"] = holding_sweep(RESTART_EXPERIMENTS,
+                                                        max_duration_s=1e3 if quick else 3e3)
     # The worst experiments of design 2 under the paper's timer, with isolated RTT changes.
     d2 = out["abrupt_design2"]
     err = d2[[f"{v}_last_sample_paper_err" for v in VARIANTS]].abs().max(axis=1)
