@@ -474,3 +474,14 @@ def test_rfc6298_restart_rows_by_simulation():
             if s + 1 < wm:
                 assert pn[k] == pytest.approx((win == s + 1).mean(), abs=0.005)
                 assert pg[k] == pytest.approx((win >= s + 2).mean(), abs=0.005)
+
+
+def test_rfc6298_samples_of_a_visit_by_hand():
+    """Visits to a 10 ms state, in units of state k's sample rate. After 30 ms (k): 12 ms in
+    it give k's ACKs for 12 ms and i's own (those sent in its first 2 ms): 14 ms; 25 ms give
+    25 + 15 + 5. After 5 ms (an upward jump): k's ACKs stop after 5 ms, i's resume at 10 ms:
+    5 + 2 = 7 and 5 + 5 + 5 = 15. Staying in i (T_k = T_i): the visit's length."""
+    n = ar._visit_samples(np.array([0.012, 0.025]), 0.010, np.array([0.030, 0.005, 0.010]))
+    assert n[0].tolist() == pytest.approx([0.014, 0.045])
+    assert n[1].tolist() == pytest.approx([0.007, 0.015])
+    assert n[2].tolist() == pytest.approx([0.012, 0.025])
