@@ -260,8 +260,11 @@ from .base import Model, ModelResult, register
 
 VARIANTS = ("oldtahoe", "reno", "newreno")
 RTO_RULES = ("paper", "rfc6298")
+BURSTS = ("single", "split")
 # Quantiles of the excess holding time per state in the RFC 6298 RTO mixture.
 _RTO_QUANTILES = 5
+# Burst modes of rto="rfc6298": 0 to 3 gaps split off the round's main gap.
+_BURST_MODES = 4
 _BACKOFF_DOUBLINGS = 6
 
 __all__ = ["AbruptRttParams", "AbruptRttResult", "abrupt_rtt", "ideal_throughput_pps",
@@ -282,6 +285,7 @@ class AbruptRttParams:
     depth_average: bool = True
     dupack_rule: str = "consecutive"
     rto: str = "paper"
+    bursts: str = "single"
 
     def __post_init__(self) -> None:
         s = object.__setattr__
@@ -315,6 +319,10 @@ class AbruptRttParams:
         s(self, "dupack_rule", v.choice("dupack_rule", self.dupack_rule,
                                         ["consecutive", "typeset"]))
         s(self, "rto", v.choice("rto", self.rto, RTO_RULES))
+        s(self, "bursts", v.choice("bursts", self.bursts, BURSTS))
+        if self.bursts == "split" and self.rto != "rfc6298":
+            raise ParameterError("bursts", self.bursts, "'split' needs rto='rfc6298' (the "
+                                 "paper's model has one burst per round, eq. (14))")
         _check_size(m, self.max_window, self.rto)
         _check_single_recurrent_class(h)
 
@@ -384,6 +392,8 @@ class AbruptRttResult(ModelResult):
     # receiver gets twice (go-back-N's re-sent flights; rto="rfc6298" only, else zero).
     expiries: np.ndarray = field(default=None, repr=False)
     resent: np.ndarray = field(default=None, repr=False)
+    # rto="rfc6298": the EMC's share of transitions made with a burst split (mode n >= 1).
+    split_share: float | None = None
 
 
 _EXPIRIES = np.array([(2 ** k - 1) for k in range(1, _BACKOFF_DOUBLINGS + 2)], dtype=float)
@@ -684,8 +694,13 @@ def _split(start: np.ndarray, wm: int):
     return lo_i, hi_i, 1.0 - frac, frac
 
 
+# What a path does to the number of split-off gaps (``_compute_chain``'s burst modes).
+KEEP, SPLIT, CLOSE, RESET = 0, 1, 2, 3
+
+
 def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarray,
-                 Yi=None, resent: bool = False, restart: bool = False):
+                 Yi=None, resent: bool = False, restart: bool = False, frag: float = 0.0,
+                 gap: float = 0.0):
     """The three ways a transition i -> j out of window w1 can go (see the module docstring).
 
     ``j`` is a state or an array of states (results then gain a leading axis over j).
@@ -721,6 +736,17 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
         # phase ends at half the flight whatever K: no fast congestion avoidance.
         wI = np.maximum(1.0, (w1 + 1.0) / 2.0) + 0.0 * kI
         wB = np.maximum(1.0, w1 / 2.0) + 0.0 * kB
+        # Burst modes (ours, ``_compute_chain``): ``frag`` of the idle time lies in gaps split
+        # off the round's main gap, each about ``gap`` long. A jump landing in a gap times
+        # out when that gap plus the jump passes the RTO.
+        idle = np.maximum(Ti - w1 / mu, 0.0)
+        p_big = np.clip(p_idle - frag / Ti, 0.0, 1.0)
+        p_small = p_idle - p_big
+        g_small = np.minimum(gap, idle)
+        if frag > 0.0:
+            kI = _timeouts(Tj - (w1 + 1.0) / mu - frag, Yi)
+        kS = _timeouts(Tj - Ti + g_small - 1.0 / mu, Yi)
+        up, drop = Tj > Ti, Ti - Tj
         kI0, kB0 = kI, kB
         # Karn expiries (``_karn_expiries``): the new data's first segment leaves the
         # bottleneck ``lag`` before the last late ACK of the flight restarts the timer. Idle
@@ -733,12 +759,16 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
         # it leaves during the second part, (w1 - c)/mu before it (w1/(4 mu) on average):
         # two halves of the busy path (ours).
         kI, wI, dI = _karn_expiries(Tj, wI, kI, Yi, mu)
+        kS0 = kS
+        kS, wS, dS = _karn_expiries(Tj, np.maximum(1.0, (w1 + 1.0) / 2.0) + 0.0 * kS, kS, Yi,
+                                    mu)
         halves = [_karn_expiries(Tj, wB, kB, Yi, mu, lag=lag)
                   for lag in (np.maximum(Ti - w1 / mu, 0.0), w1 / (4.0 * mu))]
         # Go-back-N after the first expiry re-sends the whole flight (w1 segments, all still
         # in the pipe: the receiver gets each twice), each further backoff expiry segment 1
         # once more, each Karn expiry the flight then in the pipe (ours).
         dupI = np.where(kI0 > 0, w1 + kI0 - 1.0, 0.0) + dI
+        dupS = np.where(kS0 > 0, w1 + kS0 - 1.0, 0.0) + dS
         dupB = [np.where(kB0 > 0, w1 + kB0 - 1.0, 0.0) + h[2] for h in halves]
         # The restart (ours, ``_restart_rows``): the flight whose ACKs came late (w1 + 1 idle,
         # w1 busy) and each Karn flight are delivered once as new data; the next round of new
@@ -746,15 +776,37 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
         # expiry.
         nI = np.where(kI0 > 0, 1.0 + kI - kI0, 0.0)
         preI = np.where(kI0 > 0, w1 + 1.0, 0.0) + dI
+        nS = np.where(kS0 > 0, 1.0 + kS - kS0, 0.0)
+        preS = np.where(kS0 > 0, w1 + 1.0, 0.0) + dS
         pb = (1.0 - pda) * (1.0 - p_idle) / 2.0
-        busy = [(pb, np.where(h[0] > 0, np.minimum(h[1], wm), w1),
-                 np.where(kB0 > 0, 1.0 + h[0] - kB0, 0.0)) for h in halves]
-        paths = [(pda, np.maximum(w1 / 2.0, 1.0) + 0.0 * pda),
-                 ((1.0 - pda) * p_idle, np.where(kI > 0, np.minimum(wI, wm), w1), nI)] + busy
-        p_to = p_idle * (kI > 0) + (1 - p_idle) * (kB0 > 0)
-        k_to = p_idle * kI + (1 - p_idle) * (halves[0][0] + halves[1][0]) / 2.0
-        dup = (1.0 - pda) * (p_idle * dupI + (1 - p_idle) * (dupB[0] + dupB[1]) / 2.0)
-        pre = (1.0 - pda) * (p_idle * preI + (1 - p_idle) * np.where(kB0 > 0, w1, 0.0)
+        # An upward jump inside a burst that does not time out splits it off a new gap; a
+        # downward one at least ``gap`` long landing in a split-off gap closes it; a timeout
+        # restarts the flight as one burst (slow start).
+        # A downward one inside a burst brings the burst's tail forward, queued at the
+        # bottleneck, into the gap after it: a split-off one (n of the n + 1) closes if it is
+        # shorter than the drop.
+        n_split = frag / gap if gap > 0 else 0.0
+        f_close = np.where((drop > 0) & (drop >= g_small), n_split / (n_split + 1.0), 0.0)
+        busy, closing = [], []
+        for h in halves:
+            start = np.where(h[0] > 0, np.minimum(h[1], wm), w1)
+            dl = np.where(kB0 > 0, 1.0 + h[0] - kB0, 0.0)
+            busy.append((pb * (1.0 - f_close), start, dl,
+                         np.where(h[0] > 0, RESET, np.where(up, SPLIT, KEEP))))
+            closing.append((pb * f_close, start, dl, np.where(h[0] > 0, RESET, CLOSE)))
+        # A downward jump longer than the gap it lands in closes that gap.
+        paths = [(pda, np.maximum(w1 / 2.0, 1.0) + 0.0 * pda, 0.0, KEEP),
+                 ((1.0 - pda) * p_big, np.where(kI > 0, np.minimum(wI, wm), w1), nI,
+                  np.where(kI > 0, RESET, np.where(drop >= idle - frag, CLOSE, KEEP)))] + busy
+        paths += closing + [((1.0 - pda) * p_small, np.where(kS > 0, np.minimum(wS, wm), w1),
+                             nS, np.where(kS > 0, RESET, np.where(drop >= g_small, CLOSE, KEEP)))]
+        p_to = p_big * (kI > 0) + p_small * (kS > 0) + (1 - p_idle) * (kB0 > 0)
+        k_to = (p_big * kI + p_small * kS
+                + (1 - p_idle) * (halves[0][0] + halves[1][0]) / 2.0)
+        dup = (1.0 - pda) * (p_big * dupI + p_small * dupS
+                             + (1 - p_idle) * (dupB[0] + dupB[1]) / 2.0)
+        pre = (1.0 - pda) * (p_big * preI + p_small * preS
+                             + (1 - p_idle) * np.where(kB0 > 0, w1, 0.0)
                              + (1 - p_idle) * (halves[0][2] + halves[1][2]) / 2.0)
         if not restart:
             paths = [pt[:2] for pt in paths]
@@ -775,7 +827,7 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
     return paths, pda, p_to, k_to
 
 
-def _mixture(paths, wm: int, delays: bool = False):
+def _mixture(paths, wm: int, delays: bool = False, actions: bool = False):
     """Sparse (w1 -> integer start window) weights of the event paths.
 
     With a leading axis over destination states, returns (j index, w1 index, start, weight);
@@ -796,6 +848,10 @@ def _mixture(paths, wm: int, delays: bool = False):
         dl = np.stack([np.broadcast_to(p[2] if len(p) > 2 else 0.0, prob.shape[1:])
                        for p in paths])
         out += (np.concatenate((dl[keep_lo], dl[keep_hi])),)
+    if actions:
+        ac = np.stack([np.broadcast_to(p[3] if len(p) > 3 else KEEP, prob.shape[1:])
+                       for p in paths])
+        out += (np.concatenate((ac[keep_lo], ac[keep_hi])),)
     return out
 
 
@@ -871,15 +927,15 @@ def _rto_mixture(params: AbruptRttParams, rate_pps) -> list:
     return out
 
 
-def _event_paths_mixed(params, i, j, w1, Y, mix, restart: bool = False):
+def _event_paths_mixed(params, i, j, w1, Y, mix, restart: bool = False, **burst):
     """``_event_paths`` with state i's RTO drawn from ``mix[i]`` (values, weights).
     ``restart``: the paths carry their restart delays and the packets before the restart
     are returned last (``_restart_rows``)."""
     if mix is None:
-        return _event_paths(params, i, j, w1, Y, resent=True, restart=restart)
+        return _event_paths(params, i, j, w1, Y, resent=True, restart=restart, **burst)
     paths, p_to, k_to, pda, dup, pre = [], 0.0, 0.0, None, 0.0, 0.0
     for y, q in zip(*mix[i], strict=True):
-        res = _event_paths(params, i, j, w1, Y, Yi=y, resent=True, restart=restart)
+        res = _event_paths(params, i, j, w1, Y, Yi=y, resent=True, restart=restart, **burst)
         pth, pda, pt, kt, du = res[:5]
         paths += [(p[0] * q,) + tuple(p[1:]) for p in pth]
         p_to = p_to + q * pt
@@ -956,50 +1012,80 @@ def _restart_rows(Ti: float, T, V, mu: float, wm: int, dest, rows, cols, nd):
     return amp * E, p_stay, p_next, p_grow
 
 
+def _split_gap(T: np.ndarray, H: np.ndarray) -> float:
+    """Mean size of the upward RTT jumps, over the transitions of the RTT process: the length
+    of a gap an upward jump splits off inside a burst."""
+    pi = stationary_distribution(H)
+    f = pi[:, None] * H * (T[None, :] > T[:, None])
+    return float((f * (T[None, :] - T[:, None])).sum() / f.sum()) if f.sum() > 0 else 0.0
+
+
 def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
     """The EMC solved through an equivalent sparse chain (see ``_growth_chain``); ``mix``:
-    per state, the RTO's mixture (None: Y_i of eq. (2))."""
+    per state, the RTO's mixture (None: Y_i of eq. (2)). With ``rto="rfc6298"`` each state
+    carries a burst mode n, the number of gaps split off the round's main gap (``_BURST_MODES``
+    of them, the last one absorbing)."""
     mu, T, V, H, wm, M, Y, EX, w1 = _arrays(params)
-    n_emc = wm * M
-    # State numbering: EMC (i, w) -> i*wm + w - 1; growth (j, w) -> n_emc + j*wm + w - 1.
+    restart = params.rto == "rfc6298"
+    NM = _BURST_MODES if params.bursts == "split" else 1
+    gap = _split_gap(T, H) if NM > 1 else 0.0
+    per = wm * M
+    n_emc = NM * per
+    # State numbering: EMC (n, i, w) -> n*per + i*wm + w - 1; growth (n, j, w) -> n_emc + the
+    # same.
     R, C, D = [], [], []
-    EN = np.zeros((wm, M))
-    ER = np.zeros((wm, M))
-    p_to = np.zeros((wm, M))
-    p_da = np.zeros((wm, M))
-    k_to = np.zeros((wm, M))
-    resent = np.zeros((wm, M))
+    EN = np.zeros((NM, wm, M))
+    ER = np.zeros((NM, wm, M))
+    p_to = np.zeros((NM, wm, M))
+    p_da = np.zeros((NM, wm, M))
+    k_to = np.zeros((NM, wm, M))
+    resent = np.zeros((NM, wm, M))
     tau = np.maximum(T[:, None], w1[None, :] / mu)                     # (M, wm)
     with np.errstate(divide="ignore"):
         r_cont = np.where(V[:, None] > 0, np.exp(-tau / np.where(V > 0, V, 1.0)[:, None]), 0.0)
     k = np.arange(wm)
     E_into = [_reward_tables(T, T[j], V[j], mu, wm, params.depth_average) for j in range(M)]
-    for j in range(M):
-        # Growth states: the holding in j has passed a round boundary with the window at w; it
-        # survives the round (window w + 1) with the memoryless exp(-tau_w / V_j).
-        g = n_emc + j * wm + k
-        last = k == wm - 1
-        R += [g[~last], g[~last], g[last]]
-        C += [g[~last] + 1, j * wm + k[~last], j * wm + k[last]]
-        D += [r_cont[j, :-1], 1.0 - r_cont[j, :-1], np.ones(1)]
+    for n in range(NM):
+        # Each round of growth sends one more packet from about the same place in the round,
+        # taking 1/mu from the gap after it: a split-off one (n of the n + 1) closes after
+        # gap * mu rounds.
+        q = n / ((n + 1) * max(gap * mu, 1.0))
+        for j in range(M):
+            # Growth states: the holding in j has passed a round boundary with the window at
+            # w; it survives the round (window w + 1) with the memoryless exp(-tau_w / V_j).
+            g = n_emc + n * per + j * wm + k
+            last = k == wm - 1
+            R += [g[~last], g[~last], g[~last], g[last]]
+            C += [g[~last] + 1, g[~last] + 1 - (per if n else 0), n * per + j * wm + k[~last],
+                  n * per + j * wm + k[last]]
+            D += [r_cont[j, :-1] * (1.0 - q), r_cont[j, :-1] * q, 1.0 - r_cont[j, :-1],
+                  np.ones(1)]
     E_all = np.stack(E_into)                                           # [j, i, s]
     nxt_x = np.append(tau[:, 1:], np.full((M, 1), np.inf), axis=1)      # tau of window s + 1
     last2 = k >= wm - 2
-    for i in range(M):
+    for n, i in ((n, i) for n in range(NM) for i in range(M)):
         js = np.flatnonzero(H[i] > 0)
         h = H[i, js]
-        restart = params.rto == "rfc6298"
-        res = _event_paths_mixed(params, i, js, w1, Y, mix, restart=restart)
+        res = _event_paths_mixed(params, i, js, w1, Y, mix, restart=restart,
+                                 **({"frag": n * gap, "gap": gap} if NM > 1 else {}))
         paths, pda, pto, kto, dup = res[:5]
         # The restart's flight delivered once as new data (zero without the restart).
         once = res[5] if restart else 0.0 * dup
-        p_to[:, i] = h @ pto
-        k_to[:, i] = h @ kto
-        p_da[:, i] = h @ pda
+        p_to[n, :, i] = h @ pto
+        k_to[n, :, i] = h @ kto
+        p_da[n, :, i] = h @ pda
         if restart:
-            jj, rows, cols, vals, dl = _mixture(paths, wm, delays=True)
+            jj, rows, cols, vals, dl, act = _mixture(paths, wm, delays=True, actions=True)
+            to_mode = np.select([act == SPLIT, act == CLOSE, act == RESET],
+                                [min(n + 1, NM - 1), max(n - 1, 0), 0], n)
+            if gap > 0:
+                # Split-off gaps fit in the idle time of the round they enter; a drop that
+                # leaves less closes the ones that no longer fit.
+                fit = np.floor(np.maximum(T[js[jj]] - (cols + 1) / mu, 0.0) / gap)
+                to_mode = np.minimum(to_mode, fit.astype(int))
         else:
             jj, rows, cols, vals = _mixture(paths, wm)
+            to_mode = np.zeros_like(rows)
         dest = js[jj]
         contrib = vals * E_all[dest, i, cols]
         if restart:
@@ -1007,13 +1093,13 @@ def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
             rs = _restart_rows(T[i], T, V, mu, wm, dest[late], rows[late], cols[late],
                                dl[late])
             contrib[late] = vals[late] * rs[0]
-        EN[:, i] = np.bincount(rows, H[i, dest] * contrib, minlength=wm)
-        ER[:, i] = np.bincount(rows, H[i, dest] * contrib / EX[dest], minlength=wm)
+        EN[n, :, i] = np.bincount(rows, H[i, dest] * contrib, minlength=wm)
+        ER[n, :, i] = np.bincount(rows, H[i, dest] * contrib / EX[dest], minlength=wm)
         # Segments re-sent by go-back-N after spurious timeouts reach the receiver twice
         # (rto="rfc6298" only; zero with the paper's rules).
-        resent[:, i] = h @ dup
-        EN[:, i] += resent[:, i] + h @ once
-        ER[:, i] += (h / EX[js]) @ (dup + once)
+        resent[n, :, i] = h @ dup
+        EN[n, :, i] += resent[n, :, i] + h @ once
+        ER[n, :, i] += (h / EX[js]) @ (dup + once)
         # From start window s (0-based): stay at s, step to s + 1, or enter growth.
         Tj, Vj = T[js][:, None], V[js][:, None]
         if params.depth_average:
@@ -1031,18 +1117,18 @@ def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
             p_grow = np.where(k == wm - 1, 0.0, p_grow)
         p_stay = np.where(k == wm - 1, 1.0, p_stay)
         p_next = np.where(k == wm - 1, 0.0, p_next)
-        src = i * wm + rows
+        src = n * per + i * wm + rows
+        to = to_mode * per + dest * wm
         base = H[i, dest] * vals
         ps, pn, pg = p_stay[jj, cols], p_next[jj, cols], p_grow[jj, cols]
         if restart and late.any():
             ps, pn, pg = ps.copy(), pn.copy(), pg.copy()
             ps[late], pn[late], pg[late] = rs[1:]
-        for to, pr in ((dest * wm + cols, ps),
-                       (dest * wm + np.minimum(cols + 1, wm - 1), pn),
-                       (n_emc + dest * wm + np.minimum(cols + g_off, wm - 1), pg)):
+        for dst, pr in ((to + cols, ps), (to + np.minimum(cols + 1, wm - 1), pn),
+                        (n_emc + to + np.minimum(cols + g_off, wm - 1), pg)):
             keep = pr > 0
             R.append(src[keep])
-            C.append(to[keep])
+            C.append(dst[keep])
             D.append(base[keep] * pr[keep])
     R, C, D = np.concatenate(R), np.concatenate(C), np.concatenate(D)
     D = D / np.bincount(R, D, minlength=2 * n_emc)[R]      # rows sum to one up to rounding
@@ -1052,9 +1138,17 @@ def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
     except RuntimeError:  # pragma: no cover - SuperLU reports a singular system this way
         raise ParameterError("H", params.H, "gives an embedded chain without a unique "
                              "stationary law (Sec. 5.7)") from None
-    s = full[:n_emc]
-    s = (s / s.sum()).reshape(M, wm).T                                # s[w-1, i]
-    return _finish(params, s, EN, ER, p_to, p_da, k_to, resent)
+    sm = full[:n_emc]
+    sm = (sm / sm.sum()).reshape(NM, M, wm).transpose(0, 2, 1)        # s[n, w-1, i]
+    s = sm.sum(axis=0)
+    # Per (w, i), the modes' values weighted by their shares: the sums of _finish are unchanged.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        agg = [np.where(s > 0, (sm * x).sum(axis=0) / s, x[0])
+               for x in (EN, ER, p_to, p_da, k_to, resent)]
+    r = _finish(params, s, *agg)
+    if NM > 1:
+        object.__setattr__(r, "split_share", float(1.0 - sm[0].sum()))
+    return r
 
 
 def _finish(params, s, EN, ER, p_to, p_da, k_to, resent) -> AbruptRttResult:

@@ -56,10 +56,18 @@ def design_61(n: int, seed: int, second: bool = False):
         yield mu, T, wm, H, V
 
 
+#: The model's forms compared with the engine: the paper's, the RFC 6298 extension, and the
+#: extension with split bursts.
+MODEL_FORMS = {"paper": dict(rto="paper"), "rfc6298": dict(rto="rfc6298"),
+               "split": dict(rto="rfc6298", bursts="split")}
+
+
 def run_design(n: int = 100, runs: int = 5, factor: float = 1000.0, second: bool = False,
-               seed: int | None = None, estimators=("rfc6298",), models=("paper", "rfc6298")):
-    """One row per experiment: parameters, and per variant, engine timer and model RTO rule
-    the engine's throughput, the model's, their relative error and the timeouts per second.
+               seed: int | None = None, estimators=("rfc6298",),
+               models=("paper", "rfc6298", "split")):
+    """One row per experiment: parameters, and per variant, engine timer and model form
+    (:data:`MODEL_FORMS`) the engine's throughput, the model's, their relative error and the
+    timeouts per second.
     Columns ``{variant}_{estimator}_sim``, ``{variant}_{estimator}_{model}_err``, ..."""
     import pandas as pd
 
@@ -76,7 +84,8 @@ def run_design(n: int = 100, runs: int = 5, factor: float = 1000.0, second: bool
                    min_v_over_t=float(np.min(V / T)), t_spread=float(T.max() / T.min()))
         for variant in VARIANTS:
             m = {rule: abrupt_rtt(rate_pps=mu, rtt_s=T + 1.0 / mu, H=H, excess_mean_s=V,
-                                  max_window=wm, variant=variant, rto=rule) for rule in models}
+                                  max_window=wm, variant=variant, **MODEL_FORMS[rule])
+                 for rule in models}
             for rule, r in m.items():
                 row[f"{variant}_model_{rule}"] = r.throughput_pps
                 row[f"{variant}_model_{rule}_to_per_s"] = (r.spurious_timeouts_per_s
@@ -303,7 +312,9 @@ def window_at_timeouts(exps=ABOVE_ENGINE, second: bool = True, factor: float = 3
     (cwnd capped at w_m), the mean window at a timeout (the engine's cwnd just before each
     expiry, the model's w1 weighted by its expiries), expiries per second, and the segments
     the receiver gets twice per expiry (the engine's received minus delivered; the model's
-    re-sent flights), with both throughputs."""
+    re-sent flights), with both throughputs; and the extension with split bursts
+    (``bursts="split"``): its expiries per second, the share of its transitions made with a
+    burst split, its throughput and error."""
     import pandas as pd
 
     from lossytcp.models.abrupt_rtt import abrupt_rtt
@@ -314,8 +325,10 @@ def window_at_timeouts(exps=ABOVE_ENGINE, second: bool = True, factor: float = 3
         dt = np.diff(np.append(w[:, 0], r.elapsed_s))
         cw = w[:, 1]
         expiry = np.flatnonzero((cw[1:] <= 1.0) & (cw[:-1] > 1.0)) + 1
-        m = abrupt_rtt(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H, excess_mean_s=tuple(V),
-                       max_window=wm, variant=variant, rto="rfc6298")
+        kw = dict(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H, excess_mean_s=tuple(V),
+                  max_window=wm, variant=variant, rto="rfc6298")
+        m = abrupt_rtt(**kw)
+        ms = abrupt_rtt(**kw, bursts="split")
         # The model's expiries and twice-received segments, weighted by the EMC.
         w1 = np.arange(1, wm + 1)[:, None]
         kto = (m.emc_distribution * m.expiries).sum()
@@ -334,7 +347,10 @@ def window_at_timeouts(exps=ABOVE_ENGINE, second: bool = True, factor: float = 3
             if r.timeouts else np.nan,
             model_twice_per_expiry=float(twice),
             engine_pps=r.throughput_pps, engine_goodput_pps=r.goodput_pps,
-            model_pps=m.throughput_pps, rel_error=m.throughput_pps / r.throughput_pps - 1))
+            model_pps=m.throughput_pps, rel_error=m.throughput_pps / r.throughput_pps - 1,
+            split_expiries_per_s=ms.spurious_timeouts_per_s * ms.mean_timeouts_per_event,
+            split_share=ms.split_share, split_pps=ms.throughput_pps,
+            split_rel_error=ms.throughput_pps / r.throughput_pps - 1))
     return pd.DataFrame(rows)
 
 
@@ -519,7 +535,10 @@ def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None,
         out[f"abrupt_fig9_{name}"] = f9
     out["abrupt_summary"] = pd.concat(summaries, ignore_index=True)
     out["abrupt_design2_by_window"] = by_window(out["abrupt_design2"])
-    out["abrupt_design2_beyond_20"] = beyond_bound(out["abrupt_design2"])
+    out["abrupt_design2_by_window_split"] = by_window(out["abrupt_design2"], model="split")
+    out["abrupt_design2_beyond_20"] = pd.concat(
+        [beyond_bound(out["abrupt_design2"], model=m).assign(model=m)
+         for m in ("rfc6298", "split")], ignore_index=True)
     out["abrupt_window_at_timeouts"] = window_at_timeouts(
         ABOVE_ENGINE + ACK_GAP_EXPERIMENTS[:2] + (65,) + RESTART_EXPERIMENTS,
         factor=100.0 if quick else 300.0)
