@@ -360,6 +360,8 @@ def test_registered_and_property_space():
     (dict(dupack_threshold=0), "dupack_threshold"),
     (dict(min_rto_s=-1), "min_rto_s"),
     (dict(dupack_rule="loose"), "dupack_rule"),
+    (dict(bursts="many"), "bursts"),
+    (dict(bursts="split"), "bursts"),           # needs rto="rfc6298"
 ])
 def test_bad_parameters_are_named(kwargs, name):
     base = dict(SECTION_6_3, max_window=30)
@@ -485,3 +487,32 @@ def test_rfc6298_samples_of_a_visit_by_hand():
     assert n[0].tolist() == pytest.approx([0.014, 0.045])
     assert n[1].tolist() == pytest.approx([0.007, 0.015])
     assert n[2].tolist() == pytest.approx([0.012, 0.025])
+
+
+def test_split_gap_by_hand():
+    """The mean upward jump over the RTT process's transitions: a cycle 50 -> 60 -> 80 -> 50
+    ms, each state equally often, jumps up by 10 and 20 ms: 15 ms."""
+    H = np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], dtype=float)
+    assert ar._split_gap(np.array([0.05, 0.06, 0.08]), H) == pytest.approx(0.015)
+
+
+def test_split_bursts_fewer_timeouts_where_jumps_are_small():
+    """bursts="split" (ours): on design 2's experiment 12 (RTTs 55-69 ms, w_m 95: jumps of 3
+    to 14 ms against 45 ms of idle time) split-off gaps hide the idle time from most jumps, so
+    the timeouts fall and the throughput rises; where every jump outlasts the RTO (12 -> 35
+    ms isolated, the busy path times out too) no split survives and little changes."""
+    from lossytcp.validation.abrupt import KARN_JUMPS, design_61
+
+    mu, T, wm, H, V = list(design_61(13, 2004, True))[12]
+    kw = dict(rate_pps=mu, rtt_s=T + 1 / mu, H=H, excess_mean_s=V, max_window=wm,
+              variant="oldtahoe", rto="rfc6298")
+    one, split = abrupt_rtt(**kw), abrupt_rtt(**kw, bursts="split")
+    assert one.split_share is None and 0.2 < split.split_share < 0.8
+    assert split.spurious_timeouts_per_s < 0.8 * one.spurious_timeouts_per_s
+    assert split.throughput_pps > 1.5 * one.throughput_pps
+    c = KARN_JUMPS["12->35ms"]
+    kw = dict(rate_pps=c["rate_pps"], rtt_s=c["rtt_s"], H=c["H"],
+              excess_mean_s=c["excess_mean_s"], max_window=c["window"], rto="rfc6298")
+    one, split = abrupt_rtt(**kw), abrupt_rtt(**kw, bursts="split")
+    assert split.split_share < 0.05
+    assert split.throughput_pps == pytest.approx(one.throughput_pps, rel=0.02)

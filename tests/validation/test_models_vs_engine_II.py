@@ -155,11 +155,11 @@ def test_fading_energy_claims_follow_the_packet_error_model():
 @pytest.fixture(scope="module")
 def design1_quick():
     return abrupt.run_design(20, runs=2, factor=300, second=False,
-                             estimators=("rfc6298",), models=("paper", "rfc6298"))
+                             estimators=("rfc6298",), models=("paper", "rfc6298", "split"))
 
 
 @pytest.mark.parametrize("variant", ["oldtahoe", "reno"])
-@pytest.mark.parametrize("rule", ["paper", "rfc6298"])
+@pytest.mark.parametrize("rule", ["paper", "rfc6298", "split"])
 def test_abrupt_rtt_design1_errors(design1_quick, variant, rule):
     e = design1_quick[f"{variant}_rfc6298_{rule}_err"].abs()
     assert e.max() < 0.20 and e.mean() < 0.10
@@ -220,7 +220,7 @@ def test_fig9_spread_in_ns2_is_the_engines():
 @pytest.fixture(scope="module")
 def design2_quick():
     return abrupt.run_design(20, runs=2, factor=300, second=True,
-                             estimators=("rfc6298",), models=("paper", "rfc6298"))
+                             estimators=("rfc6298",), models=("paper", "rfc6298", "split"))
 
 
 def test_abrupt_rtt_design2_rfc6298_extension(design2_quick):
@@ -236,6 +236,10 @@ def test_abrupt_rtt_design2_rfc6298_extension(design2_quick):
         rest = design2_quick.exp != 12
         assert ours[rest].abs().max() < 0.3
         assert ours[~rest].iloc[0] < -0.4
+        # Split bursts (bursts="split") bring experiment 12 within 30% (measured -22% / -14%
+        # at this size) and keep the rest there.
+        split = design2_quick[f"{v}_rfc6298_split_err"].abs()
+        assert split.max() < 0.3 and split.mean() < 0.1
 
 
 def test_window_between_timeouts_on_short_holding_times():
@@ -329,29 +333,32 @@ def test_abrupt_rtt_full_designs():
     """The paper's sizes: 100 experiments, 5 runs of 1000 max(E[V_i] + T_i) each."""
     d1 = abrupt.run_design(100, second=False, estimators=("rfc6298",))
     for v in abrupt.VARIANTS:
-        for rule in ("paper", "rfc6298"):
+        for rule in ("paper", "rfc6298", "split"):
             e = d1[f"{v}_rfc6298_{rule}_err"].abs()
             assert e.max() < 0.20 and e.mean() < 0.10
     # Design 2: the extension (Karn's backed-off timer, RFC 5681's ssthresh, the RTO per
-    # window, go-back-N's duplicates, the restart after an expiry) brings the mean inside
-    # the paper's bound (measured 5.2% / 4.1%, the paper's model 11.6% / 10.4%); single
-    # experiments stay off by up to 58% / 38% (split bursts, see the model's docstring),
-    # four / three of them by more than 20%, all below. The model's timeouts per second
-    # are 1.33 / 1.35 times the engine's in sum.
+    # window, go-back-N's duplicates, the restart after an expiry, a visit's samples)
+    # brings the mean inside the paper's bound (measured 4.2% / 4.6%, the paper's model
+    # 11.6% / 10.4%); 12 and 69 stay off by up to 58% / 39% (split bursts, see the model's
+    # docstring), clearly below. With bursts="split" (measured 4.0% / 25.5% and 5.6% /
+    # 31.4%) none is clearly beyond 20%, at the cost of a model above the engine in most.
     d2 = abrupt.run_design(100, second=True, estimators=("rfc6298",))
     for v in abrupt.VARIANTS:
         paper = d2[f"{v}_rfc6298_paper_err"]
         ours = d2[f"{v}_rfc6298_rfc6298_err"]
-        assert ours.abs().mean() < 0.06 < 0.10 < paper.abs().mean() < 0.13
+        split = d2[f"{v}_rfc6298_split_err"]
+        assert ours.abs().mean() < 0.05 < 0.10 < paper.abs().mean() < 0.13
         assert ours.abs().max() < 0.6
         assert (ours <= 0).mean() < (paper <= 0).mean()
-        assert (ours.abs() > 0.2).sum() <= 5
+        assert set(d2.exp[ours.abs() > 0.2]) == {12, 69}
+        assert split.abs().mean() < 0.06 and split.abs().max() < 0.33
+        assert (split > 0).mean() > 0.8
         # Sec. 6.1's lower bound holds here, loosely: the paper's model is below the engine
         # in two thirds of the experiments (measured 68% / 67%), within 5% below in a fifth.
         assert (paper <= 0).mean() > 0.6
         assert ((paper <= 0) & (paper >= -0.05)).mean() < 0.3
     # The extension's measured domain in design 2: w_m <= 45 (44 experiments), inside the
-    # paper's bound (measured 2.9% / 12.5% and 2.5% / 7.8%), where the paper's RTO is not.
+    # paper's bound (measured 2.5% / 9.3% and 3.4% / 16.3%), where the paper's RTO is not.
     small = d2.w_m <= 45
     bw = abrupt.by_window(d2).set_index(["variant", "experiments"])
     for v in abrupt.VARIANTS:
@@ -359,6 +366,8 @@ def test_abrupt_rtt_full_designs():
         assert r.max_abs_error < 0.20 and r.mean_abs_error < 0.10
         assert d2.loc[small, f"{v}_rfc6298_paper_err"].abs().max() > 0.25
         assert 1.0 < bw.loc[(v, "w_m>45")].timeout_ratio < 1.35
+    beyond = abrupt.beyond_bound(d2, model="split")
+    assert len(beyond) <= 5 and not beyond.clear.any()
 
 
 @pytest.mark.slow
@@ -372,10 +381,8 @@ def test_abrupt_rtt_long_holding_full():
 @pytest.mark.slow
 def test_abrupt_rtt_holding_sweep_full():
     """Design 2's experiments 47, 53, 35, 7 with every excess holding mean x0.5, 1, 3, 10 (2
-    runs each): the extension has no upward bias left as the states shorten (47, 35, 7
-    within 9%: measured +9%, +3%, -2%, -7% on 47); 53 stays 12-20% below (its expiries 1.2
-    to 1.8 times the engine's)."""
+    runs each): within 15% at every scale (measured +14%, +10%, +5%, -8% on 47): states
+    lasting one or two RTTs leave the model above, longer ones within 10%."""
     df = abrupt.holding_sweep(max_duration_s=3e3)
-    assert (df.rel_error.abs() < 0.21).all(), df.to_string()
-    rest = df[df.exp != 53]
-    assert (rest.rel_error.abs() < 0.1).all(), df.to_string()
+    assert (df.rel_error.abs() < 0.15).all(), df.to_string()
+    assert (df[df.scale >= 3].rel_error.abs() < 0.11).all(), df.to_string()
