@@ -47,9 +47,11 @@ def best_of(fn, n: int = 20) -> float:
     return min(times)
 
 
-#: Chains at abrupt-rtt's size limits (``_check_size``): (states, w_m, RTO rule).
-ABRUPT_LIMITS = ((3, 1000, "paper"), (20, 111, "paper"), (64, 19, "paper"),
-                 (3, 702, "rfc6298"), (10, 63, "rfc6298"))
+#: Chains at abrupt-rtt's size limits (``_check_size``): (states, w_m, RTO rule, bursts).
+ABRUPT_LIMITS = ((3, 1000, "paper", "single"), (20, 111, "paper", "single"),
+                 (64, 19, "paper", "single"), (3, 702, "rfc6298", "single"),
+                 (10, 63, "rfc6298", "single"), (3, 351, "rfc6298", "split"),
+                 (6, 87, "rfc6298", "split"))
 
 
 def abrupt_limits() -> None:
@@ -57,13 +59,15 @@ def abrupt_limits() -> None:
     from lossytcp.models.abrupt_rtt import abrupt_rtt
 
     rng = np.random.default_rng(1)
-    for m, wm, rule in ABRUPT_LIMITS:
+    for m, wm, rule, bursts in ABRUPT_LIMITS:
         t_s = rng.uniform(0.05, 0.1, m)
         kw = dict(rate_pps=1000.0, rtt_s=t_s, H=rng.dirichlet(np.ones(m), m),
-                  excess_mean_s=rng.uniform(0.0, 9.0, m) * t_s, max_window=wm, rto=rule)
+                  excess_mean_s=rng.uniform(0.0, 9.0, m) * t_s, max_window=wm, rto=rule,
+                  bursts=bursts)
         t = time.process_time()
         abrupt_rtt(**kw)
-        print(f"abrupt-rtt {m:2d} states w_m {wm:4d} {rule:8s} {time.process_time() - t:6.2f} s")
+        print(f"abrupt-rtt {m:2d} states w_m {wm:4d} {rule:8s} {bursts:6s} "
+              f"{time.process_time() - t:6.2f} s")
 
 
 def main() -> int:

@@ -426,8 +426,12 @@ def test_chains_too_large_to_solve_quickly_are_refused_with_the_bound():
         evaluate("abrupt-rtt", max_window=4618, **kw(3))
     with pytest.raises(ParameterError, match="at most 316 with 10 RTT states"):
         evaluate("abrupt-rtt", max_window=317, **kw(10))
-    with pytest.raises(ParameterError, match="at most 702 with 3 RTT states and rto='rfc6298'"):
+    with pytest.raises(ParameterError, match="at most 702 with 3 RTT states, rto='rfc6298'"):
         evaluate("abrupt-rtt", max_window=703, rto="rfc6298", **kw(3))
+    with pytest.raises(ParameterError, match="at most 351 with 3 RTT states.*bursts='split'"):
+        evaluate("abrupt-rtt", max_window=352, rto="rfc6298", bursts="split", **kw(3))
+    with pytest.raises(ParameterError, match="at most 6 states with bursts='split'"):
+        evaluate("abrupt-rtt", max_window=5, rto="rfc6298", bursts="split", **kw(7))
     with pytest.raises(ParameterError, match="at most 10 states with rto='rfc6298'"):
         evaluate("abrupt-rtt", max_window=5, rto="rfc6298", **kw(11))
     assert evaluate("abrupt-rtt", max_window=60, **kw(10)).throughput_pps > 0

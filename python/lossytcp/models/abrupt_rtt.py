@@ -353,7 +353,7 @@ class AbruptRttParams:
         if self.bursts == "split" and self.rto != "rfc6298":
             raise ParameterError("bursts", self.bursts, "'split' needs rto='rfc6298' (the "
                                  "paper's model has one burst per round, eq. (14))")
-        _check_size(m, self.max_window, self.rto)
+        _check_size(m, self.max_window, self.rto, self.bursts)
         _check_single_recurrent_class(h)
 
 
@@ -362,27 +362,35 @@ MAX_WINDOW = 1000
 MAX_STATES = 64
 WORK_BUDGET = {"paper": 1e8, "rfc6298": 4e7}
 MAX_STATES_RFC6298 = 10
+MAX_STATES_SPLIT = 6
 
 
-def _check_size(m: int, wm: int, rto: str) -> None:
+def _check_size(m: int, wm: int, rto: str, bursts: str = "single") -> None:
     """Refuses a chain the model cannot solve in about a second on one core. The paper's
     timer costs about states^3 x max_window^2 x 1e-8 s (the reward tables are states x
     max_window^2 per target state); ``rto="rfc6298"`` mixes each state's RTO over the
     previous state and five holding-time quantiles, which adds a term in states^4 x
     max_window (dominant beyond a few states), so it is held to
-    ``MAX_STATES_RFC6298`` states and a budget on states^4 x max_window^2. Every chain at the
-    limits solves in under a second (``bench/models.py`` prints the times). The paper's own
-    experiments have 3 states and w_m <= 100."""
+    ``MAX_STATES_RFC6298`` states and a budget on states^4 x max_window^2. ``bursts="split"``
+    multiplies the chain by its ``_BURST_MODES`` modes, and the budget is shared among them,
+    with at most ``MAX_STATES_SPLIT`` states. Every chain at the limits solves in two seconds
+    or less (``bench/models.py`` prints the times). The paper's own experiments have 3 states
+    and w_m <= 100."""
     if rto == "rfc6298" and m > MAX_STATES_RFC6298:
         raise ParameterError("rtt_s", f"{m} states",
                              f"must have at most {MAX_STATES_RFC6298} states with "
                              f"rto='rfc6298' (at most {MAX_STATES} with rto='paper')")
+    if bursts == "split" and m > MAX_STATES_SPLIT:
+        raise ParameterError("rtt_s", f"{m} states",
+                             f"must have at most {MAX_STATES_SPLIT} states with bursts='split'")
     power = 4 if rto == "rfc6298" else 3
-    limit = int(math.sqrt(WORK_BUDGET[rto] / m ** power))
+    modes = _BURST_MODES if bursts == "split" else 1
+    limit = int(math.sqrt(WORK_BUDGET[rto] / (m ** power * modes)))
     if wm > limit:
         raise ParameterError(
             "max_window", wm,
-            f"must be at most {max(limit, 1)} with {m} RTT states and rto='{rto}' (the "
+            f"must be at most {max(limit, 1)} with {m} RTT states, rto='{rto}' and "
+            f"bursts='{bursts}' (the "
             f"model's work grows as states^{power} x max_window^2; larger chains take "
             "seconds to minutes)")
 
