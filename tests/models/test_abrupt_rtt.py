@@ -520,3 +520,15 @@ def test_split_bursts_fewer_timeouts_where_jumps_are_small():
     one, split = abrupt_rtt(**kw), abrupt_rtt(**kw, bursts="split")
     assert split.split_share < 0.05
     assert split.throughput_pps == pytest.approx(one.throughput_pps, rel=0.02)
+
+
+def test_rfc6298_visits_of_millions_of_rtts():
+    """A visit may span millions of RTTs (0.1 us RTTs held for a second on average): its
+    samples are counted in closed form, not round by round (that once took 24 GB)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    r = abrupt_rtt(rate_pps=1e7, rtt_s=(1e-7, 2e-7), H=((0, 1), (1, 0)), excess_mean_s=(1.0, 1.0),
+                   max_window=4, rto="rfc6298", bursts="split")
+    assert 0 < r.throughput_pps <= 1e7
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # KiB

@@ -923,10 +923,14 @@ def _visit_samples(hold, Ti: float, Tk):
     time x into it the ACKs are those of k's packets sent in the last T_k before it (min(x,
     T_k) worth at k's rate) and those of i's own packets sent before x - T_i, which were
     clocked the same way: ``sum_m min(x - m T_i, T_k)^+``."""
-    hold = np.asarray(hold, dtype=float)
-    m = np.arange(int(np.ceil(hold.max() / Ti)) + 1)
-    left = np.clip(hold[:, None] - m[None, :] * Ti, 0.0, None)                 # (q, m)
-    return np.minimum(left[None], np.asarray(Tk, dtype=float)[:, None, None]).sum(axis=-1)
+    x = np.asarray(hold, dtype=float)[None, :]
+    Tk = np.asarray(Tk, dtype=float)[:, None]
+    # In closed form (the visit may span millions of T_i): the terms with x - m T_i >= T_k
+    # give T_k each, the rest an arithmetic series up to the last m with x - m T_i > 0.
+    full = np.where(x >= Tk, np.floor((x - Tk) / Ti) + 1.0, 0.0)
+    last = np.ceil(x / Ti) - 1.0
+    n = np.maximum(last - full + 1.0, 0.0)
+    return full * Tk + n * x - Ti * (full + last) * n / 2.0
 
 
 def _rto_mixture(params: AbruptRttParams, rate_pps) -> list:
