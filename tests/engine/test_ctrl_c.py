@@ -38,7 +38,10 @@ print("finished", flush=True)
 def _interrupt(argv: list[str], settle_s: float = 1.0) -> tuple[subprocess.CompletedProcess, float]:
     """Start ``argv``, wait until it prints a line (or for the CLI, ``settle_s``), let it run,
     send one SIGINT and time how long it takes to exit."""
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A suite started as a background job (``nohup make test &``) inherits SIGINT ignored;
+    # the child gets the default back, as a terminal would give it.
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         if argv[1] == "-c":
             assert p.stdout is not None
