@@ -527,6 +527,11 @@ def test_rfc6298_visits_of_millions_of_rtts():
     samples are counted in closed form, not round by round (that once took 24 GB)."""
     import resource
 
+    from lossytcp.models.abrupt_rtt import _visit_samples
+
+    # A visit of 1000 s at a 1 ns RTT: a billion rounds, each of T_k = 1 or 2 ns of samples.
+    assert _visit_samples(np.array([1e3]), 1e-9, np.array([1e-9, 2e-9])) == pytest.approx(
+        np.array([[1e3], [2e3]]), rel=1e-9)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     r = abrupt_rtt(rate_pps=1e7, rtt_s=(1e-7, 2e-7), H=((0, 1), (1, 0)), excess_mean_s=(1.0, 1.0),
                    max_window=4, rto="rfc6298", bursts="split")

@@ -277,6 +277,7 @@ to one DA per window round and the model allows one RTT change per round).
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -737,7 +738,7 @@ KEEP, SPLIT, CLOSE, RESET = 0, 1, 2, 3
 
 
 def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarray,
-                 Yi=None, resent: bool = False, restart: bool = False, frag: float = 0.0,
+                 Yi=None, resent: bool = False, restart: bool = False, splits: int = 0,
                  gap: float = 0.0):
     """The three ways a transition i -> j out of window w1 can go (see the module docstring).
 
@@ -772,20 +773,8 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
         # RFC 5681 eq. (4) sets ssthresh to half the flight (w1 + 1 on the idle path, w1 on
         # the busy one) and holds it while the same segment times out again, so the fast
         # phase ends at half the flight whatever K: no fast congestion avoidance.
-        wI = np.maximum(1.0, (w1 + 1.0) / 2.0) + 0.0 * kI
         wB = np.maximum(1.0, w1 / 2.0) + 0.0 * kB
-        # Burst modes (ours, ``_compute_chain``): ``frag`` of the idle time lies in gaps split
-        # off the round's main gap, each about ``gap`` long. A jump landing in a gap times
-        # out when that gap plus the jump passes the RTO.
-        idle = np.maximum(Ti - w1 / mu, 0.0)
-        p_big = np.clip(p_idle - frag / Ti, 0.0, 1.0)
-        p_small = p_idle - p_big
-        g_small = np.minimum(gap, idle)
-        if frag > 0.0:
-            kI = _timeouts(Tj - (w1 + 1.0) / mu - frag, Yi)
-        kS = _timeouts(Tj - Ti + g_small - 1.0 / mu, Yi)
-        up, drop = Tj > Ti, Ti - Tj
-        kI0, kB0 = kI, kB
+        kB0 = kB
         # Karn expiries (``_karn_expiries``): the new data's first segment leaves the
         # bottleneck ``lag`` before the last late ACK of the flight restarts the timer. Idle
         # path: the flight is one burst, its late ACKs come 1/mu apart and go-back-N's two
@@ -796,35 +785,47 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
         # flight of the first part, T_i - w1/mu before the last late ACK; if c >= w1/2
         # it leaves during the second part, (w1 - c)/mu before it (w1/(4 mu) on average):
         # two halves of the busy path (ours).
-        kI, wI, dI = _karn_expiries(Tj, wI, kI, Yi, mu)
-        kS0 = kS
-        kS, wS, dS = _karn_expiries(Tj, np.maximum(1.0, (w1 + 1.0) / 2.0) + 0.0 * kS, kS, Yi,
-                                    mu)
         halves = [_karn_expiries(Tj, wB, kB, Yi, mu, lag=lag)
                   for lag in (np.maximum(Ti - w1 / mu, 0.0), w1 / (4.0 * mu))]
-        # Go-back-N after the first expiry re-sends the whole flight (w1 segments, all still
-        # in the pipe: the receiver gets each twice), each further backoff expiry segment 1
-        # once more, each Karn expiry the flight then in the pipe (ours).
-        dupI = np.where(kI0 > 0, w1 + kI0 - 1.0, 0.0) + dI
-        dupS = np.where(kS0 > 0, w1 + kS0 - 1.0, 0.0) + dS
-        dupB = [np.where(kB0 > 0, w1 + kB0 - 1.0, 0.0) + h[2] for h in halves]
-        # The restart (ours, ``_restart_rows``): the flight whose ACKs came late (w1 + 1 idle,
-        # w1 busy) and each Karn flight are delivered once as new data; the next round of new
-        # data leaves one T_j later than the paper's chain has it, one more T_j per Karn
-        # expiry.
-        nI = np.where(kI0 > 0, 1.0 + kI - kI0, 0.0)
-        preI = np.where(kI0 > 0, w1 + 1.0, 0.0) + dI
-        nS = np.where(kS0 > 0, 1.0 + kS - kS0, 0.0)
-        preS = np.where(kS0 > 0, w1 + 1.0, 0.0) + dS
+
+        def late_flight(k0):
+            """A jump in idle time that expires ``k0`` times before Karn's rule: expiries,
+            start window, restart delay, packets re-sent, packets before the restart.
+
+            Go-back-N after the first expiry re-sends the whole flight (w1 segments, all still
+            in the pipe: the receiver gets each twice), each further backoff expiry segment 1
+            once more, each Karn expiry the flight then in the pipe (ours). The restart (ours,
+            ``_restart_rows``): the flight whose ACKs came late (w1 + 1) and each Karn flight
+            are delivered once as new data; the next round of new data leaves one T_j later
+            than the paper's chain has it, one more T_j per Karn expiry."""
+            k, w, karn_dup = _karn_expiries(
+                Tj, np.maximum(1.0, (w1 + 1.0) / 2.0) + 0.0 * k0, k0, Yi, mu)
+            late = k0 > 0
+            return (k, np.where(k > 0, np.minimum(w, wm), w1), np.where(late, 1.0 + k - k0, 0.0),
+                    np.where(late, w1 + k0 - 1.0, 0.0) + karn_dup,
+                    np.where(late, w1 + 1.0, 0.0) + karn_dup)
+
+        # Burst modes (ours, ``_compute_chain``): ``splits`` gaps, each about ``gap`` long,
+        # are split off the round's main gap and take that much of the idle time. A jump
+        # landing in a gap times out when that gap plus the jump passes the RTO; one that
+        # does not splits the burst it lands in (upward) or closes the gap it lands in if
+        # longer than the gap (downward). A timeout restarts the flight as one burst.
+        splits = splits if gap > 0 else 0
+        frag = splits * gap
+        idle = np.maximum(Ti - w1 / mu, 0.0)
+        up, drop = Tj > Ti, Ti - Tj
+        p_big = np.clip(p_idle - frag / Ti, 0.0, 1.0)
+        if splits:
+            kI = _timeouts(Tj - (w1 + 1.0) / mu - frag, Yi)
+        kI0 = kI
+        kI, startI, nI, dupI, preI = late_flight(kI0)
         pb = (1.0 - pda) * (1.0 - p_idle) / 2.0
-        # An upward jump inside a burst that does not time out splits it off a new gap; a
-        # downward one at least ``gap`` long landing in a split-off gap closes it; a timeout
-        # restarts the flight as one burst (slow start).
-        # A downward one inside a burst brings the burst's tail forward, queued at the
-        # bottleneck, into the gap after it: a split-off one (n of the n + 1) closes if it is
-        # shorter than the drop.
-        n_split = frag / gap if gap > 0 else 0.0
-        f_close = np.where((drop > 0) & (drop >= g_small), n_split / (n_split + 1.0), 0.0)
+        # A downward jump inside a burst brings the burst's tail forward, queued at the
+        # bottleneck, into the gap after it: a split-off one (``splits`` of the
+        # ``splits + 1``) closes if it is shorter than the drop.
+        g_small = np.minimum(gap, idle)
+        f_close = (np.where((drop > 0) & (drop >= g_small), splits / (splits + 1.0), 0.0)
+                   if splits else 0.0)
         busy, closing = [], []
         for h in halves:
             start = np.where(h[0] > 0, np.minimum(h[1], wm), w1)
@@ -832,18 +833,24 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
             busy.append((pb * (1.0 - f_close), start, dl,
                          np.where(h[0] > 0, RESET, np.where(up, SPLIT, KEEP))))
             closing.append((pb * f_close, start, dl, np.where(h[0] > 0, RESET, CLOSE)))
-        # A downward jump longer than the gap it lands in closes that gap.
         paths = [(pda, np.maximum(w1 / 2.0, 1.0) + 0.0 * pda, 0.0, KEEP),
-                 ((1.0 - pda) * p_big, np.where(kI > 0, np.minimum(wI, wm), w1), nI,
+                 ((1.0 - pda) * p_big, startI, nI,
                   np.where(kI > 0, RESET, np.where(drop >= idle - frag, CLOSE, KEEP)))] + busy
-        paths += closing + [((1.0 - pda) * p_small, np.where(kS > 0, np.minimum(wS, wm), w1),
-                             nS, np.where(kS > 0, RESET, np.where(drop >= g_small, CLOSE, KEEP)))]
-        p_to = p_big * (kI > 0) + p_small * (kS > 0) + (1 - p_idle) * (kB0 > 0)
-        k_to = (p_big * kI + p_small * kS
-                + (1 - p_idle) * (halves[0][0] + halves[1][0]) / 2.0)
-        dup = (1.0 - pda) * (p_big * dupI + p_small * dupS
-                             + (1 - p_idle) * (dupB[0] + dupB[1]) / 2.0)
-        pre = (1.0 - pda) * (p_big * preI + p_small * preS
+        # The split-off gaps' share of the round (zero without splits).
+        s_to = s_k = s_dup = s_pre = 0.0
+        if splits:
+            p_small = p_idle - p_big
+            kS0 = _timeouts(Tj - Ti + g_small - 1.0 / mu, Yi)
+            kS, startS, nS, dupS, preS = late_flight(kS0)
+            paths += closing + [((1.0 - pda) * p_small, startS, nS,
+                                 np.where(kS > 0, RESET, np.where(drop >= g_small, CLOSE, KEEP)))]
+            s_to, s_k, s_dup, s_pre = (p_small * (kS > 0), p_small * kS, p_small * dupS,
+                                       p_small * preS)
+        p_to = p_big * (kI > 0) + s_to + (1 - p_idle) * (kB0 > 0)
+        k_to = p_big * kI + s_k + (1 - p_idle) * (halves[0][0] + halves[1][0]) / 2.0
+        dupB = [np.where(kB0 > 0, w1 + kB0 - 1.0, 0.0) + h[2] for h in halves]
+        dup = (1.0 - pda) * (p_big * dupI + s_dup + (1 - p_idle) * (dupB[0] + dupB[1]) / 2.0)
+        pre = (1.0 - pda) * (p_big * preI + s_pre
                              + (1 - p_idle) * np.where(kB0 > 0, w1, 0.0)
                              + (1 - p_idle) * (halves[0][2] + halves[1][2]) / 2.0)
         if not restart:
@@ -882,14 +889,11 @@ def _mixture(paths, wm: int, delays: bool = False, actions: bool = False):
     out = (rows, cols, vals)
     if prob.ndim == 3:
         out = (np.concatenate((idx[1][keep_lo], idx[1][keep_hi])),) + out
-    if delays:
-        dl = np.stack([np.broadcast_to(p[2] if len(p) > 2 else 0.0, prob.shape[1:])
-                       for p in paths])
-        out += (np.concatenate((dl[keep_lo], dl[keep_hi])),)
-    if actions:
-        ac = np.stack([np.broadcast_to(p[3] if len(p) > 3 else KEEP, prob.shape[1:])
-                       for p in paths])
-        out += (np.concatenate((ac[keep_lo], ac[keep_hi])),)
+    for pos, default, wanted in ((2, 0.0, delays), (3, KEEP, actions)):
+        if wanted:
+            x = np.stack([np.broadcast_to(p[pos] if len(p) > pos else default, prob.shape[1:])
+                          for p in paths])
+            out += (np.concatenate((x[keep_lo], x[keep_hi])),)
     return out
 
 
@@ -1105,11 +1109,11 @@ def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
     E_all = np.stack(E_into)                                           # [j, i, s]
     nxt_x = np.append(tau[:, 1:], np.full((M, 1), np.inf), axis=1)      # tau of window s + 1
     last2 = k >= wm - 2
-    for n, i in ((n, i) for n in range(NM) for i in range(M)):
+    for n, i in itertools.product(range(NM), range(M)):
         js = np.flatnonzero(H[i] > 0)
         h = H[i, js]
         res = _event_paths_mixed(params, i, js, w1, Y, mix, restart=restart,
-                                 **({"frag": n * gap, "gap": gap} if NM > 1 else {}))
+                                 **({"splits": n, "gap": gap} if NM > 1 else {}))
         paths, pda, pto, kto, dup = res[:5]
         # The restart's flight delivered once as new data (zero without the restart).
         once = res[5] if restart else 0.0 * dup

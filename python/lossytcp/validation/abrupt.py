@@ -170,28 +170,28 @@ def holding_sweep(exps=ABOVE_ENGINE, scales=(0.5, 1.0, 3.0, 10.0), runs: int = 2
                      ignore_index=True)
 
 
-ISOLATED_JUMP = dict(rate_pps=1000.0, rtt_s=(0.05, 0.08), window=10,
-                     H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(2.0, 2.0))
+def _alternating(rate_pps: float, rtt_s: tuple, window: int, excess_s: float) -> dict:
+    """Two RTT states that alternate (each change the other way), each held ``excess_s`` on
+    average beyond its RTT: isolated jumps."""
+    return dict(rate_pps=rate_pps, rtt_s=rtt_s, window=window, H=((0.0, 1.0), (1.0, 0.0)),
+                excess_mean_s=(excess_s, excess_s))
+
+
+ISOLATED_JUMP = _alternating(1000.0, (0.05, 0.08), 10, 2.0)
 
 #: Isolated jumps (two states, changes ~1-2 s apart) under which the RFC 6298 engine expires
 #: twice per upward jump (the new RTT more than twice the old: Karn's rule keeps the backed-off
 #: timer through the go-back-N fast phase) or not (less than twice).
 KARN_JUMPS = {
-    "12->35ms": dict(rate_pps=9277.0, rtt_s=(0.012, 0.035), window=46,
-                     H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(1.0, 1.0)),
-    "12->22ms": dict(rate_pps=9277.0, rtt_s=(0.012, 0.022), window=46,
-                     H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(1.0, 1.0)),
-    "48->110ms": dict(rate_pps=8342.0, rtt_s=(0.048, 0.110), window=98,
-                      H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(2.0, 2.0)),
+    "12->35ms": _alternating(9277.0, (0.012, 0.035), 46, 1.0),
+    "12->22ms": _alternating(9277.0, (0.012, 0.022), 46, 1.0),
+    "48->110ms": _alternating(8342.0, (0.048, 0.110), 98, 2.0),
     # Design 2's experiments 59, 97 and 44 (states, rate and window) as isolated jumps: the
     # new RTT within a few ms of 2Y + w/(2 mu), where the Karn expiry depends on when the
     # new data leaves the bottleneck (see ``_event_paths``).
-    "121->259ms": dict(rate_pps=1032.0, rtt_s=(0.1213, 0.2588), window=43,
-                       H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(3.0, 3.0)),
-    "76->159ms": dict(rate_pps=2673.0, rtt_s=(0.0763, 0.1586), window=61,
-                      H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(3.0, 3.0)),
-    "80->356ms": dict(rate_pps=1821.0, rtt_s=(0.0797, 0.3561), window=71,
-                      H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(3.0, 3.0)),
+    "121->259ms": _alternating(1032.0, (0.1213, 0.2588), 43, 3.0),
+    "76->159ms": _alternating(2673.0, (0.0763, 0.1586), 61, 3.0),
+    "80->356ms": _alternating(1821.0, (0.0797, 0.3561), 71, 3.0),
 }
 
 
@@ -243,8 +243,7 @@ def isolated_jump(duration_s: float = 2000.0, seeds=(1, 2), variant: str = "oldt
 #: Design 2's experiment 12 (T 55 and 66 ms, window 95 at 9274 packets/s) as an isolated jump:
 #: a single burst per round would time out in the idle part of every round (the idle gap
 #: plus the 11 ms jump exceeds the RTO), but the engine's bursts are split.
-SPLIT_JUMP = dict(rate_pps=9274.0, rtt_s=(0.05508, 0.06626), window=95,
-                  H=((0.0, 1.0), (1.0, 0.0)), excess_mean_s=(2.0, 2.0))
+SPLIT_JUMP = _alternating(9274.0, (0.05508, 0.06626), 95, 2.0)
 
 
 def karn_jumps(duration_s: float = 1000.0, seeds=(1, 2), rules=("paper", "rfc6298")):
