@@ -1570,10 +1570,12 @@ class QueueTrace(_Data):
 @record
 class Tracing(_Data):
     """Optional traces: every data transmission (``sends``), the window whenever it changes
-    (``window``), a queue over a bounded time window (``queue``)."""
+    (``window``), every state a link's semi-Markov delay enters (``delay``: per link, in its
+    report's ``delay_trace``), a queue over a bounded time window (``queue``)."""
 
     sends: bool = False
     window: bool = False
+    delay: bool = False
     queue: QueueTrace | None = None
 
     NESTED: ClassVar[dict[str, Callable[[Any, str], Any]]] = {
@@ -1582,6 +1584,7 @@ class Tracing(_Data):
     def __post_init__(self) -> None:
         _set(self, "sends", v.boolean("sends", self.sends))
         _set(self, "window", v.boolean("window", self.window))
+        _set(self, "delay", v.boolean("delay", self.delay))
 
 
 # --------------------------------------------------------------------------------- scenario
@@ -1742,6 +1745,8 @@ class Scenario(_Data):
         if self.traffic:
             out["traffic"] = [self._traffic_engine(net, t) for t in self.traffic]
         trace: dict[str, Any] = {"sends": self.trace.sends, "window": self.trace.window}
+        if self.trace.delay:
+            trace["delay"] = True
         if self.trace.queue is not None:
             q = self.trace.queue
             trace["queue"] = {"link": self._link_index(net, q.link), "from_s": q.from_s,

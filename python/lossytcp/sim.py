@@ -116,6 +116,8 @@ class SimReport(Record, RunMetrics):
     events: int
     send_trace: list[tuple[float, int, bool]] = field(default_factory=list, repr=False)
     window_trace: list[tuple[float, float, float, float]] = field(default_factory=list, repr=False)
+    #: simulate(trace_delay=True): (entry time, state) of the semi-Markov delay, per state.
+    delay_trace: list[tuple[float, int]] = field(default_factory=list, repr=False)
     #: The flow's name in a multi-flow report.
     label: str | None = None
     #: Network engine only (None before): RED's early drops and full-queue drops
@@ -370,7 +372,7 @@ _DEFAULTS: dict[str, Any] = dict(
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
     timer_every_partial_ack=None, vegas_alpha=None, vegas_beta=None, vegas_gamma=None,
     lp_alpha=None, lp_beta=None, westwood_tau_s=None, westwood_slow_start=None,
-    tick_phase=None, trace_sends=False, trace_window=False, hops=None,
+    tick_phase=None, trace_sends=False, trace_window=False, trace_delay=False, hops=None,
 )
 
 
@@ -451,7 +453,8 @@ def scenario_from_keywords(variant: str = "newreno", **kwargs: Any) -> Scenario:
                                  queue=q, channel=p["channel"], ack_channel=p["ack_channel"],
                                  protect_retransmissions=protect)
     trace = sc_mod.Tracing(sends=v.boolean("trace_sends", p["trace_sends"]),
-                           window=v.boolean("trace_window", p["trace_window"]))
+                           window=v.boolean("trace_window", p["trace_window"]),
+                           delay=v.boolean("trace_delay", p["trace_delay"]))
     return Scenario(topology=topo, flows=(flow,), seed=p["seed"], duration_s=p["duration_s"],
                     trace=trace)
 
@@ -516,7 +519,7 @@ def _round_ns(x: float | None) -> float | None:
 
 
 def _flow_report(flow: Mapping[str, Any], variant: str, seed: int, events: int,
-                 label: str | None = None) -> SimReport:
+                 label: str | None = None, delay_trace=()) -> SimReport:
     names = {f.name for f in fields(SimReport)}
     kw = {k: flow[k] for k in names if k in flow}
     if variant not in CLASSIFYING_VARIANTS:
@@ -526,12 +529,16 @@ def _flow_report(flow: Mapping[str, Any], variant: str, seed: int, events: int,
     for k in ("elapsed_s", "completion_time_s", "final_rto_s", "srtt_s"):
         if k in kw:
             kw[k] = _round_ns(kw[k])
-    return SimReport(variant=variant, seed=seed, events=events, label=label, **kw)
+    return SimReport(variant=variant, seed=seed, events=events, label=label,
+                     delay_trace=list(delay_trace), **kw)
 
 
 def _run(scenario: dict[str, Any], variant: str) -> SimReport:
     out = _engine_run(scenario)
-    return _flow_report(out["flows"][0], variant, scenario["seed"], out["events"])
+    states = next((lk["delay_trace"] for lk in out.get("links", ()) if lk.get("delay_trace")),
+                  ())
+    return _flow_report(out["flows"][0], variant, scenario["seed"], out["events"],
+                        delay_trace=[(t, int(s)) for t, s in states])
 
 
 def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
@@ -575,7 +582,8 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     Linux 2.6.22's with tcp_abc = 1 as ns-2's Agent/TCP/Linux runs it), ``tick_phase``
     (profile 'ns2': the phase of ns-2's RTT tick clock, ``boot_time_ / tcpTick_`` in [0, 1);
     default the phase ns-2 2.35 uses in the scripts of :mod:`lossytcp.ns2`), ``trace_sends``,
-    ``trace_window``, ``hops`` (a chain of links instead of one: a list of dicts with
+    ``trace_window``, ``trace_delay`` (the semi-Markov delay's states, ``delay_trace``),
+    ``hops`` (a chain of links instead of one: a list of dicts with
     ``rate_bps``, ``delay_s`` one way, optional ``queue_packets`` and ``channel``; ACKs return
     over the same hops).
 

@@ -122,6 +122,27 @@ def test_semi_markov_delay_reorders_and_causes_spurious_events():
     assert r.spurious_timeouts == r.timeouts
 
 
+def test_delay_trace_gives_the_semi_markov_states_without_changing_the_run():
+    delay = {"rtt_s": [0.058056, 0.060383, 0.081911],
+             "H": [[0.1, 0.33, 0.57], [0.30, 0.12, 0.58], [0.165, 0.36, 0.475]],
+             "excess_mean_s": [0.1067, 0.1183, 0.0042]}
+    kw = dict(rate_bps=1210 * 8000, packet_size_bytes=1000, window=60, delay=delay,
+              duration_s=200, min_rto_s=0.0, granularity_s=0.0)
+    traced, plain = simulate("reno", trace_delay=True, **kw), simulate("reno", **kw)
+    assert plain.delay_trace == [] and traced.as_dict() == plain.as_dict()
+    t, state = np.array(traced.delay_trace).T
+    assert t[0] == 0.0 and set(state) == {0, 1, 2}
+    hold = np.diff(t)
+    rtt = np.array(delay["rtt_s"])[state[:-1].astype(int)]
+    assert (hold >= rtt - 1e-9).all()          # a visit lasts at least its own delay
+    # Mean excess over the delay, per state: E[V_i] (about 800 visits each; state 2's
+    # 4.2 ms mean is the tightest).
+    for i, v in enumerate(delay["excess_mean_s"]):
+        assert np.mean(hold[state[:-1] == i] - delay["rtt_s"][i]) == pytest.approx(v, rel=0.15)
+    with pytest.raises(ParameterError, match="trace_delay"):
+        simulate("reno", trace_delay="yes", **kw)
+
+
 def test_protected_retransmissions_are_never_lost():
     r = simulate("tahoe", **FIG3, channel="bernoulli:p=0.3", protect_retransmissions=True,
                  duration_s=50, trace_sends=True)

@@ -44,6 +44,10 @@ pub struct TraceConfig {
     /// Record (time, cwnd, ssthresh, rto) whenever one of them changes.
     #[serde(default)]
     pub window: bool,
+    /// Record (time, state) whenever a link's semi-Markov delay enters a state (the states
+    /// are drawn as packets start transmission, so the trace ends at the last one).
+    #[serde(default)]
+    pub delay: bool,
     /// Record one link's queue (arrivals, drops, departures, RED's average) during a time
     /// window, so that memory stays bounded whatever the simulated time.
     #[serde(default)]

@@ -25,6 +25,19 @@ impl Delay {
             } => Delay::SemiMarkov(SemiMarkov::new(delay_s, h, excess_mean_s, rng)),
         }
     }
+    /// Record (entry time, state) at every state the semi-Markov process enters from now on
+    /// (a fixed delay has none).
+    pub fn trace_states(&mut self) {
+        if let Delay::SemiMarkov(s) = self {
+            s.trace = Some(Vec::new());
+        }
+    }
+    pub fn take_trace(&mut self) -> Vec<(f64, u32)> {
+        match self {
+            Delay::SemiMarkov(s) => s.trace.take().unwrap_or_default(),
+            Delay::Fixed(_) => Vec::new(),
+        }
+    }
     #[inline]
     pub fn at(&mut self, now: Time) -> Dur {
         match self {
@@ -45,6 +58,7 @@ pub struct SemiMarkov {
     /// Visits and time spent per state, for tests of the process itself.
     pub visits: Vec<u64>,
     pub time_in_state: Vec<Dur>,
+    trace: Option<Vec<(f64, u32)>>,
 }
 
 /// Stationary distribution of the embedded chain H, by iterating the lazy chain (I + H)/2,
@@ -82,6 +96,7 @@ impl SemiMarkov {
             rng,
             visits: vec![0; m],
             time_in_state: vec![Dur::ZERO; m],
+            trace: None,
         }
     }
 
@@ -93,6 +108,9 @@ impl SemiMarkov {
         self.visits[state] += 1;
         self.time_in_state[state] = self.time_in_state[state] + hold;
         self.until = at + hold;
+        if let Some(t) = self.trace.as_mut() {
+            t.push((at.as_secs(), state as u32));
+        }
     }
 
     pub fn delay_at(&mut self, now: Time) -> Dur {
@@ -160,6 +178,38 @@ mod tests {
                 "state {i}: hold {mean_hold} vs {expect}"
             );
         }
+    }
+
+    #[test]
+    fn the_state_trace_is_the_process_itself() {
+        let mut traced = Delay::SemiMarkov(paper_001());
+        let mut plain = Delay::SemiMarkov(paper_001());
+        traced.trace_states();
+        let mut t = Time::ZERO;
+        let mut changes_seen = Vec::new();
+        while t < Time::from_secs(100.0) {
+            let d = traced.at(t);
+            assert_eq!(d, plain.at(t), "tracing changed the delay at {t:?}");
+            changes_seen.push((t.as_secs(), d));
+            t += Dur::from_secs(0.001);
+        }
+        let trace = traced.take_trace();
+        let Delay::SemiMarkov(s) = &traced else {
+            unreachable!()
+        };
+        assert_eq!(trace.len() as u64, s.visits.iter().sum::<u64>());
+        assert_eq!(trace[0].0, 0.0);
+        for w in trace.windows(2) {
+            // A visit lasts at least its own delay.
+            let (t0, i) = w[0];
+            assert!(w[1].0 - t0 >= s.delay[i as usize].as_secs() - 1e-9);
+        }
+        // The delay sampled every ms is the state's delay the trace gives for that time.
+        for (t, d) in changes_seen.iter().step_by(97) {
+            let k = trace.partition_point(|e| e.0 <= *t) - 1;
+            assert_eq!(s.delay[trace[k].1 as usize], *d);
+        }
+        assert!(traced.take_trace().is_empty() && plain.take_trace().is_empty());
     }
 
     #[test]

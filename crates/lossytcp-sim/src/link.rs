@@ -190,6 +190,13 @@ impl Link {
     }
 
     /// RED's average in packets of its mean size (`None`: not a RED queue).
+    /// See [`Delay::trace_states`].
+    pub fn trace_delay(&mut self) {
+        self.delay.trace_states();
+    }
+    pub fn take_delay_trace(&mut self) -> Vec<(f64, u32)> {
+        self.delay.take_trace()
+    }
     pub fn red_average_packets(&self) -> Option<f64> {
         self.queue.red_average_packets()
     }

@@ -95,6 +95,9 @@ pub struct LinkReport {
     /// RED only: time-average of its average queue, in packets of its mean packet size (the
     /// unit of min_th / max_th; in byte mode RED's byte average / mean_packet_size_bytes).
     pub mean_red_avg: Option<f64>,
+    /// With `trace.delay`: (entry time, state) of the link's semi-Markov delay.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub delay_trace: Vec<(f64, u32)>,
 }
 
 /// Completion times in constant memory: exact count, mean, min and max; percentiles from a

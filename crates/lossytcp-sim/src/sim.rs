@@ -273,7 +273,13 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Simulation<G, R> {
             .links
             .iter()
             .enumerate()
-            .map(|(i, l)| Link::new(l, sc.seed, i, slot[i]))
+            .map(|(i, l)| {
+                let mut link = Link::new(l, sc.seed, i, slot[i]);
+                if sc.trace.delay {
+                    link.trace_delay();
+                }
+                link
+            })
             .collect();
         let mut flows = Vec::with_capacity(sc.flows.len());
         let mut sched = Scheduler::default();
@@ -1082,6 +1088,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Simulation<G, R> {
                             0.0
                         }
                     }),
+                    delay_trace: l.take_delay_trace(),
                 }
             })
             .collect();

@@ -22,7 +22,11 @@ jumps that more than double the RTT expire twice in the RFC engine, Karn's rule 
 backed-off timer), :func:`isolated_jump` with :data:`SPLIT_JUMP` and :func:`ack_gaps` (the
 engine's bursts split by earlier jumps, so the idle gap a timeout needs is rarely whole), and
 :func:`by_window` (the errors by window size), :func:`window_at_timeouts` (the window between
-expiries and the segments received twice, engine against model).
+expiries and the segments received twice, engine against model), :func:`split_rounds` (split
+bursts round by round, engine against ``bursts="split"``), :func:`jump_outcomes` (timeouts at
+the engine's own RTT jumps, from its delay-state trace, against the model's rule for each),
+:func:`recovery_splits` (bursts across Reno's fast recoveries) and :func:`confirm_beyond` (the
+experiments beyond 20% with more engine runs).
 """
 
 from __future__ import annotations
@@ -30,8 +34,10 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["design_61", "run_design", "long_holding", "isolated_jump", "karn_jumps",
-           "ack_gaps", "window_at_timeouts", "by_window", "holding_sweep", "summarize",
-           "fig9", "fig9_ns2", "gain_shares", "section_63", "tables"]
+           "ack_gaps", "split_rounds", "jump_outcomes", "recovery_splits", "confirm_beyond",
+           "window_at_timeouts", "by_window",
+           "holding_sweep", "summarize", "fig9", "fig9_ns2", "gain_shares", "section_63",
+           "tables"]
 
 VARIANTS = ("oldtahoe", "reno")
 
@@ -56,6 +62,20 @@ def design_61(n: int, seed: int, second: bool = False):
         yield mu, T, wm, H, V
 
 
+def _engine(variant: str, exp, duration_s: float, runs: int, estimator: str):
+    """``runs`` runs (seeds 0, 1, ...) of one experiment ``(mu, T, w_m, H, V)`` of a design in
+    the engine: no granularity, no minimum RTO, no RTO ceiling below the backoff's."""
+    import lossytcp
+
+    mu, T, wm, H, V = exp
+    return lossytcp.simulate_seeds(
+        list(range(runs)), variant, rate_bps=mu * 8000.0, packet_size_bytes=1000, window=wm,
+        delay=dict(rtt_s=np.asarray(T).tolist(), H=np.asarray(H).tolist(),
+                   excess_mean_s=np.asarray(V).tolist()),
+        duration_s=duration_s, min_rto_s=0.0, granularity_s=0.0, max_rto_s=1e5,
+        ack_size_bytes=0, rto_estimator=estimator)
+
+
 #: The model's forms compared with the engine: the paper's, the RFC 6298 extension, and the
 #: extension with split bursts.
 MODEL_FORMS = {"paper": dict(rto="paper"), "rfc6298": dict(rto="rfc6298"),
@@ -71,14 +91,12 @@ def run_design(n: int = 100, runs: int = 5, factor: float = 1000.0, second: bool
     Columns ``{variant}_{estimator}_sim``, ``{variant}_{estimator}_{model}_err``, ..."""
     import pandas as pd
 
-    import lossytcp
     from lossytcp.models.abrupt_rtt import abrupt_rtt
 
     if seed is None:
         seed = 2004 if second else 2003
     rows = []
     for k, (mu, T, wm, H, V) in enumerate(design_61(n, seed, second)):
-        delay = dict(rtt_s=T.tolist(), H=H.tolist(), excess_mean_s=V.tolist())
         dur = factor * float(np.max(V + T))
         row = dict(exp=k, mu_pps=mu, w_m=wm, bd_min=mu * T.min(), duration_s=dur,
                    min_v_over_t=float(np.min(V / T)), t_spread=float(T.max() / T.min()))
@@ -98,10 +116,7 @@ def run_design(n: int = 100, runs: int = 5, factor: float = 1000.0, second: bool
                     rate_pps=mu, rtt_s=T + 1.0 / mu, H=H, excess_mean_s=V, max_window=wm,
                     variant="reno", dupack_rule="typeset").throughput_pps
             for est in estimators:
-                s = lossytcp.simulate_seeds(list(range(runs)), variant, rate_bps=mu * 8000.0,
-                                            packet_size_bytes=1000, window=wm, delay=delay,
-                                            duration_s=dur, min_rto_s=0.0, granularity_s=0.0,
-                                            max_rto_s=1e5, ack_size_bytes=0, rto_estimator=est)
+                s = _engine(variant, (mu, T, wm, H, V), dur, runs, est)
                 sim = s.mean("throughput_pps")
                 row[f"{variant}_{est}_sim"] = sim
                 row[f"{variant}_{est}_sim_ci95"] = s.ci95("throughput_pps")
@@ -264,9 +279,11 @@ def karn_jumps(duration_s: float = 1000.0, seeds=(1, 2), rules=("paper", "rfc629
 ACK_GAP_EXPERIMENTS = (12, 69, 47, 53)
 
 
-def _traced_runs(exps, second: bool, factor: float, seed: int, variant: str):
+def _traced_runs(exps, second: bool, factor: float, seed: int, variant: str,
+                 sends: bool = False):
     """Per experiment of a design: its number, its parameters (mu, T, w_m, H, V) and one run
-    of ``factor`` max(E[V_i] + T_i) in the RFC 6298 engine with its window trace."""
+    of ``factor`` max(E[V_i] + T_i) in the RFC 6298 engine with its window trace (and its
+    send trace with ``sends``)."""
     import lossytcp
 
     designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
@@ -278,7 +295,7 @@ def _traced_runs(exps, second: bool, factor: float, seed: int, variant: str):
                               ack_size_bytes=0, rto_estimator="rfc6298",
                               delay=dict(rtt_s=T.tolist(), H=H.tolist(),
                                          excess_mean_s=V.tolist()),
-                              trace_window=True, seed=seed)
+                              trace_window=True, trace_sends=sends, seed=seed)
         yield k, (mu, T, wm, H, V), r
 
 
@@ -301,6 +318,220 @@ def ack_gaps(exps, second: bool = True, fractions=(0.5, 0.8), factor: float = 10
             row[f"engine_gt_{x}"] = gap[gap > x * rto].sum() / gap.sum()
             row[f"single_burst_gt_{x}"] = (gap * np.where(idle > x, idle, 0.0)).sum() / gap.sum()
         rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _rounds(r, mu: float, wm: int):
+    """Rounds of a traced engine run (send and window traces). A round: from the first sending
+    of segment n - w to that of segment n, w the window in force (cwnd capped at w_m); its
+    idle time: the gaps between sendings longer than 1.5/mu; its split-off idle time: all of
+    it but the largest gap. Returns the rounds' ends, windows, lengths and split-off idle
+    times (arrays in time order), and the expiry times (cwnd falling to 1)."""
+    sends = np.array(r.send_trace)
+    new = sends[sends[:, 2] == 0]
+    seq, i0 = np.unique(new[:, 1].astype(int), return_index=True)
+    first = np.full(seq.max() + 1, np.nan)
+    first[seq] = new[i0, 0]
+    win = np.array(r.window_trace)
+    at = np.searchsorted(win[:, 0], first[seq], side="right") - 1
+    w = np.floor(np.minimum(win[np.maximum(at, 0), 1], wm)).astype(int)
+    ok = (at >= 0) & (seq - w >= 0)
+    t0, t1, w = first[seq[ok] - w[ok]], first[seq[ok]], w[ok]
+    ok = t1 > t0                               # NaN: segment n - w never sent as new data
+    t0, t1, w = t0[ok], t1[ok], w[ok]
+    instants = np.unique(sends[:, 0])
+    gaps = np.diff(instants)
+    gaps = np.where(gaps > 1.5 / mu, gaps, 0.0)
+    a = np.searchsorted(instants, t0)
+    b = np.searchsorted(instants, t1)         # the round's gaps: gaps[a:b]
+    cum = np.concatenate(([0.0], np.cumsum(gaps)))
+    # Largest gap per round: reduceat over (a, b) pairs, the even entries.
+    largest = np.maximum.reduceat(gaps, np.column_stack((a, np.minimum(b, gaps.size - 1)))
+                                  .ravel())[::2]
+    split_off = np.where(b > a, cum[b] - cum[a] - largest, 0.0)
+    cw = win[:, 1]
+    expiry = win[np.flatnonzero((cw[1:] <= 1.0) & (cw[:-1] > 1.0)) + 1, 0]
+    return t1, w, t1 - t0, split_off, expiry
+
+
+def _split_at(t1, split_off, t):
+    """The split-off idle time of the last round ended by each time of ``t`` (0 before the
+    first)."""
+    i = np.searchsorted(t1, t, side="right") - 1
+    return np.where(i >= 0, split_off[np.maximum(i, 0)], 0.0)
+
+
+def _split_model(mu, T, wm, H, V, variant: str = "oldtahoe"):
+    from lossytcp.models.abrupt_rtt import abrupt_rtt
+
+    return abrupt_rtt(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H, excess_mean_s=tuple(V),
+                      max_window=wm, variant=variant, rto="rfc6298", bursts="split")
+
+
+def split_rounds(exps=ACK_GAP_EXPERIMENTS + (13, 24), second: bool = True,
+                 factor: float = 300.0, seed: int = 1, variant: str = "oldtahoe"):
+    """Split bursts round by round in the RFC 6298 engine (one run with its send and window
+    traces, rounds as :func:`_rounds` has them) against ``bursts="split"``, per experiment of
+    a design: the engine's split-off idle time per round (weighted by the round's length),
+    the share of rounds where it passes half the model's split-off gap, and the share of
+    expiries that end a round that split so; the model's split-off idle time per transition
+    (``split_idle_s``), its split share, its gap, and both expiries per second. ``_top``: the
+    split shares over the rounds (the model's transitions) with the window in its top fifth
+    (w >= 0.8 w_m)."""
+    import pandas as pd
+
+    rows = []
+    for k, (mu, T, wm, H, V), r in _traced_runs(exps, second, factor, seed, variant, True):
+        m = _split_model(mu, T, wm, H, V, variant)
+        t1, w, length, split_off, expiry = _rounds(r, mu, wm)
+        top = w >= 0.8 * wm
+        last = np.searchsorted(t1, expiry) - 1
+        last = last[last >= 0]
+        half = m.split_gap_s / 2.0
+        s_w = m.emc_distribution.sum(axis=1)
+        top_m = np.arange(1, wm + 1) >= 0.8 * wm
+        rows.append(dict(
+            exp=k, w_m=wm, gap_ms=1e3 * m.split_gap_s,
+            engine_split_idle_ms=1e3 * float((split_off * length).sum() / length.sum()),
+            model_split_idle_ms=1e3 * m.split_idle_s,
+            engine_split_rounds=float(length[split_off > half].sum() / length.sum()),
+            model_split_share=m.split_share,
+            engine_split_rounds_top=float(length[top & (split_off > half)].sum()
+                                          / length[top].sum()) if top.any() else np.nan,
+            model_split_share_top=float((m.split_by_window * s_w)[top_m].sum()
+                                        / s_w[top_m].sum()),
+            engine_expiries_after_split=float(np.mean(split_off[last] > half))
+            if last.size else np.nan,
+            engine_expiries_per_s=r.timeouts / r.elapsed_s,
+            model_expiries_per_s=m.spurious_timeouts_per_s * m.mean_timeouts_per_event))
+    return pd.DataFrame(rows)
+
+
+def _delay_runs(k: int, second: bool, factor: float, seeds, variant: str):
+    """One experiment of a design in the RFC 6298 engine, per seed: the run with its send,
+    window and delay-state traces."""
+    import lossytcp
+
+    mu, T, wm, H, V = list(design_61(k + 1, 2004 if second else 2003, second))[k]
+    for seed in seeds:
+        yield lossytcp.simulate(variant, rate_bps=mu * 8000.0, packet_size_bytes=1000,
+                                window=wm, duration_s=factor * float(np.max(V + T)),
+                                min_rto_s=0.0, granularity_s=0.0, max_rto_s=1e5,
+                                ack_size_bytes=0, rto_estimator="rfc6298",
+                                delay=dict(rtt_s=T.tolist(), H=H.tolist(),
+                                           excess_mean_s=V.tolist()),
+                                trace_sends=True, trace_window=True, trace_delay=True,
+                                seed=seed)
+
+
+def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 1000.0,
+                  seeds=(2, 3), variant: str = "oldtahoe", bins: int = 3):
+    """Timeouts at the engine's own upward RTT jumps (RFC 6298, delay-state trace) against the
+    model's rule for the same jump. Per experiment and window band (``bins`` equal bands of
+    1..w_m): the upward jumps landing in idle time (the bottleneck not transmitting), the
+    share of them that the last round before split (:func:`_rounds`, split-off idle time
+    above half the model's gap), the share followed by an expiry before the next upward jump
+    (unsplit, split), and the model's timeout probability for each jump (its states i -> j and
+    window w), single burst (mode 0) and one split-off gap (mode 1), averaged over the same
+    jumps."""
+    import pandas as pd
+
+    from lossytcp.models import abrupt_rtt as A
+
+    designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
+    rows = []
+    for k in exps:
+        mu, T, wm, H, V = designs[k]
+        m = _split_model(mu, T, wm, H, V, variant)
+        p = A.AbruptRttParams(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H,
+                              excess_mean_s=tuple(V), max_window=wm, variant=variant,
+                              rto="rfc6298", bursts="split")
+        _, Tm, _, _, _, M, Y, _, w1 = A._arrays(p)
+        mix = A._rto_mixture(p, w1[None, :] / np.maximum(Tm[:, None], w1[None, :] / mu))
+        # P(timeout | landing in idle time) per (mode, i, j, w).
+        p_to = np.stack([np.stack([
+            A._event_paths_mixed(p, i, np.arange(M), w1, Y, mix, restart=True, splits=n,
+                                 gap=m.split_gap_s)[2]
+            / np.maximum(1.0 - w1 / (mu * Tm[i]), 1e-12) for i in range(M)]) for n in (0, 1)])
+        ev = []
+        for r in _delay_runs(k, second, factor, seeds, variant):
+            t1, _, _, split_off, expiry = _rounds(r, mu, wm)
+            d = np.array(r.delay_trace)
+            change = np.flatnonzero(d[1:, 1] != d[:-1, 1]) + 1
+            tj, si, sj = d[change, 0], d[change - 1, 1].astype(int), d[change, 1].astype(int)
+            up = T[sj] > T[si]
+            tj, si, sj = tj[up], si[up], sj[up]
+            # The bottleneck transmits from max(sending, end of the previous) for 1/mu.
+            sent = np.sort(np.array(r.send_trace)[:, 0])
+            start = np.maximum.accumulate(sent - np.arange(sent.size) / mu) \
+                + np.arange(sent.size) / mu
+            last = np.searchsorted(start, tj, side="right") - 1
+            idle = (last < 0) | (start[np.maximum(last, 0)] + 1.0 / mu <= tj)
+            win = np.array(r.window_trace)
+            at = np.searchsorted(win[:, 0], tj, side="right") - 1
+            w = np.clip(np.floor(win[np.maximum(at, 0), 1]), 1, wm).astype(int)
+            split = _split_at(t1, split_off, tj) > m.split_gap_s / 2.0
+            nxt = np.append(tj[1:], np.inf)
+            e = np.searchsorted(expiry, tj, side="right")
+            timed_out = (e < expiry.size) & (expiry[np.minimum(e, expiry.size - 1)] < nxt)
+            ev.append(np.column_stack((si, sj, w, split, timed_out))[idle])
+        ev = np.concatenate(ev)
+        si, sj, w = (ev[:, c].astype(int) for c in range(3))
+        split, timed_out = ev[:, 3].astype(bool), ev[:, 4].astype(bool)
+        edges = np.linspace(1, wm + 1, bins + 1)
+        for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+            band = (w >= lo) & (w < hi)
+            if not band.any():
+                continue
+            rows.append(dict(
+                exp=k, w_m=wm, windows=f"{int(np.ceil(lo))}-{int(np.ceil(hi)) - 1}",
+                jumps=int(band.sum()), engine_split=float(split[band].mean()),
+                engine_to_unsplit=float(timed_out[band & ~split].mean())
+                if (band & ~split).any() else np.nan,
+                engine_to_split=float(timed_out[band & split].mean())
+                if (band & split).any() else np.nan,
+                model_to_single=float(p_to[0, si[band], sj[band], w[band] - 1].mean()),
+                model_to_split=float(p_to[1, si[band], sj[band], w[band] - 1].mean())))
+    return pd.DataFrame(rows)
+
+
+def recovery_splits(exps=(13, 53, 69, 12, 24), second: bool = True, factor: float = 1000.0,
+                    seeds=range(2, 10), after_rtts=(1.5, 3.0)):
+    """Split bursts across Reno's fast recoveries in the RFC 6298 engine (the model's spurious
+    DA path keeps the burst mode): per experiment, the fast retransmits (cwnd set to ssthresh
+    + 3), the share of them whose last round before split (as :func:`split_rounds`), and the
+    share split ``after_rtts`` mean RTTs later, given split and given unsplit before, against
+    the same shares at random times (no recovery)."""
+    import pandas as pd
+
+    designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
+    rng = np.random.default_rng(0)
+    rows = []
+    for k in exps:
+        mu, T, wm, H, V = designs[k]
+        half = _split_model(mu, T, wm, H, V, "reno").split_gap_s / 2.0
+        acc = {x: [] for x in after_rtts}
+        ctrl = {x: [] for x in after_rtts}
+        for r in _delay_runs(k, second, factor, seeds, "reno"):
+            t1, _, _, split_off, _ = _rounds(r, mu, wm)
+            win = np.array(r.window_trace)
+            cw, ss = win[:, 1], win[:, 2]
+            fr = win[np.flatnonzero((np.abs(cw[1:] - ss[1:] - 3.0) < 1e-9)
+                                    & (ss[1:] != ss[:-1]) & (cw[:-1] > 1.0)) + 1, 0]
+            tr = rng.uniform(t1[0] + T.max(), t1[-1] - 4.0 * T.max(), 2000)
+            for x in after_rtts:
+                for out, t in ((acc[x], fr), (ctrl[x], tr)):
+                    out.append(np.column_stack((
+                        _split_at(t1, split_off, t - 0.2 * T.mean()) > half,
+                        _split_at(t1, split_off, t + x * T.mean()) > half)))
+        for x in after_rtts:
+            a, c = np.concatenate(acc[x]).astype(bool), np.concatenate(ctrl[x]).astype(bool)
+            rows.append(dict(exp=k, after_rtts=x, recoveries=len(a),
+                             split_before=float(a[:, 0].mean()),
+                             split_after_split=float(a[a[:, 0], 1].mean()),
+                             split_after_unsplit=float(a[~a[:, 0], 1].mean()),
+                             no_recovery_after_split=float(c[c[:, 0], 1].mean()),
+                             no_recovery_after_unsplit=float(c[~c[:, 0], 1].mean())))
     return pd.DataFrame(rows)
 
 
@@ -391,6 +622,36 @@ def beyond_bound(df, bound: float = 0.2, estimator: str = "rfc6298", model: str 
                              error_hi=hi, clear=bool(lo > bound or hi < -bound)))
     return pd.DataFrame(rows, columns=["variant", "exp", "w_m", "engine_pps", "engine_ci95",
                                        "model_pps", "error", "error_lo", "error_hi", "clear"])
+
+
+def confirm_beyond(df, runs: int = 40, bound: float = 0.2, second: bool = True,
+                   factor: float = 1000.0, models=("rfc6298", "split"),
+                   estimator: str = "rfc6298"):
+    """The experiments of a design (``df`` from :func:`run_design`) beyond ``bound`` for any
+    of ``models``, rerun in the engine with ``runs`` runs each (the design's 5 leave 95%
+    intervals of up to +-15%): per (variant, model form, experiment) the error against the
+    design's runs and against these, with :func:`beyond_bound`'s interval and ``clear``."""
+    import pandas as pd
+
+    exps = sorted({int(k) for m in models for k in beyond_bound(df, bound, estimator, m).exp})
+    designs = list(design_61(max(exps, default=-1) + 1, 2004 if second else 2003, second))
+    rows = []
+    for k in exps:
+        row = df.loc[df.exp == k].iloc[0]
+        dur = factor * float(np.max(designs[k][4] + designs[k][1]))
+        for v in VARIANTS:
+            s = _engine(v, designs[k], dur, runs, estimator)
+            sim, ci = s.mean("throughput_pps"), s.ci95("throughput_pps")
+            for m in models:
+                mod = row[f"{v}_model_{m}"]
+                lo, hi = mod / (sim + ci) - 1, mod / max(sim - ci, 1e-12) - 1
+                rows.append(dict(variant=v, model=m, exp=k, error_design=row[
+                    f"{v}_{estimator}_{m}_err"], engine_pps=sim, engine_ci95=ci,
+                    error=mod / sim - 1, error_lo=lo, error_hi=hi,
+                    clear=bool(lo > bound or hi < -bound)))
+    return pd.DataFrame(rows, columns=["variant", "model", "exp", "error_design", "engine_pps",
+                                       "engine_ci95", "error", "error_lo", "error_hi",
+                                       "clear"])
 
 
 def summarize(df, design: str = ""):
@@ -538,6 +799,8 @@ def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None,
     out["abrupt_design2_beyond_20"] = pd.concat(
         [beyond_bound(out["abrupt_design2"], model=m).assign(model=m)
          for m in ("rfc6298", "split")], ignore_index=True)
+    out["abrupt_design2_beyond_20_runs40"] = confirm_beyond(out["abrupt_design2"],
+                                                            factor=factor)
     out["abrupt_window_at_timeouts"] = window_at_timeouts(
         ABOVE_ENGINE + ACK_GAP_EXPERIMENTS[:2] + (65,) + RESTART_EXPERIMENTS,
         factor=100.0 if quick else 300.0)
@@ -548,6 +811,9 @@ def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None,
     out["abrupt_split_jump"] = isolated_jump(300.0 if quick else 1000.0, config=SPLIT_JUMP,
                                              estimators=("rfc6298",), rules=("rfc6298",))
     out["abrupt_ack_gaps"] = ack_gaps(ACK_GAP_EXPERIMENTS, factor=30.0 if quick else 100.0)
+    out["abrupt_split_rounds"] = split_rounds(factor=100.0 if quick else 300.0)
+    out["abrupt_jump_outcomes"] = jump_outcomes(seeds=(2,) if quick else (2, 3))
+    out["abrupt_recovery_splits"] = recovery_splits(seeds=range(2, 4) if quick else range(2, 10))
     out["abrupt_holding_sweep"] = holding_sweep(max_duration_s=1e3 if quick else 3e3)
     out["abrupt_holding_sweep_restart"] = holding_sweep(RESTART_EXPERIMENTS,
                                                         max_duration_s=1e3 if quick else 3e3)

@@ -87,6 +87,7 @@ pub fn single_link(
         trace: TraceConfig {
             sends: true,
             window: true,
+            delay: false,
             queue: None,
         },
     }
