@@ -430,10 +430,12 @@ def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 10
     model's rule for the same jump. Per experiment and window band (``bins`` equal bands of
     1..w_m): the upward jumps landing in idle time (the bottleneck not transmitting), the
     share of them that the last round before split (:func:`_rounds`, split-off idle time
-    above half the model's gap), the share followed by an expiry before the next upward jump
+    above half the model's gap), the share followed by an expiry before the next jump
     (unsplit, split), and the model's timeout probability for each jump (its states i -> j and
     window w), single burst (mode 0) and one split-off gap (mode 1), averaged over the same
-    jumps."""
+    jumps. Only jumps with no other jump since that round began count: with visits of about
+    one RTT the last round often predates the previous jump, whose drop may have closed the
+    split since."""
     import pandas as pd
 
     from lossytcp.models import abrupt_rtt as A
@@ -455,12 +457,16 @@ def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 10
             / np.maximum(1.0 - w1 / (mu * Tm[i]), 1e-12) for i in range(M)]) for n in (0, 1)])
         ev = []
         for r in _delay_runs(k, second, factor, seeds, variant):
-            t1, _, _, split_off, expiry = _rounds(r, mu, wm)
+            t1, _, length, split_off, expiry = _rounds(r, mu, wm)
             d = np.array(r.delay_trace)
             change = np.flatnonzero(d[1:, 1] != d[:-1, 1]) + 1
             tj, si, sj = d[change, 0], d[change - 1, 1].astype(int), d[change, 1].astype(int)
+            rd = np.searchsorted(t1, tj, side="right") - 1
+            began = np.where(rd >= 0, (t1 - length)[np.maximum(rd, 0)], np.inf)
+            fresh = np.concatenate(([-np.inf], tj[:-1])) < began
+            nxt = np.append(tj[1:], np.inf)
             up = T[sj] > T[si]
-            tj, si, sj = tj[up], si[up], sj[up]
+            tj, si, sj, fresh, nxt = tj[up], si[up], sj[up], fresh[up], nxt[up]
             # The bottleneck transmits from max(sending, end of the previous) for 1/mu.
             sent = np.sort(np.array(r.send_trace)[:, 0])
             start = np.maximum.accumulate(sent - np.arange(sent.size) / mu) \
@@ -471,10 +477,9 @@ def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 10
             at = np.searchsorted(win[:, 0], tj, side="right") - 1
             w = np.clip(np.floor(win[np.maximum(at, 0), 1]), 1, wm).astype(int)
             split = _split_at(t1, split_off, tj) > m.split_gap_s / 2.0
-            nxt = np.append(tj[1:], np.inf)
             e = np.searchsorted(expiry, tj, side="right")
             timed_out = (e < expiry.size) & (expiry[np.minimum(e, expiry.size - 1)] < nxt)
-            ev.append(np.column_stack((si, sj, w, split, timed_out))[idle])
+            ev.append(np.column_stack((si, sj, w, split, timed_out))[idle & fresh])
         ev = np.concatenate(ev)
         si, sj, w = (ev[:, c].astype(int) for c in range(3))
         split, timed_out = ev[:, 3].astype(bool), ev[:, 4].astype(bool)
