@@ -435,7 +435,10 @@ def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 10
     window w), single burst (mode 0) and one split-off gap (mode 1), averaged over the same
     jumps. Only jumps with no other jump since that round began count: with visits of about
     one RTT the last round often predates the previous jump, whose drop may have closed the
-    split since."""
+    split since. Over all the upward jumps landing in idle time (``idle_jumps``): the share
+    that land in a gap of the bottleneck's idle time at least 0.9 of the round's (the idle
+    time whole, as one gap: ``engine_whole``) against the model's share of transitions made
+    without a split at the same windows (``model_whole``, from ``split_by_window``)."""
     import pandas as pd
 
     from lossytcp.models import abrupt_rtt as A
@@ -479,17 +482,27 @@ def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 10
             split = _split_at(t1, split_off, tj) > m.split_gap_s / 2.0
             e = np.searchsorted(expiry, tj, side="right")
             timed_out = (e < expiry.size) & (expiry[np.minimum(e, expiry.size - 1)] < nxt)
-            ev.append(np.column_stack((si, sj, w, split, timed_out))[idle & fresh])
+            # The idle gap the jump lands in: from the end of the last transmission before it
+            # to the start of the next, against the round's idle time T_i - w/mu.
+            after = np.minimum(last + 1, start.size - 1)
+            landed = np.where(last + 1 < start.size,
+                              start[after] - start[np.maximum(last, 0)] - 1.0 / mu, np.inf)
+            whole = landed >= 0.9 * (Tm[si] - w / mu)
+            ev.append(np.column_stack((si, sj, w, split, timed_out, fresh, whole))[idle])
         ev = np.concatenate(ev)
         si, sj, w = (ev[:, c].astype(int) for c in range(3))
-        split, timed_out = ev[:, 3].astype(bool), ev[:, 4].astype(bool)
+        split, timed_out, fresh, whole = (ev[:, c].astype(bool) for c in range(3, 7))
+        model_whole = 1.0 - np.nan_to_num(m.split_by_window)
         edges = np.linspace(1, wm + 1, bins + 1)
         for lo, hi in zip(edges[:-1], edges[1:], strict=True):
-            band = (w >= lo) & (w < hi)
+            every = (w >= lo) & (w < hi)
+            band = every & fresh
             if not band.any():
                 continue
             rows.append(dict(
                 exp=k, w_m=wm, windows=f"{int(np.ceil(lo))}-{int(np.ceil(hi)) - 1}",
+                idle_jumps=int(every.sum()), engine_whole=float(whole[every].mean()),
+                model_whole=float(model_whole[w[every] - 1].mean()),
                 jumps=int(band.sum()), engine_split=float(split[band].mean()),
                 engine_to_unsplit=float(timed_out[band & ~split].mean())
                 if (band & ~split).any() else np.nan,
