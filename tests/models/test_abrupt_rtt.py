@@ -385,7 +385,10 @@ def test_rfc6298_rto_mixture_limits():
                 assert np.allclose(ys, T[i])
             else:                            # no sample: SRTT is still T_k, RTTVAR 0
                 ks = np.flatnonzero(pi * H[:, i] > 0)
-                assert np.allclose(ys, np.repeat(T[ks], ar._RTO_QUANTILES))
+                wk = pi[ks] * H[ks, i] / (pi[ks] * H[ks, i]).sum()
+                assert np.isin(ys, T[ks]).all()
+                shares = np.array([np.mean(ys == T[k]) for k in ks])
+                assert shares == pytest.approx(wk, abs=1.0 / ar._RTO_VALUES)
     # One sample after a jump D = T_k - T_i: SRTT = T_i + D 7/8, RTTVAR = 2|D| (7/8 - 3/4).
     p1 = AbruptRttParams(rate_pps=1.0, rtt_s=(1.0, 2.0), H=((0.0, 1.0), (1.0, 0.0)),
                          excess_mean_s=(0.0, 0.0), max_window=4, rto="rfc6298")
@@ -520,6 +523,19 @@ def test_split_bursts_fewer_timeouts_where_jumps_are_small():
     one, split = abrupt_rtt(**kw), abrupt_rtt(**kw, bursts="split")
     assert split.split_share < 0.05
     assert split.throughput_pps == pytest.approx(one.throughput_pps, rel=0.02)
+
+
+def test_previous_states_acks_come_as_one_burst():
+    """k's round reaches a visit as one burst at a uniform phase: on average the spread-out
+    count (L), but a visit shorter than T_k gets all, part or none of it."""
+    share = ar._burst_share(0.01, 0.04, np.array([0.04, 0.004]))     # (bursts, phases)
+    assert share[0] == pytest.approx(np.full(ar._PHASE_POINTS, 0.01))   # sent throughout
+    assert share[1].mean() == pytest.approx(0.01)
+    assert share[1].min() == 0.0 and share[1].max() == pytest.approx(0.04)
+    # Condensing keeps a column's quantiles (the inverse distribution function at 1/8, 3/8,
+    # 5/8, 7/8): four equally likely values of 1..8.
+    v = ar._condense(np.arange(1.0, 9.0)[:, None], np.ones(8), 4)
+    assert v[:, 0].tolist() == [1.0, 3.0, 5.0, 7.0]
 
 
 def test_rfc6298_visits_of_millions_of_rtts():

@@ -246,8 +246,8 @@ def test_window_between_timeouts_on_short_holding_times():
     """Design 2's experiment 47 (states lasting 1.5 to 2.2 RTTs, w_m 98): the model's window
     follows the engine's between expiries once the RTO is a function of the window (samples
     one per ACK) and go-back-N's duplicates are counted (one run of 300 max(E[V_i] + T_i):
-    windows 10.93 against 11.19, duplicates per expiry 11.80 against 13.74, throughput 0.5%
-    above, the model's expiries 1.82 per second against 1.64; the previous form of the
+    windows 10.46 against 11.19, duplicates per expiry 11.42 against 13.74, throughput 3.1%
+    below, the model's expiries 1.87 per second against 1.64; the previous form of the
     extension was far above)."""
     r = abrupt.window_at_timeouts((47,)).iloc[0]
     assert r.model_mean_window == pytest.approx(r.engine_mean_window, rel=0.2)
@@ -263,7 +263,7 @@ def test_karn_expiries_after_a_spurious_timeout():
     throughput where the paper's rule is up to 19% above. Design 2's experiments 59, 97 and
     44 as isolated jumps (the new RTT within a few ms of 2Y + w/(2 mu), where the lag of the
     new data behind the last late ACK decides the second expiry; measured 1.65, 1.71, 2.63
-    expiries per jump against the model's 1.86, 1.80, 2.83) likewise."""
+    expiries per jump against the model's 1.84, 1.79, 2.79) likewise."""
     df = abrupt.karn_jumps(300.0).set_index(["jump", "model_rto"])
     for jump in ("12->35ms", "48->110ms"):
         r, p = df.loc[(jump, "rfc6298")], df.loc[(jump, "paper")]
@@ -285,7 +285,7 @@ def test_restart_after_a_spurious_expiry_on_short_visits():
     second): the paper's chain restarts the window growth at the change, the engine one T_j
     later (the go-back-N phase runs on the late ACKs); with that restart and the Karn lag
     the model, 20-22% above the engine before, is within 10% (measured over 2 runs of 1000
-    max(E[V_i] + T_i) capped at 1000 s: -6.3% and +1.5%)."""
+    max(E[V_i] + T_i) capped at 1000 s: -4.9% and +1.2%)."""
     df = abrupt.holding_sweep((15, 97), scales=(1.0,), max_duration_s=1e3)
     assert (df.rel_error.abs() < 0.12).all(), df.to_string()
 
@@ -304,7 +304,7 @@ def test_split_bursts_hide_the_idle_gap():
 def test_split_bursts_round_by_round():
     """The engine's split rounds hide its timeouts as bursts="split" has it (at most 9% of its
     expiries end a round that split: measured 0-8.6%), but at the largest windows the model
-    splits more than the engine (top fifth of the windows: measured 0.88-0.91 of the model's
+    splits more than the engine (top fifth of the windows: measured 0.85-0.91 of the model's
     transitions against 0.74-0.81 of the engine's rounds on 69, 53, 13 and 24)."""
     df = abrupt.split_rounds().set_index("exp")
     assert (df.engine_expiries_after_split < 0.1).all(), df.to_string()
@@ -320,8 +320,8 @@ def test_timeouts_at_the_engines_own_jumps():
     mostly do not (measured 64% and 81%); on 13 the single burst's rule gives the engine's
     share in every third of the windows (measured within 0.12). Below the top third of the
     windows the jumps find the idle time whole as often as the model's transitions are
-    unsplit (measured within 0.04 on 53 and 13); in it far more often on 53 (0.48 against
-    0.17): the model's splits outlast the engine's at the largest windows."""
+    unsplit (measured within 0.05 on 53 and 13); in it far more often on 53 (0.48 against
+    0.22): the model's splits outlast the engine's at the largest windows."""
     df = abrupt.jump_outcomes((53, 13), seeds=(2,)).set_index(["exp", "windows"])
     thirteen = df.loc[13]
     assert ((thirteen.engine_to_unsplit - thirteen.model_to_single).abs() < 0.15).all()
@@ -333,6 +333,19 @@ def test_timeouts_at_the_engines_own_jumps():
         assert ((below.engine_whole - below.model_whole).abs() < 0.08).all()
     top = df.loc[53].iloc[-1]
     assert top.engine_whole > top.model_whole + 0.2
+
+
+def test_rto_a_short_visit_leaves():
+    """Design 2's experiment 53 (a 17.2 ms state lasting one RTT between states of 23.7-23.9
+    ms): the RTO the engine leaves it with follows the model's mixture once the previous
+    state's ACKs come as one burst per round (10th / 50th / 90th percentiles within 1.5 ms in
+    every third of the windows); spread over the round they miss the top third's 90th
+    percentile (measured 18.5 ms against the engine's 24.1)."""
+    df = abrupt.rto_at_jumps(((53, 1),), seeds=(2,))
+    for q in ("0.1", "0.5", "0.9"):
+        assert (df[f"model_q{q}_ms"] - df[f"engine_q{q}_ms"]).abs().max() < 1.5, df.to_string()
+    top = df.iloc[-1]
+    assert top["spread_q0.9_ms"] < top["engine_q0.9_ms"] - 4.0
 
 
 def test_fast_recovery_reforms_the_bursts():
@@ -383,12 +396,12 @@ def test_abrupt_rtt_full_designs():
             assert e.max() < 0.20 and e.mean() < 0.10
     # Design 2: the extension (Karn's backed-off timer, RFC 5681's ssthresh, the RTO per
     # window, go-back-N's duplicates, the restart after an expiry, a visit's samples)
-    # brings the mean inside the paper's bound (measured 4.2% / 4.6%, the paper's model
+    # brings the mean inside the paper's bound (measured 4.3% / 4.5%, the paper's model
     # 11.6% / 10.4%); 12 and 69 stay off by up to 58% / 39% (split bursts, see the model's
-    # docstring), clearly below. With bursts="split" (measured 4.0% / 25.5% and 5.6% /
-    # 31.4%) none is clearly beyond 20% given the design's 5 runs, at the cost of a model
-    # above the engine in most; 40 runs show 53 (OldTahoe; measured +29%) and 13, 53, 69
-    # (Reno) beyond it, where rto="rfc6298" alone is within 20% on 13 and 53.
+    # docstring), clearly below. With bursts="split" (measured 3.9% / 21.0% and 5.4% /
+    # 31.5%) none is clearly beyond 20% given the design's 5 runs, at the cost of a model
+    # above the engine in most; 40 runs show 13 and 69 (Reno; measured +32%, +24%) beyond
+    # it, where rto="rfc6298" alone is within 20% on 13.
     d2 = abrupt.run_design(100, second=True, estimators=("rfc6298",))
     for v in abrupt.VARIANTS:
         paper = d2[f"{v}_rfc6298_paper_err"]
@@ -405,7 +418,7 @@ def test_abrupt_rtt_full_designs():
         assert (paper <= 0).mean() > 0.6
         assert ((paper <= 0) & (paper >= -0.05)).mean() < 0.3
     # The extension's measured domain in design 2: w_m <= 45 (44 experiments), inside the
-    # paper's bound (measured 2.5% / 9.3% and 3.4% / 16.3%), where the paper's RTO is not.
+    # paper's bound (measured 2.5% / 6.5% and 3.1% / 12.8%), where the paper's RTO is not.
     small = d2.w_m <= 45
     bw = abrupt.by_window(d2).set_index(["variant", "experiments"])
     for v in abrupt.VARIANTS:
@@ -416,9 +429,9 @@ def test_abrupt_rtt_full_designs():
     beyond = abrupt.beyond_bound(d2, model="split")
     assert len(beyond) <= 5 and not beyond.clear.any()
     sure = abrupt.confirm_beyond(d2).set_index(["variant", "model", "exp"])
-    assert sure.loc[("oldtahoe", "split", 53)].clear and sure.loc[("reno", "split", 13)].clear
+    assert sure.loc[("reno", "split", 13)].clear and sure.loc[("reno", "split", 69)].clear
     for v in abrupt.VARIANTS:
-        assert all(abs(sure.loc[(v, "rfc6298", k)].error) < 0.2 for k in (13, 53))
+        assert abs(sure.loc[(v, "rfc6298", 13)].error) < 0.2
         assert sure.loc[(v, "rfc6298", 12)].clear
 
 

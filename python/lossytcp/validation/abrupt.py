@@ -25,6 +25,7 @@ engine's bursts split by earlier jumps, so the idle gap a timeout needs is rarel
 expiries and the segments received twice, engine against model), :func:`split_rounds` (split
 bursts round by round, engine against ``bursts="split"``), :func:`jump_outcomes` (timeouts at
 the engine's own RTT jumps, from its delay-state trace, against the model's rule for each),
+:func:`rto_at_jumps` (the engine's RTO at those jumps against the model's mixture),
 :func:`recovery_splits` (bursts across Reno's fast recoveries) and :func:`confirm_beyond` (the
 experiments beyond 20% with more engine runs).
 """
@@ -34,7 +35,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["design_61", "run_design", "long_holding", "isolated_jump", "karn_jumps",
-           "ack_gaps", "split_rounds", "jump_outcomes", "recovery_splits", "confirm_beyond",
+           "ack_gaps", "split_rounds", "jump_outcomes", "rto_at_jumps", "recovery_splits",
+           "confirm_beyond",
            "window_at_timeouts", "by_window",
            "holding_sweep", "summarize", "fig9", "fig9_ns2", "gain_shares", "section_63",
            "tables"]
@@ -513,6 +515,70 @@ def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 10
     return pd.DataFrame(rows)
 
 
+def rto_at_jumps(exps=((53, 1), (13, 1)), second: bool = True, factor: float = 1000.0,
+                 seeds=(2, 3), variant: str = "oldtahoe", bins: int = 3,
+                 quantiles=(0.1, 0.5, 0.9)):
+    """The RTO the RFC 6298 engine leaves an RTT state with, against the model's mixture
+    (``_rto_mixture``), per (experiment, state) of a design and window band: at each upward
+    jump out of the state landing in idle time, the RTO in force at the last ACK of the
+    packets sent before it (the timer the jump can expire), its ``quantiles``; the model's at
+    the same windows with the previous state's ACKs as one burst per round (``model``) and
+    spread over it (``spread``)."""
+    import pandas as pd
+
+    from lossytcp.models import abrupt_rtt as A
+
+    designs = list(design_61(max(k for k, _ in exps) + 1, 2004 if second else 2003, second))
+    rows = []
+    for k, state in exps:
+        mu, T, wm, H, V = designs[k]
+        p = A.AbruptRttParams(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H,
+                              excess_mean_s=tuple(V), max_window=wm, variant=variant,
+                              rto="rfc6298")
+        _, Tm, _, _, _, _, _, _, w1 = A._arrays(p)
+        rate = w1[None, :] / np.maximum(Tm[:, None], w1[None, :] / mu)
+        mixes = {name: A._rto_mixture(p, rate, burst=b)[state]
+                 for name, b in (("model", True), ("spread", False))}
+        ev = []
+        for r in _delay_runs(k, second, factor, seeds, variant):
+            d = np.array(r.delay_trace)
+            change = np.flatnonzero(d[1:, 1] != d[:-1, 1]) + 1
+            tj, si, sj = d[change, 0], d[change - 1, 1].astype(int), d[change, 1].astype(int)
+            sent = np.sort(np.array(r.send_trace)[:, 0])
+            start = np.maximum.accumulate(sent - np.arange(sent.size) / mu) \
+                + np.arange(sent.size) / mu
+            last = np.searchsorted(start, tj, side="right") - 1
+            ok = (si == state) & (T[sj] > T[si]) & (last >= 0)
+            ok &= start[np.maximum(last, 0)] + 1.0 / mu <= tj
+            win = np.array(r.window_trace)
+            at = np.searchsorted(win[:, 0], tj, side="right") - 1
+            w = np.clip(np.floor(win[np.maximum(at, 0), 1]), 1, wm).astype(int)
+            ack = np.searchsorted(win[:, 0], start[np.maximum(last, 0)] + Tm[state] + 1e-9,
+                                  side="right") - 1
+            ev.append(np.column_stack((w, win[np.maximum(ack, 0), 3]))[ok])
+        ev = np.concatenate(ev)
+        edges = np.linspace(1, wm + 1, bins + 1)
+        for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+            band = (ev[:, 0] >= lo) & (ev[:, 0] < hi)
+            if not band.any():
+                continue
+            ws = ev[band, 0].astype(int) - 1
+            row = dict(exp=k, state=state, rtt_ms=1e3 * Tm[state],
+                       windows=f"{int(np.ceil(lo))}-{int(np.ceil(hi)) - 1}",
+                       jumps=int(band.sum()))
+            for q in quantiles:
+                row[f"engine_q{q:g}_ms"] = 1e3 * float(np.quantile(ev[band, 1], q))
+            for name, (vals, wts) in mixes.items():
+                v = vals[:, ws].ravel()
+                o = np.argsort(v, kind="stable")
+                c = np.cumsum(np.repeat(wts, ws.size)[o])
+                for q in quantiles:
+                    row[f"{name}_q{q:g}_ms"] = 1e3 * float(
+                        v[o][np.searchsorted(c, q * c[-1])])
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def recovery_splits(exps=(13, 53, 69, 12, 24), second: bool = True, factor: float = 1000.0,
                     seeds=range(2, 10), after_rtts=(1.5, 3.0)):
     """Split bursts across Reno's fast recoveries in the RFC 6298 engine (the model's spurious
@@ -831,6 +897,7 @@ def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None,
     out["abrupt_ack_gaps"] = ack_gaps(ACK_GAP_EXPERIMENTS, factor=30.0 if quick else 100.0)
     out["abrupt_split_rounds"] = split_rounds(factor=100.0 if quick else 300.0)
     out["abrupt_jump_outcomes"] = jump_outcomes(seeds=(2,) if quick else (2, 3))
+    out["abrupt_rto_at_jumps"] = rto_at_jumps(seeds=(2,) if quick else (2, 3))
     out["abrupt_recovery_splits"] = recovery_splits(seeds=range(2, 4) if quick else range(2, 10))
     out["abrupt_holding_sweep"] = holding_sweep(max_duration_s=1e3 if quick else 3e3)
     out["abrupt_holding_sweep_restart"] = holding_sweep(RESTART_EXPERIMENTS,
