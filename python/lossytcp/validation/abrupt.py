@@ -515,7 +515,7 @@ def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 10
     return pd.DataFrame(rows)
 
 
-def rto_at_jumps(exps=((53, 1), (13, 1)), second: bool = True, factor: float = 1000.0,
+def rto_at_jumps(exps=((53, 1), (13, 1), (65, 2)), second: bool = True, factor: float = 1000.0,
                  seeds=(2, 3), variant: str = "oldtahoe", bins: int = 3,
                  quantiles=(0.1, 0.5, 0.9)):
     """The RTO the RFC 6298 engine leaves an RTT state with, against the model's mixture
