@@ -189,7 +189,6 @@ impl Link {
         (booked - self.stats.busy_beyond_end_ns as f64 * 1e-9) / end.as_secs()
     }
 
-    /// RED's average in packets of its mean size (`None`: not a RED queue).
     /// See [`Delay::trace_states`].
     pub fn trace_delay(&mut self) {
         self.delay.trace_states();
@@ -197,6 +196,7 @@ impl Link {
     pub fn take_delay_trace(&mut self) -> Vec<(f64, u32)> {
         self.delay.take_trace()
     }
+    /// RED's average in packets of its mean size (`None`: not a RED queue).
     pub fn red_average_packets(&self) -> Option<f64> {
         self.queue.red_average_packets()
     }

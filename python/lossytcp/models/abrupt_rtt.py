@@ -417,10 +417,11 @@ MAX_STATES_SPLIT = 6
 def _check_size(m: int, wm: int, rto: str, bursts: str = "single") -> None:
     """Refuses a chain the model cannot solve in about a second on one core. The paper's
     timer costs about states^3 x max_window^2 x 1e-8 s (the reward tables are states x
-    max_window^2 per target state); ``rto="rfc6298"`` mixes each state's RTO over
-    ``_RTO_VALUES`` values, which adds a term in states^3 x _RTO_VALUES x
-    max_window (dominant beyond a few states), so it is held to
-    ``MAX_STATES_RFC6298`` states and a budget on states^4 x max_window^2. ``bursts="split"``
+    max_window^2 per target state); ``rto="rfc6298"`` builds the event paths once per value
+    of each state's RTO mixture (``_RTO_VALUES`` per window), so it is held to
+    ``MAX_STATES_RFC6298`` states and a budget on states^4 x max_window^2 (set when the
+    mixture grew with the states; with the mixture condensed it errs on the safe side: the
+    limits solve in 0.25-0.32 s). ``bursts="split"``
     multiplies the chain by its ``_BURST_MODES`` modes, and the budget is shared among them,
     with at most ``MAX_STATES_SPLIT`` states. Every chain at the limits solves in two seconds
     or less (``bench/models.py`` prints the times). The paper's own experiments have 3 states
@@ -1004,16 +1005,21 @@ def _burst_share(L, Tk, burst):
     return (overlap(phi, phi + burst) + overlap(phi - Tk, phi + burst - Tk)) * Tk / burst
 
 
-def _condense(values: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
-    """Per column of ``values`` (rows weighted by ``weights``), the values at the (j + 1/2)/n
-    quantiles: ``n`` equally likely values standing for the column's distribution."""
+def _weighted_quantiles(values: np.ndarray, weights: np.ndarray, p) -> np.ndarray:
+    """Per column of ``values`` (rows weighted by ``weights``), the inverse distribution
+    function at each probability of ``p``: shape (len(p), columns)."""
     order = np.argsort(values, axis=0, kind="stable")
     v = np.take_along_axis(values, order, axis=0)
     c = np.cumsum(weights[order], axis=0)
     c = c / c[-1]
-    p = (np.arange(n) + 0.5) / n
-    idx = (c[None, :, :] < p[:, None, None]).sum(axis=1)
+    idx = (c[None, :, :] < np.asarray(p, dtype=float)[:, None, None]).sum(axis=1)
     return np.take_along_axis(v, np.minimum(idx, len(v) - 1), axis=0)
+
+
+def _condense(values: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
+    """``n`` equally likely values standing for each column's distribution: its (j + 1/2)/n
+    quantiles."""
+    return _weighted_quantiles(values, weights, (np.arange(n) + 0.5) / n)
 
 
 def _rto_mixture(params: AbruptRttParams, rate_pps, burst: bool = True) -> list:
@@ -1065,6 +1071,14 @@ def _rto_mixture(params: AbruptRttParams, rate_pps, burst: bool = True) -> list:
     return out
 
 
+def _sample_rates(params: AbruptRttParams) -> np.ndarray:
+    """RTT samples per second in state i while the window is w, shape (M, w_m): one per ACK,
+    w per round of max(T_i, w/mu)."""
+    mu, T = params.rate_pps, np.array(params.rtt_s)
+    w = np.arange(1, params.max_window + 1, dtype=float)
+    return w[None, :] / np.maximum(T[:, None], w[None, :] / mu)
+
+
 def _event_paths_mixed(params, i, j, w1, Y, mix, restart: bool = False, **burst):
     """``_event_paths`` with state i's RTO drawn from ``mix[i]`` (values, weights).
     ``restart``: the paths carry their restart delays and the packets before the restart
@@ -1089,11 +1103,7 @@ def _event_paths_mixed(params, i, j, w1, Y, mix, restart: bool = False, **burst)
 def _compute(params: AbruptRttParams) -> AbruptRttResult:
     """The paper's RTO, or RFC 6298's as a mixture per state and window."""
     if params.rto == "rfc6298":
-        mu, T, wm = params.rate_pps, np.array(params.rtt_s), params.max_window
-        w = np.arange(1, wm + 1, dtype=float)
-        # Samples per second in state i while the window is w: one per ACK, w per round.
-        return _compute_chain(params, _rto_mixture(
-            params, w[None, :] / np.maximum(T[:, None], w[None, :] / mu)))
+        return _compute_chain(params, _rto_mixture(params, _sample_rates(params)))
     return _compute_chain(params, None)
 
 

@@ -36,10 +36,8 @@ import numpy as np
 
 __all__ = ["design_61", "run_design", "long_holding", "isolated_jump", "karn_jumps",
            "ack_gaps", "split_rounds", "jump_outcomes", "rto_at_jumps", "recovery_splits",
-           "confirm_beyond",
-           "window_at_timeouts", "by_window",
-           "holding_sweep", "summarize", "fig9", "fig9_ns2", "gain_shares", "section_63",
-           "tables"]
+           "confirm_beyond", "window_at_timeouts", "by_window", "holding_sweep", "summarize",
+           "fig9", "fig9_ns2", "gain_shares", "section_63", "tables"]
 
 VARIANTS = ("oldtahoe", "reno")
 
@@ -64,18 +62,36 @@ def design_61(n: int, seed: int, second: bool = False):
         yield mu, T, wm, H, V
 
 
+def _experiments(n: int, second: bool) -> list:
+    """The first ``n`` experiments of design 1 or 2 (their seeds 2003, 2004)."""
+    return list(design_61(n, 2004 if second else 2003, second))
+
+
+def _engine_kwargs(exp, duration_s: float, estimator: str = "rfc6298") -> dict:
+    """The engine's configuration of one experiment ``(mu, T, w_m, H, V)`` of a design: 1 KB
+    packets, ACKs of no size, no granularity, no minimum RTO, no RTO ceiling below the
+    backoff's."""
+    mu, T, wm, H, V = exp
+    return dict(rate_bps=mu * 8000.0, packet_size_bytes=1000, window=wm,
+                delay=dict(rtt_s=np.asarray(T).tolist(), H=np.asarray(H).tolist(),
+                           excess_mean_s=np.asarray(V).tolist()),
+                duration_s=duration_s, min_rto_s=0.0, granularity_s=0.0, max_rto_s=1e5,
+                ack_size_bytes=0, rto_estimator=estimator)
+
+
 def _engine(variant: str, exp, duration_s: float, runs: int, estimator: str):
-    """``runs`` runs (seeds 0, 1, ...) of one experiment ``(mu, T, w_m, H, V)`` of a design in
-    the engine: no granularity, no minimum RTO, no RTO ceiling below the backoff's."""
+    """``runs`` runs (seeds 0, 1, ...) of one experiment of a design in the engine."""
     import lossytcp
 
+    return lossytcp.simulate_seeds(list(range(runs)), variant,
+                                   **_engine_kwargs(exp, duration_s, estimator))
+
+
+def _model_kwargs(exp, variant: str = "oldtahoe", **form) -> dict:
+    """The model's parameters of one experiment (its RTTs plus a packet's transmission)."""
     mu, T, wm, H, V = exp
-    return lossytcp.simulate_seeds(
-        list(range(runs)), variant, rate_bps=mu * 8000.0, packet_size_bytes=1000, window=wm,
-        delay=dict(rtt_s=np.asarray(T).tolist(), H=np.asarray(H).tolist(),
-                   excess_mean_s=np.asarray(V).tolist()),
-        duration_s=duration_s, min_rto_s=0.0, granularity_s=0.0, max_rto_s=1e5,
-        ack_size_bytes=0, rto_estimator=estimator)
+    return dict(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H, excess_mean_s=tuple(V),
+                max_window=wm, variant=variant, **form)
 
 
 #: The model's forms compared with the engine: the paper's, the RFC 6298 extension, and the
@@ -141,22 +157,16 @@ def long_holding(exps, *, second: bool = True, scale: float = 10.0, runs: int = 
     timeouts per second of each; the model with RTO rule ``rule``."""
     import pandas as pd
 
-    import lossytcp
     from lossytcp.models.abrupt_rtt import abrupt_rtt
 
-    designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
+    designs = _experiments(max(exps) + 1, second)
     rows = []
     for k in exps:
         mu, T, wm, H, V = designs[k]
         V = V * scale
-        delay = dict(rtt_s=T.tolist(), H=H.tolist(), excess_mean_s=V.tolist())
         dur = min(factor * float(np.max(V + T)), max_duration_s)
         for variant in variants:
-            s = lossytcp.simulate_seeds(list(range(runs)), variant, rate_bps=mu * 8000.0,
-                                        packet_size_bytes=1000, window=wm, delay=delay,
-                                        duration_s=dur, min_rto_s=0.0, granularity_s=0.0,
-                                        max_rto_s=1e5, ack_size_bytes=0,
-                                        rto_estimator=estimator)
+            s = _engine(variant, (mu, T, wm, H, V), dur, runs, estimator)
             m = abrupt_rtt(rate_pps=mu, rtt_s=T + 1.0 / mu, H=H, excess_mean_s=V,
                            max_window=wm, variant=variant, rto=rule)
             sim = s.mean("throughput_pps")
@@ -288,17 +298,13 @@ def _traced_runs(exps, second: bool, factor: float, seed: int, variant: str,
     send trace with ``sends``)."""
     import lossytcp
 
-    designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
+    designs = _experiments(max(exps) + 1, second)
     for k in exps:
-        mu, T, wm, H, V = designs[k]
-        r = lossytcp.simulate(variant, rate_bps=mu * 8000.0, packet_size_bytes=1000,
-                              window=wm, duration_s=factor * float(np.max(V + T)),
-                              min_rto_s=0.0, granularity_s=0.0, max_rto_s=1e5,
-                              ack_size_bytes=0, rto_estimator="rfc6298",
-                              delay=dict(rtt_s=T.tolist(), H=H.tolist(),
-                                         excess_mean_s=V.tolist()),
-                              trace_window=True, trace_sends=sends, seed=seed)
-        yield k, (mu, T, wm, H, V), r
+        exp = designs[k]
+        dur = factor * float(np.max(exp[4] + exp[1]))
+        r = lossytcp.simulate(variant, **_engine_kwargs(exp, dur), trace_window=True,
+                              trace_sends=sends, seed=seed)
+        yield k, exp, r
 
 
 def ack_gaps(exps, second: bool = True, fractions=(0.5, 0.8), factor: float = 100.0,
@@ -363,11 +369,36 @@ def _split_at(t1, split_off, t):
     return np.where(i >= 0, split_off[np.maximum(i, 0)], 0.0)
 
 
-def _split_model(mu, T, wm, H, V, variant: str = "oldtahoe"):
+def _jumps(r):
+    """The RTT changes of a run with its delay-state trace: times, states left, states
+    entered (a state re-entered is no change)."""
+    d = np.array(r.delay_trace)
+    change = np.flatnonzero(d[1:, 1] != d[:-1, 1]) + 1
+    return d[change, 0], d[change - 1, 1].astype(int), d[change, 1].astype(int)
+
+
+def _idle_landing(r, mu: float, t):
+    """For each time of ``t``: the index of the last transmission at the bottleneck starting
+    by then (-1: none), the transmission starts, and whether the bottleneck is idle at that
+    time (a transmission starts at max(sending, end of the previous) and lasts 1/mu)."""
+    sent = np.sort(np.array(r.send_trace)[:, 0])
+    k = np.arange(sent.size) / mu
+    start = np.maximum.accumulate(sent - k) + k
+    last = np.searchsorted(start, t, side="right") - 1
+    idle = (last < 0) | (start[np.maximum(last, 0)] + 1.0 / mu <= t)
+    return last, start, idle
+
+
+def _window_at(win: np.ndarray, t, wm: int) -> np.ndarray:
+    """The window (cwnd capped at w_m, at least 1) in force at each time of ``t``."""
+    at = np.searchsorted(win[:, 0], t, side="right") - 1
+    return np.clip(np.floor(win[np.maximum(at, 0), 1]), 1, wm).astype(int)
+
+
+def _split_model(exp, variant: str = "oldtahoe"):
     from lossytcp.models.abrupt_rtt import abrupt_rtt
 
-    return abrupt_rtt(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H, excess_mean_s=tuple(V),
-                      max_window=wm, variant=variant, rto="rfc6298", bursts="split")
+    return abrupt_rtt(**_model_kwargs(exp, variant, rto="rfc6298", bursts="split"))
 
 
 def split_rounds(exps=ACK_GAP_EXPERIMENTS + (13, 24), second: bool = True,
@@ -384,7 +415,7 @@ def split_rounds(exps=ACK_GAP_EXPERIMENTS + (13, 24), second: bool = True,
 
     rows = []
     for k, (mu, T, wm, H, V), r in _traced_runs(exps, second, factor, seed, variant, True):
-        m = _split_model(mu, T, wm, H, V, variant)
+        m = _split_model((mu, T, wm, H, V), variant)
         t1, w, length, split_off, expiry = _rounds(r, mu, wm)
         top = w >= 0.8 * wm
         last = np.searchsorted(t1, expiry) - 1
@@ -414,16 +445,11 @@ def _delay_runs(k: int, second: bool, factor: float, seeds, variant: str):
     window and delay-state traces."""
     import lossytcp
 
-    mu, T, wm, H, V = list(design_61(k + 1, 2004 if second else 2003, second))[k]
+    exp = _experiments(k + 1, second)[k]
+    kwargs = _engine_kwargs(exp, factor * float(np.max(exp[4] + exp[1])))
     for seed in seeds:
-        yield lossytcp.simulate(variant, rate_bps=mu * 8000.0, packet_size_bytes=1000,
-                                window=wm, duration_s=factor * float(np.max(V + T)),
-                                min_rto_s=0.0, granularity_s=0.0, max_rto_s=1e5,
-                                ack_size_bytes=0, rto_estimator="rfc6298",
-                                delay=dict(rtt_s=T.tolist(), H=H.tolist(),
-                                           excess_mean_s=V.tolist()),
-                                trace_sends=True, trace_window=True, trace_delay=True,
-                                seed=seed)
+        yield lossytcp.simulate(variant, **kwargs, trace_sends=True, trace_window=True,
+                                trace_delay=True, seed=seed)
 
 
 def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 1000.0,
@@ -445,16 +471,15 @@ def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 10
 
     from lossytcp.models import abrupt_rtt as A
 
-    designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
+    designs = _experiments(max(exps) + 1, second)
     rows = []
     for k in exps:
         mu, T, wm, H, V = designs[k]
-        m = _split_model(mu, T, wm, H, V, variant)
-        p = A.AbruptRttParams(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H,
-                              excess_mean_s=tuple(V), max_window=wm, variant=variant,
-                              rto="rfc6298", bursts="split")
+        m = _split_model(designs[k], variant)
+        p = A.AbruptRttParams(**_model_kwargs(designs[k], variant, rto="rfc6298",
+                                              bursts="split"))
         _, Tm, _, _, _, M, Y, _, w1 = A._arrays(p)
-        mix = A._rto_mixture(p, w1[None, :] / np.maximum(Tm[:, None], w1[None, :] / mu))
+        mix = A._rto_mixture(p, A._sample_rates(p))
         # P(timeout | landing in idle time) per (mode, i, j, w).
         p_to = np.stack([np.stack([
             A._event_paths_mixed(p, i, np.arange(M), w1, Y, mix, restart=True, splits=n,
@@ -463,24 +488,15 @@ def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 10
         ev = []
         for r in _delay_runs(k, second, factor, seeds, variant):
             t1, _, length, split_off, expiry = _rounds(r, mu, wm)
-            d = np.array(r.delay_trace)
-            change = np.flatnonzero(d[1:, 1] != d[:-1, 1]) + 1
-            tj, si, sj = d[change, 0], d[change - 1, 1].astype(int), d[change, 1].astype(int)
+            tj, si, sj = _jumps(r)
             rd = np.searchsorted(t1, tj, side="right") - 1
             began = np.where(rd >= 0, (t1 - length)[np.maximum(rd, 0)], np.inf)
             fresh = np.concatenate(([-np.inf], tj[:-1])) < began
             nxt = np.append(tj[1:], np.inf)
             up = T[sj] > T[si]
             tj, si, sj, fresh, nxt = tj[up], si[up], sj[up], fresh[up], nxt[up]
-            # The bottleneck transmits from max(sending, end of the previous) for 1/mu.
-            sent = np.sort(np.array(r.send_trace)[:, 0])
-            start = np.maximum.accumulate(sent - np.arange(sent.size) / mu) \
-                + np.arange(sent.size) / mu
-            last = np.searchsorted(start, tj, side="right") - 1
-            idle = (last < 0) | (start[np.maximum(last, 0)] + 1.0 / mu <= tj)
-            win = np.array(r.window_trace)
-            at = np.searchsorted(win[:, 0], tj, side="right") - 1
-            w = np.clip(np.floor(win[np.maximum(at, 0), 1]), 1, wm).astype(int)
+            last, start, idle = _idle_landing(r, mu, tj)
+            w = _window_at(np.array(r.window_trace), tj, wm)
             split = _split_at(t1, split_off, tj) > m.split_gap_s / 2.0
             e = np.searchsorted(expiry, tj, side="right")
             timed_out = (e < expiry.size) & (expiry[np.minimum(e, expiry.size - 1)] < nxt)
@@ -528,31 +544,22 @@ def rto_at_jumps(exps=((53, 1), (13, 1), (65, 2)), second: bool = True, factor: 
 
     from lossytcp.models import abrupt_rtt as A
 
-    designs = list(design_61(max(k for k, _ in exps) + 1, 2004 if second else 2003, second))
+    designs = _experiments(max(k for k, _ in exps) + 1, second)
     rows = []
     for k, state in exps:
         mu, T, wm, H, V = designs[k]
-        p = A.AbruptRttParams(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H,
-                              excess_mean_s=tuple(V), max_window=wm, variant=variant,
-                              rto="rfc6298")
-        _, Tm, _, _, _, _, _, _, w1 = A._arrays(p)
-        rate = w1[None, :] / np.maximum(Tm[:, None], w1[None, :] / mu)
+        p = A.AbruptRttParams(**_model_kwargs(designs[k], variant, rto="rfc6298"))
+        Tm = np.array(p.rtt_s)
+        rate = A._sample_rates(p)
         mixes = {name: A._rto_mixture(p, rate, burst=b)[state]
                  for name, b in (("model", True), ("spread", False))}
         ev = []
         for r in _delay_runs(k, second, factor, seeds, variant):
-            d = np.array(r.delay_trace)
-            change = np.flatnonzero(d[1:, 1] != d[:-1, 1]) + 1
-            tj, si, sj = d[change, 0], d[change - 1, 1].astype(int), d[change, 1].astype(int)
-            sent = np.sort(np.array(r.send_trace)[:, 0])
-            start = np.maximum.accumulate(sent - np.arange(sent.size) / mu) \
-                + np.arange(sent.size) / mu
-            last = np.searchsorted(start, tj, side="right") - 1
-            ok = (si == state) & (T[sj] > T[si]) & (last >= 0)
-            ok &= start[np.maximum(last, 0)] + 1.0 / mu <= tj
+            tj, si, sj = _jumps(r)
+            last, start, idle = _idle_landing(r, mu, tj)
+            ok = (si == state) & (T[sj] > T[si]) & (last >= 0) & idle
             win = np.array(r.window_trace)
-            at = np.searchsorted(win[:, 0], tj, side="right") - 1
-            w = np.clip(np.floor(win[np.maximum(at, 0), 1]), 1, wm).astype(int)
+            w = _window_at(win, tj, wm)
             ack = np.searchsorted(win[:, 0], start[np.maximum(last, 0)] + Tm[state] + 1e-9,
                                   side="right") - 1
             ev.append(np.column_stack((w, win[np.maximum(ack, 0), 3]))[ok])
@@ -569,12 +576,10 @@ def rto_at_jumps(exps=((53, 1), (13, 1), (65, 2)), second: bool = True, factor: 
             for q in quantiles:
                 row[f"engine_q{q:g}_ms"] = 1e3 * float(np.quantile(ev[band, 1], q))
             for name, (vals, wts) in mixes.items():
-                v = vals[:, ws].ravel()
-                o = np.argsort(v, kind="stable")
-                c = np.cumsum(np.repeat(wts, ws.size)[o])
-                for q in quantiles:
-                    row[f"{name}_q{q:g}_ms"] = 1e3 * float(
-                        v[o][np.searchsorted(c, q * c[-1])])
+                qs = A._weighted_quantiles(vals[:, ws].reshape(-1, 1),
+                                           np.repeat(wts, ws.size), quantiles)[:, 0]
+                row.update({f"{name}_q{q:g}_ms": 1e3 * float(x)
+                            for q, x in zip(quantiles, qs, strict=True)})
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -588,12 +593,12 @@ def recovery_splits(exps=(13, 53, 69, 12, 24), second: bool = True, factor: floa
     the same shares at random times (no recovery)."""
     import pandas as pd
 
-    designs = list(design_61(max(exps) + 1, 2004 if second else 2003, second))
+    designs = _experiments(max(exps) + 1, second)
     rng = np.random.default_rng(0)
     rows = []
     for k in exps:
         mu, T, wm, H, V = designs[k]
-        half = _split_model(mu, T, wm, H, V, "reno").split_gap_s / 2.0
+        half = _split_model((mu, T, wm, H, V), "reno").split_gap_s / 2.0
         acc = {x: [] for x in after_rtts}
         ctrl = {x: [] for x in after_rtts}
         for r in _delay_runs(k, second, factor, seeds, "reno"):
@@ -639,8 +644,7 @@ def window_at_timeouts(exps=ABOVE_ENGINE, second: bool = True, factor: float = 3
         dt = np.diff(np.append(w[:, 0], r.elapsed_s))
         cw = w[:, 1]
         expiry = np.flatnonzero((cw[1:] <= 1.0) & (cw[:-1] > 1.0)) + 1
-        kw = dict(rate_pps=mu, rtt_s=tuple(T + 1.0 / mu), H=H, excess_mean_s=tuple(V),
-                  max_window=wm, variant=variant, rto="rfc6298")
+        kw = _model_kwargs((mu, T, wm, H, V), variant, rto="rfc6298")
         m = abrupt_rtt(**kw)
         ms = abrupt_rtt(**kw, bursts="split")
         # The model's expiries and twice-received segments, weighted by the EMC.
@@ -718,7 +722,7 @@ def confirm_beyond(df, runs: int = 40, bound: float = 0.2, second: bool = True,
     import pandas as pd
 
     exps = sorted({int(k) for m in models for k in beyond_bound(df, bound, estimator, m).exp})
-    designs = list(design_61(max(exps, default=-1) + 1, 2004 if second else 2003, second))
+    designs = _experiments(max(exps, default=-1) + 1, second)
     rows = []
     for k in exps:
         row = df.loc[df.exp == k].iloc[0]
