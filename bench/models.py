@@ -48,25 +48,33 @@ def best_of(fn, n: int = 20) -> float:
 
 
 #: Chains at abrupt-rtt's size limits (``_check_size``): (states, w_m, RTO rule, bursts).
+#: Split bursts: w_m None is the limit for the draw's levels of split-off idle time.
 ABRUPT_LIMITS = ((3, 1000, "paper", "single"), (20, 111, "paper", "single"),
                  (64, 19, "paper", "single"), (3, 702, "rfc6298", "single"),
-                 (10, 63, "rfc6298", "single"), (3, 351, "rfc6298", "split"),
-                 (6, 87, "rfc6298", "split"))
+                 (10, 63, "rfc6298", "single"), (3, None, "rfc6298", "split"),
+                 (6, None, "rfc6298", "split"))
 
 
 def abrupt_limits() -> None:
-    """One solve per chain at the limits, on a random semi-Markov RTT of that size."""
-    from lossytcp.models.abrupt_rtt import abrupt_rtt
+    """One solve per chain at the limits, on a random semi-Markov RTT of that size (with split
+    bursts RTTs 2-5 ms apart, small jumps against the RTT: the most levels)."""
+    from lossytcp.models.abrupt_rtt import _split_gap, _split_levels, _window_limit, abrupt_rtt
 
     rng = np.random.default_rng(1)
     for m, wm, rule, bursts in ABRUPT_LIMITS:
-        t_s = rng.uniform(0.05, 0.1, m)
-        kw = dict(rate_pps=1000.0, rtt_s=t_s, H=rng.dirichlet(np.ones(m), m),
+        t_s = (rng.uniform(0.05, 0.1, m) if wm else
+               0.1 + np.cumsum(rng.uniform(0.002, 0.005, m)))
+        h = rng.dirichlet(np.ones(m), m)
+        levels = 1
+        if bursts == "split":
+            levels = _split_levels(t_s, 1000.0, _split_gap(t_s, h))[1]
+            wm = _window_limit(m, rule, levels)
+        kw = dict(rate_pps=1000.0, rtt_s=t_s, H=h,
                   excess_mean_s=rng.uniform(0.0, 9.0, m) * t_s, max_window=wm, rto=rule,
                   bursts=bursts)
         t = time.process_time()
         abrupt_rtt(**kw)
-        print(f"abrupt-rtt {m:2d} states w_m {wm:4d} {rule:8s} {bursts:6s} "
+        print(f"abrupt-rtt {m:2d} states w_m {wm:4d} {rule:8s} {bursts:6s} {levels:2d} levels "
               f"{time.process_time() - t:6.2f} s")
 
 

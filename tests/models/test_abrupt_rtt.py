@@ -431,8 +431,11 @@ def test_chains_too_large_to_solve_quickly_are_refused_with_the_bound():
         evaluate("abrupt-rtt", max_window=317, **kw(10))
     with pytest.raises(ParameterError, match="at most 702 with 3 RTT states, rto='rfc6298'"):
         evaluate("abrupt-rtt", max_window=703, rto="rfc6298", **kw(3))
-    with pytest.raises(ParameterError, match="at most 351 with 3 RTT states.*bursts='split'"):
-        evaluate("abrupt-rtt", max_window=352, rto="rfc6298", bursts="split", **kw(3))
+    # Split bursts: jumps up of 25, 50 and 25 ms, equally often (33.3 ms on average), on a
+    # grid of a quarter of it (8.33 ms) up to 99 ms of idle time: 12 steps, 13 levels.
+    with pytest.raises(ParameterError, match="at most 194 with 3 RTT states, rto='rfc6298', "
+                       "bursts='split' and 13 levels"):
+        evaluate("abrupt-rtt", max_window=195, rto="rfc6298", bursts="split", **kw(3))
     with pytest.raises(ParameterError, match="at most 6 states with bursts='split'"):
         evaluate("abrupt-rtt", max_window=5, rto="rfc6298", bursts="split", **kw(7))
     with pytest.raises(ParameterError, match="at most 10 states with rto='rfc6298'"):
@@ -553,3 +556,63 @@ def test_rfc6298_visits_of_millions_of_rtts():
                    max_window=4, rto="rfc6298", bursts="split")
     assert 0 < r.throughput_pps <= 1e7
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # KiB
+
+
+def _split_after(i, j, w1, split_s, Yi=1.0):
+    """The mean split-off idle time after a transition i -> j out of window w1 (the event
+    paths' last element weighted by their probabilities), and the timeout probability."""
+    T = (0.05, 0.06, 0.08)
+    H = ((0, 1, 0), (0, 0, 1), (1, 0, 0))
+    p = AbruptRttParams(rate_pps=1000.0, rtt_s=T, H=H, excess_mean_s=(0.1,) * 3,
+                        max_window=60, variant="oldtahoe", rto="rfc6298", bursts="split")
+    paths, _, p_to = ar._event_paths(p, i, j, np.array([float(w1)]), np.zeros(3), Yi=Yi,
+                                     restart=True, split_s=split_s, gap=0.015)[:3]
+    prob = sum(float(np.sum(pt[0])) for pt in paths)
+    after = sum(float(np.sum(pt[0] * pt[3])) for pt in paths)
+    return after / prob, float(p_to[0])
+
+
+def test_split_off_idle_time_moves_with_each_jump_by_hand():
+    """bursts="split" carries the split-off idle time S (one gap, ours). 50 -> 60 ms, window 10
+    at 1000 packets/s (10 ms of bursts, 40 ms idle), S = 5 ms, no timeout: the main gap (0.7
+    of the round) keeps S, a burst (0.2) or the split-off gap (0.1) gains the 10 ms jump:
+    0.7 * 5 + 0.3 * 15 = 8 ms. 80 -> 50 ms, window 10 (70 ms idle), S = 5 ms (a third of the
+    15 ms mean jump): the main gap (65/80) keeps it, the split-off gap (5/80) closes under the
+    30 ms drop, a burst (10/80) closes it for the share 1/3 / (1/3 + 1) = 1/4 of the bursts:
+    (65 * 5 + 10 * 0.75 * 5) / 80 = 4.53 ms. The same drop with window 40 and S = 15 ms closes
+    the 25 ms main gap, and the split-off gap becomes the main: S = 0 on every path. A jump
+    that times out restarts the flight as one burst: S = 0."""
+    assert _split_after(0, 1, 10, 0.005)[0] == pytest.approx(0.008)
+    assert _split_after(2, 0, 10, 0.005)[0] == pytest.approx((65 * 5 + 7.5 * 5) / 80 * 1e-3)
+    s, p_to = _split_after(2, 0, 40, 0.015)
+    assert s == pytest.approx(0.0, abs=1e-15) and p_to == 0.0
+    s, p_to = _split_after(0, 2, 10, 0.0, Yi=0.001)
+    assert p_to == pytest.approx(1.0) and s == pytest.approx(0.0, abs=1e-15)
+
+
+def test_split_levels_by_hand():
+    """The grid of S: a quarter of the mean jump up to the largest idle time (T_max - 1/mu), at
+    most 48 levels, then a coarser step; no upward jump, no split."""
+    step, n = ar._split_levels(np.array([0.05, 0.06, 0.081]), 1000.0, 0.015)
+    assert (step, n) == (pytest.approx(0.00375), 23)       # 80 ms / 3.75 ms = 21.3 -> 22 + 1
+    step, n = ar._split_levels(np.array([0.05, 0.2]), 1000.0, 0.001)
+    assert n == 48 and step == pytest.approx(0.199 / 47)
+    assert ar._split_levels(np.array([0.05, 0.2]), 1000.0, 0.0) == (0.0, 1)
+
+
+def test_iterative_stationary_law_equals_the_direct_solve():
+    """The split chains' GMRES solve (``iterative=True``) against the direct one, on a split
+    chain of design 2 and on a random sparse chain with transient states."""
+    import scipy.sparse
+
+    from lossytcp.models._markov import stationary_distribution
+
+    rng = np.random.default_rng(3)
+    n = 3000
+    rows = np.repeat(np.arange(n), 4)
+    cols = rng.integers(0, n - 100, rows.size)          # the last 100 states are transient
+    P = scipy.sparse.csr_matrix((rng.uniform(0.1, 1.0, rows.size), (rows, cols)), (n, n))
+    P = scipy.sparse.diags(1.0 / np.asarray(P.sum(axis=1)).ravel()) @ P
+    direct = stationary_distribution(P)
+    fast = stationary_distribution(P, iterative=True)
+    assert np.abs(fast - direct).max() < 1e-12 and fast[-100:].max() == 0.0

@@ -236,10 +236,12 @@ def test_abrupt_rtt_design2_rfc6298_extension(design2_quick):
         rest = design2_quick.exp != 12
         assert ours[rest].abs().max() < 0.3
         assert ours[~rest].iloc[0] < -0.4
-        # Split bursts (bursts="split") bring experiment 12 within 30% (measured -22% / -14%
-        # at this size) and keep the rest there.
+        # Split bursts (bursts="split") bring experiment 12 to -33% / -23% at this size (2 runs
+        # of 300 max(E[V_i] + T_i); -18% / +5.5% against 40 runs of the full size) and keep
+        # the rest within 15% (measured 0-14.8%).
         split = design2_quick[f"{v}_rfc6298_split_err"].abs()
-        assert split.max() < 0.3 and split.mean() < 0.1
+        assert split.max() < 0.36 and split.mean() < 0.1
+        assert split[rest].max() < 0.16
 
 
 def test_window_between_timeouts_on_short_holding_times():
@@ -303,25 +305,28 @@ def test_split_bursts_hide_the_idle_gap():
 
 def test_split_bursts_round_by_round():
     """The engine's split rounds hide its timeouts as bursts="split" has it (at most 9% of its
-    expiries end a round that split: measured 0-8.6%), but at the largest windows the model
-    splits more than the engine (top fifth of the windows: measured 0.85-0.91 of the model's
-    transitions against 0.74-0.81 of the engine's rounds on 69, 53, 13 and 24)."""
+    expiries end a round that split: measured 0-8.6%), and at the largest windows the model's
+    split-off idle time splits about as many transitions as the engine's rounds (top fifth of
+    the windows, half a mean jump split off: measured 0.95 / 0.75 / 0.84 / 0.83 / 0.67 of the
+    model's transitions against 0.99 / 0.76 / 0.79 / 0.74 / 0.81 of the engine's rounds on 12,
+    69, 53, 13 and 24; the count of equal gaps had 0.85-0.91 on the last four)."""
     df = abrupt.split_rounds().set_index("exp")
     assert (df.engine_expiries_after_split < 0.1).all(), df.to_string()
-    over = df.loc[[69, 53, 13, 24]]
-    assert (over.model_split_share_top > over.engine_split_rounds_top + 0.05).all()
-    assert abs(df.loc[12].model_split_share_top - df.loc[12].engine_split_rounds_top) < 0.05
+    both = df.loc[[12, 69, 53, 13, 24]]
+    assert ((both.model_split_share_top - both.engine_split_rounds_top).abs() < 0.15).all()
 
 
 def test_timeouts_at_the_engines_own_jumps():
     """At the engine's upward jumps landing in idle time (its delay-state trace), split rounds
-    hide the timeout as the model's split modes do (top third of the windows: measured 0% and
-    7% of the jumps from a split round time out on 53 and 13, the model's 0%) and whole ones
-    mostly do not (measured 64% and 81%); on 13 the single burst's rule gives the engine's
-    share in every third of the windows (measured within 0.12). Below the top third of the
-    windows the jumps find the idle time whole as often as the model's transitions are
-    unsplit (measured within 0.05 on 53 and 13); in it far more often on 53 (0.48 against
-    0.22): the model's splits outlast the engine's at the largest windows."""
+    hide the timeout as the model's split-off gap does (top third of the windows: measured 0%
+    and 7% of the jumps from a split round time out on 53 and 13, the model's 0% with one
+    mean jump split off) and whole ones mostly do not (measured 55% and 94%); on 13 the single
+    burst's rule gives the engine's share in every third of the windows (measured within
+    0.05). The jumps find the idle time whole as often as the model's transitions are unsplit
+    (less than half a mean jump split off) below the top third of the windows (measured
+    within 0.05 on 53 and 13) and in it on 13 (0.21 against 0.22), but far more often in it on
+    53 (0.56 against 0.19: a state of one RTT, where the model's split-off time outlasts the
+    engine's)."""
     df = abrupt.jump_outcomes((53, 13), seeds=(2,)).set_index(["exp", "windows"])
     thirteen = df.loc[13]
     assert ((thirteen.engine_to_unsplit - thirteen.model_to_single).abs() < 0.15).all()
@@ -333,6 +338,8 @@ def test_timeouts_at_the_engines_own_jumps():
         assert ((below.engine_whole - below.model_whole).abs() < 0.08).all()
     top = df.loc[53].iloc[-1]
     assert top.engine_whole > top.model_whole + 0.2
+    top = df.loc[13].iloc[-1]
+    assert abs(top.engine_whole - top.model_whole) < 0.05
 
 
 def test_rto_a_short_visit_leaves():
@@ -352,7 +359,7 @@ def test_fast_recovery_reforms_the_bursts():
     """Reno's fast recovery leaves a round split about half the time whether it was split
     before or not (3 RTTs after: measured 0.44-0.59 after a split round, 0.40-0.54 after a
     whole one, against 0.62-0.94 and 0.05-0.12 at random times): the model's spurious-DA path
-    keeps the burst mode."""
+    keeps the split-off idle time."""
     df = abrupt.recovery_splits((53, 24), seeds=range(2, 6), after_rtts=(3.0,))
     assert ((df.split_after_split - df.split_after_unsplit).abs() < 0.2).all(), df.to_string()
     assert (df.split_after_unsplit > 2.5 * df.no_recovery_after_unsplit).all()
@@ -398,10 +405,10 @@ def test_abrupt_rtt_full_designs():
     # window, go-back-N's duplicates, the restart after an expiry, a visit's samples)
     # brings the mean inside the paper's bound (measured 4.3% / 4.5%, the paper's model
     # 11.6% / 10.4%); 12 and 69 stay off by up to 58% / 39% (split bursts, see the model's
-    # docstring), clearly below. With bursts="split" (measured 3.9% / 21.0% and 5.4% /
-    # 31.5%) none is clearly beyond 20% given the design's 5 runs, at the cost of a model
-    # above the engine in most; 40 runs show 13 and 69 (Reno; measured +32%, +24%) beyond
-    # it, where rto="rfc6298" alone is within 20% on 13.
+    # docstring), clearly below. With bursts="split" (the split-off idle time as chain
+    # state; measured 3.3% / 19.7% and 3.9% / 14.4%) design 2 is inside the paper's bound,
+    # the model above the engine in most experiments (81% / 92%); with 40 runs 12 and 69 are
+    # -18% and -9% (OldTahoe), +6% and +6% (Reno).
     d2 = abrupt.run_design(100, second=True, estimators=("rfc6298",))
     for v in abrupt.VARIANTS:
         paper = d2[f"{v}_rfc6298_paper_err"]
@@ -411,8 +418,8 @@ def test_abrupt_rtt_full_designs():
         assert ours.abs().max() < 0.6
         assert (ours <= 0).mean() < (paper <= 0).mean()
         assert set(d2.exp[ours.abs() > 0.2]) == {12, 69}
-        assert split.abs().mean() < 0.06 and split.abs().max() < 0.33
-        assert (split > 0).mean() > 0.8
+        assert split.abs().mean() < 0.05 and split.abs().max() < 0.20
+        assert (split > 0).mean() > 0.75
         # Sec. 6.1's lower bound holds here, loosely: the paper's model is below the engine
         # in two thirds of the experiments (measured 68% / 67%), within 5% below in a fifth.
         assert (paper <= 0).mean() > 0.6
@@ -426,13 +433,12 @@ def test_abrupt_rtt_full_designs():
         assert r.max_abs_error < 0.20 and r.mean_abs_error < 0.10
         assert d2.loc[small, f"{v}_rfc6298_paper_err"].abs().max() > 0.25
         assert 1.0 < bw.loc[(v, "w_m>45")].timeout_ratio < 1.35
-    beyond = abrupt.beyond_bound(d2, model="split")
-    assert len(beyond) <= 5 and not beyond.clear.any()
+    assert abrupt.beyond_bound(d2, model="split").empty
     sure = abrupt.confirm_beyond(d2).set_index(["variant", "model", "exp"])
-    assert sure.loc[("reno", "split", 13)].clear and sure.loc[("reno", "split", 69)].clear
     for v in abrupt.VARIANTS:
-        assert abs(sure.loc[(v, "rfc6298", 13)].error) < 0.2
-        assert sure.loc[(v, "rfc6298", 12)].clear
+        for k in (12, 69):
+            assert sure.loc[(v, "rfc6298", k)].clear and sure.loc[(v, "rfc6298", k)].error < 0
+            assert abs(sure.loc[(v, "split", k)].error) < 0.2
 
 
 @pytest.mark.slow

@@ -460,8 +460,8 @@ def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 10
     share of them that the last round before split (:func:`_rounds`, split-off idle time
     above half the model's gap), the share followed by an expiry before the next jump
     (unsplit, split), and the model's timeout probability for each jump (its states i -> j and
-    window w), single burst (mode 0) and one split-off gap (mode 1), averaged over the same
-    jumps. Only jumps with no other jump since that round began count: with visits of about
+    window w), single burst (S = 0) and one mean jump split off (S = gap), averaged over the
+    same jumps. Only jumps with no other jump since that round began count: with visits of about
     one RTT the last round often predates the previous jump, whose drop may have closed the
     split since. Over all the upward jumps landing in idle time (``idle_jumps``): the share
     that land in a gap of the bottleneck's idle time at least 0.9 of the round's (the idle
@@ -482,8 +482,8 @@ def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 10
         mix = A._rto_mixture(p, A._sample_rates(p))
         # P(timeout | landing in idle time) per (mode, i, j, w).
         p_to = np.stack([np.stack([
-            A._event_paths_mixed(p, i, np.arange(M), w1, Y, mix, restart=True, splits=n,
-                                 gap=m.split_gap_s)[2]
+            A._event_paths_mixed(p, i, np.arange(M), w1, Y, mix, restart=True,
+                                 split_s=n * m.split_gap_s, gap=m.split_gap_s)[2]
             / np.maximum(1.0 - w1 / (mu * Tm[i]), 1e-12) for i in range(M)]) for n in (0, 1)])
         ev = []
         for r in _delay_runs(k, second, factor, seeds, variant):
@@ -587,10 +587,10 @@ def rto_at_jumps(exps=((53, 1), (13, 1), (65, 2)), second: bool = True, factor: 
 def recovery_splits(exps=(13, 53, 69, 12, 24), second: bool = True, factor: float = 1000.0,
                     seeds=range(2, 10), after_rtts=(1.5, 3.0)):
     """Split bursts across Reno's fast recoveries in the RFC 6298 engine (the model's spurious
-    DA path keeps the burst mode): per experiment, the fast retransmits (cwnd set to ssthresh
-    + 3), the share of them whose last round before split (as :func:`split_rounds`), and the
-    share split ``after_rtts`` mean RTTs later, given split and given unsplit before, against
-    the same shares at random times (no recovery)."""
+    DA path keeps the split-off idle time): per experiment, the fast retransmits (cwnd set to
+    ssthresh + 3), the share of them whose last round before split (as :func:`split_rounds`),
+    and the share split ``after_rtts`` mean RTTs later, given split and given unsplit before,
+    against the same shares at random times (no recovery)."""
     import pandas as pd
 
     designs = _experiments(max(exps) + 1, second)
