@@ -418,7 +418,7 @@ class AbruptRttParams:
         _check_single_recurrent_class(h)
         levels = 1
         if self.bursts == "split":
-            levels = _split_levels(t + 0.0, mu, _split_gap(t, h))[1]
+            levels = _split_levels(t, mu, _split_gap(t, h))[1]
         _check_size(m, self.max_window, self.rto, self.bursts, levels)
 
 
@@ -818,7 +818,9 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
 
     ``j`` is a state or an array of states (results then gain a leading axis over j).
     Returns ``[(probability, start window)]`` per w1, and the per-w1 probability of a spurious
-    DA, of a timeout, and the expected number of consecutive timeouts.
+    DA, of a timeout, and the expected number of consecutive timeouts. With ``restart`` each
+    path also carries its restart delay and the split-off idle time it leaves (``split_s``
+    the one it starts from, ``gap`` the mean upward jump; ``bursts="split"``).
     """
     mu, d, wm = params.rate_pps, params.dupack_threshold, params.max_window
     T = np.asarray(params.rtt_s)
