@@ -598,6 +598,12 @@ def test_split_levels_by_hand():
     step, n = ar._split_levels(np.array([0.05, 0.2]), 1000.0, 0.001)
     assert n == 48 and step == pytest.approx(0.199 / 47)
     assert ar._split_levels(np.array([0.05, 0.2]), 1000.0, 0.0) == (0.0, 1)
+    # Equal RTTs (found by the property test): one level, no split, the single burst's answer.
+    kw = dict(rate_pps=150.0, rtt_s=(0.0625,) * 3, H=((1 / 3,) * 3,) * 3,
+              excess_mean_s=(0.0,) * 3, max_window=2, rto="rfc6298")
+    split = abrupt_rtt(**kw, bursts="split")
+    assert split.split_share == 0.0 and split.split_idle_s == 0.0
+    assert split.throughput_pps == abrupt_rtt(**kw).throughput_pps
 
 
 def test_iterative_stationary_law_equals_the_direct_solve():
@@ -616,3 +622,29 @@ def test_iterative_stationary_law_equals_the_direct_solve():
     direct = stationary_distribution(P)
     fast = stationary_distribution(P, iterative=True)
     assert np.abs(fast - direct).max() < 1e-12 and fast[-100:].max() == 0.0
+
+
+@settings(max_examples=12, deadline=None)
+@given(mu=st.floats(150, 1500), T=st.tuples(*[st.floats(0.04, 0.12)] * 3),
+       V=st.tuples(*[st.floats(0.0, 0.9)] * 3), wm=st.integers(2, 40),
+       rows=st.lists(st.tuples(*[st.floats(0.05, 1.0)] * 3), min_size=3, max_size=3),
+       variant=st.sampled_from(["oldtahoe", "reno"]))
+def test_split_bursts_physical_bounds_and_solver(mu, T, V, wm, rows, variant):
+    """bursts="split" on random RTT processes: the link's and the window's bounds, S inside
+    the largest idle time, and the GMRES solve equal to the direct one."""
+    H = [[x / sum(r) for x in r] for r in rows]
+    kw = dict(rate_pps=mu, rtt_s=T, H=H, excess_mean_s=V, max_window=wm, variant=variant,
+              rto="rfc6298", bursts="split")
+    r = abrupt_rtt(**kw)
+    assert 0.0 < r.throughput_pps <= min(mu, wm / min(T)) * (1 + 1e-9)
+    assert r.window_pmf.sum() == pytest.approx(1.0)
+    assert 0.0 <= r.split_share <= 1.0 and 0.0 <= r.split_idle_s <= max(T)
+    from unittest import mock
+
+    from lossytcp.models import _markov
+
+    direct = _markov.stationary_distribution
+    with mock.patch.object(ar, "stationary_distribution", lambda P, iterative=False: direct(P)):
+        d = abrupt_rtt(**kw)
+    assert d.throughput_pps == pytest.approx(r.throughput_pps, rel=1e-8)
+    assert d.split_share == pytest.approx(r.split_share, rel=1e-6, abs=1e-9)

@@ -1342,11 +1342,12 @@ def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
         agg = [np.where(s > 0, (sm * x).sum(axis=0) / s, x[0])
                for x in (EN, ER, p_to, p_da, k_to, resent)]
     r = _finish(params, s, *agg)
-    if NM > 1:
+    if split:
+        # Without an upward jump (one level) nothing splits.
         modes = sm.sum(axis=(1, 2))
         # Split: at least half a mean jump split off (the validation's threshold on the
         # engine's rounds).
-        split_lv = np.arange(NM) * step >= gap / 2.0 - 1e-12
+        split_lv = (np.arange(NM) > 0) & (np.arange(NM) * step >= gap / 2.0 - 1e-12)
         object.__setattr__(r, "split_share", float(modes[split_lv].sum()))
         per_w = sm.sum(axis=2)                                          # [n, w-1]
         with np.errstate(invalid="ignore"):
