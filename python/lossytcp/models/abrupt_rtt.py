@@ -195,10 +195,10 @@ as one gap (``gap`` below is the mean upward jump over the RTT process's transit
 
 S lives on a grid of a quarter of the mean jump (``_SPLIT_STEP``) up to the largest idle time,
 at most ``_SPLIT_LEVELS`` levels (``_split_levels``); a value between two grid points is split
-between them keeping its mean. The grid matters: design 2's experiment 12 (OldTahoe) is 29%,
-21%, 18% and 16% below the engine with a step of 1, 1/2, 1/4 and 1/8 of the mean jump,
-solved in 0.7, 1.1, 2.5 and 5.7 s (39 levels at a quarter); the size limits (48 levels) take
-about 3.5 s.
+between them keeping its mean. The grid matters (``lossytcp.validation.abrupt.split_grid``):
+design 2's experiment 12 (OldTahoe, 40 engine runs) is 28.7%, 21.1%, 18.0% and 16.4% below
+the engine with a step of 1, 1/2, 1/4 and 1/8 of the mean jump (11, 20, 39 and 77 levels),
+solved in 0.7, 1.2, 3.0 and 6.3 s of CPU; the size limits (48 levels) take about 3.5 s.
 Chains of more than one level are solved by preconditioned GMRES (their LU fills in).
 ``split_share`` is the share of transitions made with at least half a mean jump split off
 (the validation's threshold on the engine's rounds), ``split_idle_s`` the mean S. A count of
@@ -1195,29 +1195,31 @@ def _split_gap(T: np.ndarray, H: np.ndarray) -> float:
     return float((f * (T[None, :] - T[:, None])).sum() / f.sum()) if f.sum() > 0 else 0.0
 
 
-def _split_levels(T: np.ndarray, mu: float, gap: float) -> tuple[float, int]:
-    """The grid of the split-off idle time: a step of ``_SPLIT_STEP`` mean upward jumps, up to
-    the largest idle time of a round (T_max - 1/mu), at most ``_SPLIT_LEVELS`` levels (then a
-    coarser step). Returns (step in seconds, number of levels)."""
+def _split_levels(T: np.ndarray, mu: float, gap: float, fraction: float = _SPLIT_STEP,
+                  most: int = _SPLIT_LEVELS) -> tuple[float, int]:
+    """The grid of the split-off idle time: a step of ``fraction`` mean upward jumps, up to
+    the largest idle time of a round (T_max - 1/mu), at most ``most`` levels (then a coarser
+    step). Returns (step in seconds, number of levels)."""
     top = float(np.max(T)) - 1.0 / mu
     if gap <= 0.0 or top <= 0.0:
         return 0.0, 1
-    step = _SPLIT_STEP * gap
+    step = fraction * gap
     levels = int(math.ceil(top / step)) + 1
-    if levels > _SPLIT_LEVELS:
-        levels, step = _SPLIT_LEVELS, top / (_SPLIT_LEVELS - 1)
+    if levels > most:
+        levels, step = most, top / (most - 1)
     return step, levels
 
 
-def _compute_chain(params: AbruptRttParams, mix) -> AbruptRttResult:
+def _compute_chain(params: AbruptRttParams, mix, grid: tuple = ()) -> AbruptRttResult:
     """The EMC solved through an equivalent sparse chain (see ``_growth_chain``); ``mix``:
-    per state, the RTO's mixture (None: Y_i of eq. (2)). With ``rto="rfc6298"`` each state
-    carries the split-off idle time as level n, ``n * step`` seconds (``_split_levels``)."""
+    per state, the RTO's mixture (None: Y_i of eq. (2)). With ``bursts="split"`` each state
+    carries the split-off idle time as level n, ``n * step`` seconds (``_split_levels``;
+    ``grid``: its step in mean jumps and most levels, for the validation's grid study)."""
     mu, T, V, H, wm, M, Y, EX, w1 = _arrays(params)
     restart = params.rto == "rfc6298"
     split = params.bursts == "split"
     gap = _split_gap(T, H) if split else 0.0
-    step, NM = _split_levels(T, mu, gap) if split else (0.0, 1)
+    step, NM = _split_levels(T, mu, gap, *grid) if split else (0.0, 1)
     per = wm * M
     n_emc = NM * per
     # State numbering: EMC (n, i, w) -> n*per + i*wm + w - 1; growth (n, j, w) -> n_emc + the

@@ -26,8 +26,9 @@ expiries and the segments received twice, engine against model), :func:`split_ro
 bursts round by round, engine against ``bursts="split"``), :func:`jump_outcomes` (timeouts at
 the engine's own RTT jumps, from its delay-state trace, against the model's rule for each),
 :func:`rto_at_jumps` (the engine's RTO at those jumps against the model's mixture),
-:func:`recovery_splits` (bursts across Reno's fast recoveries) and :func:`confirm_beyond` (the
-experiments beyond 20% with more engine runs).
+:func:`recovery_splits` (bursts across Reno's fast recoveries), :func:`split_grid` (the
+split-off idle time's grid against the error) and :func:`confirm_beyond` (the experiments
+beyond 20% with more engine runs).
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["design_61", "run_design", "long_holding", "isolated_jump", "karn_jumps",
-           "ack_gaps", "split_rounds", "jump_outcomes", "rto_at_jumps", "recovery_splits",
-           "confirm_beyond", "window_at_timeouts", "by_window", "holding_sweep", "summarize",
-           "fig9", "fig9_ns2", "gain_shares", "section_63", "tables"]
+           "ack_gaps", "split_rounds", "split_grid", "jump_outcomes", "rto_at_jumps",
+           "recovery_splits", "confirm_beyond", "window_at_timeouts", "by_window",
+           "holding_sweep", "summarize", "fig9", "fig9_ns2", "gain_shares", "section_63",
+           "tables"]
 
 VARIANTS = ("oldtahoe", "reno")
 
@@ -712,6 +714,34 @@ def beyond_bound(df, bound: float = 0.2, estimator: str = "rfc6298", model: str 
                                        "model_pps", "error", "error_lo", "error_hi", "clear"])
 
 
+def split_grid(exp: int = 12, steps=(1.0, 0.5, 0.25, 0.125), runs: int = 40,
+               second: bool = True, factor: float = 1000.0, variant: str = "oldtahoe"):
+    """``bursts="split"`` on one experiment of a design with the split-off idle time's grid
+    step at each of ``steps`` mean upward jumps (no cap on the levels), against the RFC 6298
+    engine with ``runs`` runs: levels, error and the solve's CPU time per step."""
+    import time
+
+    import pandas as pd
+
+    from lossytcp.models import abrupt_rtt as A
+
+    design = _experiments(exp + 1, second)[exp]
+    p = A.AbruptRttParams(**_model_kwargs(design, variant, rto="rfc6298", bursts="split"))
+    sim = _engine(variant, design, factor * float(np.max(design[4] + design[1])), runs,
+                  "rfc6298").mean("throughput_pps")
+    _, T, _, H, _, _, _, _, _ = A._arrays(p)
+    rows = []
+    for fraction in steps:
+        grid = (fraction, 10**6)
+        t = time.process_time()
+        m = A._compute_chain(p, A._rto_mixture(p, A._sample_rates(p)), grid=grid)
+        rows.append(dict(exp=exp, variant=variant, step_of_mean_jump=fraction,
+                         levels=A._split_levels(T, p.rate_pps, A._split_gap(T, H), *grid)[1],
+                         model_pps=m.throughput_pps, engine_pps=sim,
+                         error=m.throughput_pps / sim - 1, cpu_s=time.process_time() - t))
+    return pd.DataFrame(rows)
+
+
 def confirm_beyond(df, runs: int = 40, bound: float = 0.2, second: bool = True,
                    factor: float = 1000.0, models=("rfc6298", "split"),
                    estimator: str = "rfc6298"):
@@ -900,6 +930,9 @@ def tables(*, quick: bool = False, ns2: bool = False, runs: int | None = None,
                                              estimators=("rfc6298",), rules=("rfc6298",))
     out["abrupt_ack_gaps"] = ack_gaps(ACK_GAP_EXPERIMENTS, factor=30.0 if quick else 100.0)
     out["abrupt_split_rounds"] = split_rounds(factor=100.0 if quick else 300.0)
+    out["abrupt_split_grid"] = split_grid(steps=(1.0, 0.5) if quick else (1.0, 0.5, 0.25, 0.125),
+                                          runs=5 if quick else 40,
+                                          factor=300.0 if quick else 1000.0)
     out["abrupt_jump_outcomes"] = jump_outcomes(seeds=(2,) if quick else (2, 3))
     out["abrupt_rto_at_jumps"] = rto_at_jumps(seeds=(2,) if quick else (2, 3))
     out["abrupt_recovery_splits"] = recovery_splits(seeds=range(2, 4) if quick else range(2, 10))
