@@ -607,8 +607,9 @@ def test_split_levels_by_hand():
 
 
 def test_iterative_stationary_law_equals_the_direct_solve():
-    """The split chains' GMRES solve (``iterative=True``) against the direct one, on a split
-    chain of design 2 and on a random sparse chain with transient states."""
+    """The split chains' GMRES solve (``iterative=True``) against the direct one on a random
+    sparse chain with transient states (on split chains themselves:
+    ``test_split_bursts_physical_bounds_and_solver``)."""
     import scipy.sparse
 
     from lossytcp.models._markov import stationary_distribution

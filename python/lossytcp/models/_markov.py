@@ -8,6 +8,17 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 
+def _balance(PT, r: int, row: np.ndarray):
+    """The balance equations pi (P - I) = 0 as a sparse system A pi = b, equation ``r``
+    replaced by ``row . pi = 1``."""
+    n = PT.shape[0]
+    A = (PT - scipy.sparse.identity(n, format="csr")).tolil()
+    A[r, :] = row
+    b = np.zeros(n)
+    b[r] = 1.0
+    return A.tocsc(), b
+
+
 def _iterative(P: scipy.sparse.csr_matrix) -> np.ndarray | None:
     """pi P = pi by GMRES with an incomplete-LU preconditioner, or None if it does not converge.
 
@@ -21,12 +32,9 @@ def _iterative(P: scipy.sparse.csr_matrix) -> np.ndarray | None:
     for _ in range(200):
         x = PT @ x
     r = int(np.argmax(x))
-    A = (PT - scipy.sparse.identity(n, format="csr")).tolil()
-    A[r, :] = 0.0
-    A[r, r] = 1.0
-    A = A.tocsc()
-    b = np.zeros(n)
-    b[r] = 1.0
+    row = np.zeros(n)
+    row[r] = 1.0
+    A, b = _balance(PT, r, row)
     try:
         ilu = scipy.sparse.linalg.spilu(A, drop_tol=1e-2, fill_factor=3)
         pre = scipy.sparse.linalg.LinearOperator(A.shape, ilu.solve)
@@ -59,11 +67,7 @@ def stationary_distribution(P: np.ndarray | scipy.sparse.spmatrix,
         if pi is not None:
             return pi
     if scipy.sparse.issparse(P):
-        A = (P.T - scipy.sparse.identity(n, format="csr")).tolil()
-        A[0, :] = np.ones(n)
-        b = np.zeros(n)
-        b[0] = 1.0
-        pi = scipy.sparse.linalg.spsolve(A.tocsc(), b)
+        pi = scipy.sparse.linalg.spsolve(*_balance(P.T, 0, np.ones(n)))
     else:
         A = np.asarray(P, dtype=float).T - np.eye(n)
         A[0, :] = 1.0

@@ -902,8 +902,8 @@ def _event_paths(params: AbruptRttParams, i: int, j, w1: np.ndarray, Y: np.ndarr
         pb = (1.0 - pda) * (1.0 - p_idle) / 2.0
         g_small = np.minimum(S, idle)
         narrowed = S - np.minimum(np.maximum(drop, 0.0), g_small)
-        tail = S / gap / (S / gap + 1.0) if S > 0 else 0.0
-        f_close = np.where(drop > 0, tail, 0.0)
+        # n / (n + 1) with n = S / gap split-off gaps of the mean jump's size.
+        f_close = np.where(drop > 0, S / (S + gap) if S > 0 else 0.0, 0.0)
         main_closed = (drop > 0) & (drop >= idle - S)
         busy, closing = [], []
         for h in halves:
@@ -1238,11 +1238,10 @@ def _compute_chain(params: AbruptRttParams, mix, grid: tuple = ()) -> AbruptRttR
     E_into = [_reward_tables(T, T[j], V[j], mu, wm, params.depth_average) for j in range(M)]
     for n in range(NM):
         # Each round of growth sends one more packet from about the same place in the round,
-        # taking 1/mu from the gap after it, a split-off one for the share n_g / (n_g + 1) of
-        # the bursts (n_g the split-off idle time in gaps of the mean jump): one level down per
-        # step * mu such rounds.
-        n_g = n * step / gap if n else 0.0
-        q = min(n_g / (n_g + 1.0) / max(step * mu, 1.0), 1.0)
+        # taking 1/mu from the gap after it, a split-off one for the share S / (S + gap) of the
+        # bursts (as a drop inside a burst, ``_event_paths``): one level down per step * mu
+        # such rounds.
+        q = min(n * step / (n * step + gap) / max(step * mu, 1.0), 1.0) if n else 0.0
         for j in range(M):
             # Growth states: the holding in j has passed a round boundary with the window at
             # w; it survives the round (window w + 1) with the memoryless exp(-tau_w / V_j).

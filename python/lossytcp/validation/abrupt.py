@@ -69,6 +69,11 @@ def _experiments(n: int, second: bool) -> list:
     return list(design_61(n, 2004 if second else 2003, second))
 
 
+def _duration(exp, factor: float) -> float:
+    """A run of ``factor`` times an experiment's longest mean visit, max(E[V_i] + T_i)."""
+    return factor * float(np.max(exp[4] + exp[1]))
+
+
 def _engine_kwargs(exp, duration_s: float, estimator: str = "rfc6298") -> dict:
     """The engine's configuration of one experiment ``(mu, T, w_m, H, V)`` of a design: 1 KB
     packets, ACKs of no size, no granularity, no minimum RTO, no RTO ceiling below the
@@ -117,12 +122,12 @@ def run_design(n: int = 100, runs: int = 5, factor: float = 1000.0, second: bool
         seed = 2004 if second else 2003
     rows = []
     for k, (mu, T, wm, H, V) in enumerate(design_61(n, seed, second)):
-        dur = factor * float(np.max(V + T))
+        dur = _duration((mu, T, wm, H, V), factor)
         row = dict(exp=k, mu_pps=mu, w_m=wm, bd_min=mu * T.min(), duration_s=dur,
                    min_v_over_t=float(np.min(V / T)), t_spread=float(T.max() / T.min()))
         for variant in VARIANTS:
-            m = {rule: abrupt_rtt(rate_pps=mu, rtt_s=T + 1.0 / mu, H=H, excess_mean_s=V,
-                                  max_window=wm, variant=variant, **MODEL_FORMS[rule])
+            m = {rule: abrupt_rtt(**_model_kwargs((mu, T, wm, H, V), variant,
+                                                  **MODEL_FORMS[rule]))
                  for rule in models}
             for rule, r in m.items():
                 row[f"{variant}_model_{rule}"] = r.throughput_pps
@@ -132,9 +137,8 @@ def run_design(n: int = 100, runs: int = 5, factor: float = 1000.0, second: bool
             if variant == "reno":
                 # Eq. (3) as typeset (a DA whenever d packets overtake the *last* packet of
                 # the first burst), for Fig. 9.
-                row["reno_model_typeset"] = abrupt_rtt(
-                    rate_pps=mu, rtt_s=T + 1.0 / mu, H=H, excess_mean_s=V, max_window=wm,
-                    variant="reno", dupack_rule="typeset").throughput_pps
+                row["reno_model_typeset"] = abrupt_rtt(**_model_kwargs(
+                    (mu, T, wm, H, V), "reno", dupack_rule="typeset")).throughput_pps
             for est in estimators:
                 s = _engine(variant, (mu, T, wm, H, V), dur, runs, est)
                 sim = s.mean("throughput_pps")
@@ -166,11 +170,10 @@ def long_holding(exps, *, second: bool = True, scale: float = 10.0, runs: int = 
     for k in exps:
         mu, T, wm, H, V = designs[k]
         V = V * scale
-        dur = min(factor * float(np.max(V + T)), max_duration_s)
+        dur = min(_duration((mu, T, wm, H, V), factor), max_duration_s)
         for variant in variants:
             s = _engine(variant, (mu, T, wm, H, V), dur, runs, estimator)
-            m = abrupt_rtt(rate_pps=mu, rtt_s=T + 1.0 / mu, H=H, excess_mean_s=V,
-                           max_window=wm, variant=variant, rto=rule)
+            m = abrupt_rtt(**_model_kwargs((mu, T, wm, H, V), variant, rto=rule))
             sim = s.mean("throughput_pps")
             rows.append(dict(exp=k, variant=variant, scale=scale, model=m.throughput_pps,
                              sim=sim, rel_error=m.throughput_pps / sim - 1,
@@ -303,8 +306,8 @@ def _traced_runs(exps, second: bool, factor: float, seed: int, variant: str,
     designs = _experiments(max(exps) + 1, second)
     for k in exps:
         exp = designs[k]
-        dur = factor * float(np.max(exp[4] + exp[1]))
-        r = lossytcp.simulate(variant, **_engine_kwargs(exp, dur), trace_window=True,
+        r = lossytcp.simulate(variant, **_engine_kwargs(exp, _duration(exp, factor)),
+                              trace_window=True,
                               trace_sends=sends, seed=seed)
         yield k, exp, r
 
@@ -398,6 +401,7 @@ def _window_at(win: np.ndarray, t, wm: int) -> np.ndarray:
 
 
 def _split_model(exp, variant: str = "oldtahoe"):
+    """The model with RFC 6298's RTO and split bursts on one experiment of a design."""
     from lossytcp.models.abrupt_rtt import abrupt_rtt
 
     return abrupt_rtt(**_model_kwargs(exp, variant, rto="rfc6298", bursts="split"))
@@ -448,7 +452,7 @@ def _delay_runs(k: int, second: bool, factor: float, seeds, variant: str):
     import lossytcp
 
     exp = _experiments(k + 1, second)[k]
-    kwargs = _engine_kwargs(exp, factor * float(np.max(exp[4] + exp[1])))
+    kwargs = _engine_kwargs(exp, _duration(exp, factor))
     for seed in seeds:
         yield lossytcp.simulate(variant, **kwargs, trace_sends=True, trace_window=True,
                                 trace_delay=True, seed=seed)
@@ -477,9 +481,9 @@ def jump_outcomes(exps=(53, 13, 12, 69), second: bool = True, factor: float = 10
     rows = []
     for k in exps:
         mu, T, wm, H, V = designs[k]
-        m = _split_model(designs[k], variant)
         p = A.AbruptRttParams(**_model_kwargs(designs[k], variant, rto="rfc6298",
                                               bursts="split"))
+        m = A.MODEL.compute(p)
         _, Tm, _, _, _, M, Y, _, w1 = A._arrays(p)
         mix = A._rto_mixture(p, A._sample_rates(p))
         # P(timeout | landing in idle time) per (mode, i, j, w).
@@ -595,12 +599,14 @@ def recovery_splits(exps=(13, 53, 69, 12, 24), second: bool = True, factor: floa
     against the same shares at random times (no recovery)."""
     import pandas as pd
 
+    from lossytcp.models import abrupt_rtt as A
+
     designs = _experiments(max(exps) + 1, second)
     rng = np.random.default_rng(0)
     rows = []
     for k in exps:
         mu, T, wm, H, V = designs[k]
-        half = _split_model((mu, T, wm, H, V), "reno").split_gap_s / 2.0
+        half = A._split_gap(T, H) / 2.0          # the model's split threshold
         acc = {x: [] for x in after_rtts}
         ctrl = {x: [] for x in after_rtts}
         for r in _delay_runs(k, second, factor, seeds, "reno"):
@@ -727,16 +733,17 @@ def split_grid(exp: int = 12, steps=(1.0, 0.5, 0.25, 0.125), runs: int = 40,
 
     design = _experiments(exp + 1, second)[exp]
     p = A.AbruptRttParams(**_model_kwargs(design, variant, rto="rfc6298", bursts="split"))
-    sim = _engine(variant, design, factor * float(np.max(design[4] + design[1])), runs,
+    sim = _engine(variant, design, _duration(design, factor), runs,
                   "rfc6298").mean("throughput_pps")
-    _, T, _, H, _, _, _, _, _ = A._arrays(p)
+    gap = A._split_gap(np.array(p.rtt_s), np.array(p.H))
+    mix = A._rto_mixture(p, A._sample_rates(p))
     rows = []
     for fraction in steps:
         grid = (fraction, 10**6)
         t = time.process_time()
-        m = A._compute_chain(p, A._rto_mixture(p, A._sample_rates(p)), grid=grid)
+        m = A._compute_chain(p, mix, grid=grid)
         rows.append(dict(exp=exp, variant=variant, step_of_mean_jump=fraction,
-                         levels=A._split_levels(T, p.rate_pps, A._split_gap(T, H), *grid)[1],
+                         levels=A._split_levels(np.array(p.rtt_s), p.rate_pps, gap, *grid)[1],
                          model_pps=m.throughput_pps, engine_pps=sim,
                          error=m.throughput_pps / sim - 1, cpu_s=time.process_time() - t))
     return pd.DataFrame(rows)
@@ -756,7 +763,7 @@ def confirm_beyond(df, runs: int = 40, bound: float = 0.2, second: bool = True,
     rows = []
     for k in exps:
         row = df.loc[df.exp == k].iloc[0]
-        dur = factor * float(np.max(designs[k][4] + designs[k][1]))
+        dur = _duration(designs[k], factor)
         for v in VARIANTS:
             s = _engine(v, designs[k], dur, runs, estimator)
             sim, ci = s.mean("throughput_pps"), s.ci95("throughput_pps")
