@@ -55,7 +55,7 @@ def stationary_distribution(P: np.ndarray | scipy.sparse.spmatrix,
     """Solve pi P = pi, sum(pi) = 1 for a row-stochastic matrix with one recurrent class.
 
     ``iterative``: try preconditioned GMRES first (``_iterative``), for large sparse chains
-    whose direct LU fills in to tens of millions of entries (the abrupt-RTT model's split
+    whose direct LU fills in far beyond the matrix itself (the abrupt-RTT model's split
     bursts); the direct solve remains the fallback.
 
     Replaces one balance equation by the normalisation, which is well-posed exactly when the
