@@ -33,5 +33,12 @@ def run_json(scenario: str, control: RunControl | None = None) -> str:
     Zeno guard trips.
     """
 
+def registry_json() -> str:
+    """The variant registry as JSON text: ``variants`` (each with ``name``, ``engine``,
+    ``summary``, ``params``, ``ns2``, ``ns3``, ``linux``, ``classifies_losses``,
+    ``refuses_limited_transmit``) and ``params`` (each plugin parameter's ``name``, ``unit``,
+    ``type``, ``default``, range, ``doc``, ``at_most``, ``ns2``, ``ns3``, ``variants``). Read
+    it through :mod:`lossytcp.variants`."""
+
 def engine_version() -> str:
     """The engine's version, part of every experiment point's key."""

@@ -55,19 +55,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from . import _validate as v
+from . import variants as _variants
 from .errors import ParameterError
 
-VARIANTS = ("oldtahoe", "tahoe", "reno", "newreno", "sack", "vegas", "newreno-lp", "ideal-lp",
-            "westwood-nr", "westwood-plus")
-#: The engine's names where they differ from the API's.
-_ENGINE_VARIANT = {"oldtahoe": "old_tahoe", "newreno": "new_reno", "newreno-lp": "new_reno_lp",
-                   "ideal-lp": "ideal_lp", "westwood-nr": "westwood_nr",
-                   "westwood-plus": "westwood_plus"}
-#: The senders that classify each loss (paper 003) and report their accuracy.
-CLASSIFYING_VARIANTS = ("newreno-lp", "ideal-lp")
-
-#: Vegas's thresholds when not given (ns-2's v_alpha_, v_beta_, v_gamma_).
-VEGAS_DEFAULTS = {"vegas_alpha": 1, "vegas_beta": 3, "vegas_gamma": 1}
+#: Every variant's name, and the loss-classifying ones (paper 003), from the engine's registry.
+VARIANTS = _variants.VARIANTS
+CLASSIFYING_VARIANTS = _variants.CLASSIFYING_VARIANTS
 
 #: The engine's clock ticks in nanoseconds: nothing that must take time may take less.
 CLOCK_RESOLUTION_S = 1e-9
@@ -687,14 +680,26 @@ Hop.NESTED = {"queue": queue, "channel": channel}
 
 
 # -------------------------------------------------------------------------------------- TCP
+def _with_plugin_params(cls: type) -> type:
+    """Adds one field per plugin parameter of the engine's registry (None: the variant's
+    default), before the dataclass is made: the parameters are declared in the engine only."""
+    for name in _variants.PARAMS:
+        cls.__annotations__[name] = "Any"
+        setattr(cls, name, None)
+    return cls
+
+
 @record
+@_with_plugin_params
 class Tcp(_Data):
     """A TCP sender's and receiver's settings (everything but the variant): sizes in bytes,
     windows in packets, timers in seconds. ``min_rto_s`` and ``initial_rto_s`` left out are
     0.2 s and 1 s; with ``fixed_rto_s`` (a constant timeout instead of RFC 6298's estimator)
     they do not apply and may not be given. The knobs ``limited_transmit`` ...
     ``timer_every_partial_ack`` left out take the profile's default; see
-    :func:`lossytcp.simulate`."""
+    :func:`lossytcp.simulate`. Each variant's plugin parameters (``vegas_alpha``,
+    ``cubic_beta``, ...: :data:`lossytcp.variants.PARAMS`) are fields too, None for the
+    variant's default; a parameter the flow's variant does not take is refused."""
 
     packet_size_bytes: int = 500
     ack_size_bytes: int = 40
@@ -717,13 +722,6 @@ class Tcp(_Data):
     partial_window_deflation: bool | None = None
     recovery_exit_growth: bool | None = None
     timer_every_partial_ack: bool | None = None
-    vegas_alpha: int | None = None
-    vegas_beta: int | None = None
-    vegas_gamma: int | None = None
-    lp_alpha: float | None = None
-    lp_beta: float | None = None
-    westwood_tau_s: float | None = None
-    westwood_slow_start: str | None = None
     tick_phase: float | None = None
 
     KNOBS: ClassVar[tuple[str, ...]] = ("limited_transmit", "delay_growth",
@@ -795,26 +793,9 @@ class Tcp(_Data):
             raise ParameterError("partial_window_deflation", False,
                                  "RFC 6582 always deflates; the undeflated NewReno is ns-2's "
                                  "(profile='ns2')")
-        for k in ("vegas_alpha", "vegas_beta", "vegas_gamma"):
+        for k, p in _variants.PARAMS.items():
             if getattr(self, k) is not None:
-                _set(self, k, v.integer(k, getattr(self, k), 0, 1_000_000))
-        if self.vegas["alpha"] > self.vegas["beta"]:
-            raise ParameterError("vegas_alpha", self.vegas["alpha"],
-                                 f"must be <= vegas_beta = {self.vegas['beta']} (grow below "
-                                 "alpha segments queued, shrink above beta)")
-        for k in ("lp_alpha", "lp_beta"):
-            if getattr(self, k) is not None:
-                _set(self, k, v.in_range(k, getattr(self, k), 0.0, 1e6))
-        if self.lp["alpha"] > self.lp["beta"]:
-            raise ParameterError("lp_alpha", self.lp["alpha"],
-                                 f"must be <= lp_beta = {self.lp['beta']} (a loss is wireless "
-                                 "at most alpha segments queued, congestion from beta)")
-        if self.westwood_tau_s is not None:
-            _set(self, "westwood_tau_s", v.in_range("westwood_tau_s", self.westwood_tau_s,
-                                                    1e-3, 1e3))
-        if self.westwood_slow_start is not None:
-            _set(self, "westwood_slow_start", v.choice(
-                "westwood_slow_start", self.westwood_slow_start, ["acked", "per_ack"]))
+                _set(self, k, p.validate(getattr(self, k)))
         if self.tick_phase is not None:
             if self.profile != "ns2":
                 raise ParameterError("tick_phase", self.tick_phase, "is the phase of ns-2's "
@@ -831,36 +812,17 @@ class Tcp(_Data):
         return self.INITIAL_RTO_DEFAULT if self.initial_rto_s is None else self.initial_rto_s
 
     @property
-    def vegas(self) -> dict[str, int]:
-        g = {"alpha": self.vegas_alpha, "beta": self.vegas_beta, "gamma": self.vegas_gamma}
-        return {k: VEGAS_DEFAULTS["vegas_" + k] if x is None else x for k, x in g.items()}
-
-    @property
-    def lp(self) -> dict[str, float]:
-        """The Vegas loss predictor's thresholds (paper 003: 1 and 3 segments)."""
-        return {"alpha": 1.0 if self.lp_alpha is None else float(self.lp_alpha),
-                "beta": 3.0 if self.lp_beta is None else float(self.lp_beta)}
+    def params(self) -> dict[str, Any]:
+        """The plugin parameters given (not None), by name."""
+        return {k: getattr(self, k) for k in _variants.PARAMS if getattr(self, k) is not None}
 
     def check_variant(self, variant: str) -> None:
-        """What depends on the variant: the thresholds of Vegas and of the loss predictor,
-        Westwood's filter, and Vegas's own duplicate-ACK rule."""
-        for keys, owner in ((("lp_alpha", "lp_beta"), "newreno-lp"),
-                            (("westwood_tau_s",), "westwood-nr"),
-                            (("westwood_slow_start",), "westwood-plus")):
-            for k in keys:
-                if getattr(self, k) is not None and variant != owner:
-                    raise ParameterError(k, getattr(self, k),
-                                         f"applies to variant '{owner}' only, not '{variant}'")
-        if variant != "vegas":
-            for k in ("vegas_alpha", "vegas_beta", "vegas_gamma"):
-                if getattr(self, k) is not None:
-                    raise ParameterError(k, getattr(self, k),
-                                         f"applies to variant 'vegas' only, not '{variant}'")
-        elif self.limited_transmit:
-            raise ParameterError("limited_transmit", self.limited_transmit,
-                                 "Vegas has its own rule for the first duplicate ACKs (nothing "
-                                 "new is sent until the DupThresh-th, as in ns-2's "
-                                 "Agent/TCP/Vegas); leave it None or False")
+        """What depends on the variant: the plugin parameters it takes (and their relations),
+        and its own rules (Vegas's for the first duplicate ACKs)."""
+        _variants.check_params(variant, self.params)
+        why = _variants.variant(variant).refuses_limited_transmit
+        if why is not None and self.limited_transmit:
+            raise ParameterError("limited_transmit", self.limited_transmit, why)
 
     def engine(self) -> dict[str, Any]:
         return {
@@ -872,12 +834,8 @@ class Tcp(_Data):
             "max_backoff": self.max_backoff if self.backoff else 1,
             "rtt_sampling": self.rtt_sampling, "delayed_ack": self.delayed_ack,
             "profile": self.profile, **{k: getattr(self, k) for k in self.KNOBS},
-            "vegas": self.vegas, "tick_phase": self.tick_phase,
+            "params": self.params, "tick_phase": self.tick_phase,
             **({} if self.rto_estimator == "rfc6298" else {"rto_estimator": self.rto_estimator}),
-            **({} if self.lp_alpha is None and self.lp_beta is None else {"lp": self.lp}),
-            **({} if self.westwood_tau_s is None and self.westwood_slow_start is None
-               else {"westwood": {"tau_s": self.westwood_tau_s or 0.5, "m": 2.0,
-                                  "slow_start": self.westwood_slow_start or "acked"}}),
         }
 
 
@@ -1152,7 +1110,7 @@ class Transfers(_Data):
         return {"kind": "transfers", "src": self.src, "dst": self.dst,
                 "arrival_rate_per_s": self.arrival_rate_per_s, "size": self.size.engine(),
                 "max_concurrent": self.max_concurrent, "max_transfers": self.max_transfers,
-                "variant": _ENGINE_VARIANT.get(self.variant, self.variant),
+                "variant": _variants.engine_name(self.variant),
                 "tcp": self.tcp.engine(), "start_s": self.start_s, "stop_s": self.stop_s}
 
 
@@ -1769,7 +1727,7 @@ class Scenario(_Data):
 
     @staticmethod
     def _flow_engine(net: Net, f: Flow, legacy: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {"variant": _ENGINE_VARIANT.get(f.variant, f.variant)}
+        out: dict[str, Any] = {"variant": _variants.engine_name(f.variant)}
         src, dst = f.src or net.default_src, f.dst or net.default_dst
         if f.forward is not None:
             out.update({"forward": list(f.forward), "reverse": list(f.reverse or ())})

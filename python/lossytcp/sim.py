@@ -19,12 +19,14 @@ import json
 import math
 import numbers
 import os
+import textwrap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from . import _validate as v
 from . import scenario as sc_mod
+from . import variants as _variants
 from .errors import NoProgressError, ParameterError, ScenarioError
 from .scenario import CLASSIFYING_VARIANTS, VARIANTS, Record, Scenario, record
 
@@ -370,9 +372,10 @@ _DEFAULTS: dict[str, Any] = dict(
     protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
-    timer_every_partial_ack=None, vegas_alpha=None, vegas_beta=None, vegas_gamma=None,
-    lp_alpha=None, lp_beta=None, westwood_tau_s=None, westwood_slow_start=None,
-    tick_phase=None, trace_sends=False, trace_window=False, trace_delay=False, hops=None,
+    timer_every_partial_ack=None, tick_phase=None, trace_sends=False, trace_window=False,
+    trace_delay=False, hops=None,
+    # Every plugin parameter of the engine's registry (None: the variant's default).
+    **dict.fromkeys(_variants.PARAMS),
 )
 
 
@@ -428,10 +431,7 @@ def scenario_from_keywords(variant: str = "newreno", **kwargs: Any) -> Scenario:
         granularity_s=p["granularity_s"], fixed_rto_s=p["fixed_rto_s"], backoff=backoff,
         max_backoff=p["max_backoff"], rtt_sampling=p["rtt_sampling"],
         rto_estimator=p["rto_estimator"], delayed_ack=p["delayed_ack"], profile=p["profile"],
-        **{k: p[k] for k in sc_mod.Tcp.KNOBS},
-        vegas_alpha=p["vegas_alpha"], vegas_beta=p["vegas_beta"], vegas_gamma=p["vegas_gamma"],
-        lp_alpha=p["lp_alpha"], lp_beta=p["lp_beta"], westwood_tau_s=p["westwood_tau_s"],
-        westwood_slow_start=p["westwood_slow_start"],
+        **{k: p[k] for k in sc_mod.Tcp.KNOBS}, **{k: p[k] for k in _variants.PARAMS},
         tick_phase=p["tick_phase"])
     app: Any = sc_mod.Bulk()
     if p["transfer_bytes"] is not None:
@@ -571,15 +571,8 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     the ns-2 NewReno of paper 000 Table III in profile 'ns2'), ``recovery_exit_growth`` (the
     ACK ending fast recovery also opens cwnd, as ns-2 does; default on for 'ns2', off for
     'rfc'), ``timer_every_partial_ack`` (NewReno restarts the timer on every partial ACK, RFC
-    6582's Slow-but-Steady; default: the first only), ``vegas_alpha``, ``vegas_beta``,
-    ``vegas_gamma`` (variant 'vegas' only: segments queued in the network below which it
-    grows, above which it shrinks, and above which it leaves slow start; default 1, 3, 1 as
-    ns-2), ``lp_alpha``, ``lp_beta`` (variant 'newreno-lp' only: the Vegas loss predictor
-    calls a loss wireless at most alpha segments queued, congestion from beta; default 1, 3
-    as paper 003), ``westwood_tau_s`` (variant 'westwood-nr' only: the time constant of its
-    bandwidth filter, default 0.5 s), ``westwood_slow_start`` (variant 'westwood-plus' only:
-    'acked', current Linux's slow start adding the segments each ACK delivers, or 'per_ack',
-    Linux 2.6.22's with tcp_abc = 1 as ns-2's Agent/TCP/Linux runs it), ``tick_phase``
+    6582's Slow-but-Steady; default: the first only), each variant's plugin parameters
+    (listed below, from the engine's registry), ``tick_phase``
     (profile 'ns2': the phase of ns-2's RTT tick clock, ``boot_time_ / tcpTick_`` in [0, 1);
     default the phase ns-2 2.35 uses in the scripts of :mod:`lossytcp.ns2`), ``trace_sends``,
     ``trace_window``, ``trace_delay`` (the semi-Markov delay's states, ``delay_trace``),
@@ -591,9 +584,15 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     to transmit (``rate_bps`` <= 8e9 x ``packet_size_bytes``), timers last at least one packet
     time of the path's slowest link, a two-state channel's periods at least one packet time,
     every time at most 1e9 s. Ctrl-C stops the run (``KeyboardInterrupt``).
+
+    Plugin parameters (:data:`lossytcp.variants.PARAMS`; None or left out: the default):
     """
     scenario = build_scenario(variant, **kwargs)
     return _run(scenario, v.choice("variant", variant, VARIANTS))
+
+
+simulate.__doc__ = (simulate.__doc__ or "").rstrip(" ") + textwrap.fill(
+    _variants.keywords_doc(), width=92, initial_indent="    ", subsequent_indent="    ") + "\n"
 
 
 def _seed_list(seeds: object) -> tuple[Iterable[int], int]:

@@ -118,6 +118,14 @@ fn run_json(py: Python<'_>, scenario: &str, control: Option<Py<RunControl>>) -> 
     serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// The variant registry as JSON: every named variant (names, summary, parameters, its ns-2 /
+/// ns-3 / Linux counterparts) and every plugin parameter's declaration (name, unit, type,
+/// default, range, doc). The Python front builds its schema, keywords, flags and tables from it.
+#[pyfunction]
+fn registry_json() -> String {
+    lossytcp_sim::tcp::variant::registry_json()
+}
+
 /// The engine's version, part of every experiment point's key.
 #[pyfunction]
 fn engine_version() -> &'static str {
@@ -128,6 +136,7 @@ fn engine_version() -> &'static str {
 fn _sim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
+    m.add_function(wrap_pyfunction!(registry_json, m)?)?;
     m.add_class::<RunControl>()?;
     m.add("Cancelled", m.py().get_type::<Cancelled>())?;
     m.add("NoProgress", m.py().get_type::<NoProgress>())?;

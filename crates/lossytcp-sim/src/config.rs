@@ -351,78 +351,6 @@ pub enum Variant {
     WestwoodPlus,
 }
 
-/// The Vegas loss predictor's thresholds of NewReno-LP, segments queued in the network
-/// (paper 003: alpha = 1, beta = 3).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LpParams {
-    pub alpha: f64,
-    pub beta: f64,
-}
-
-impl Default for LpParams {
-    fn default() -> Self {
-        Self {
-            alpha: 1.0,
-            beta: 3.0,
-        }
-    }
-}
-
-/// Westwood's settings (see `tcp::cc::westwood`): Westwood-NR's bandwidth filter, cut-off
-/// frequency `1 / tau_s` and a virtual null sample after `tau_s / m` without ACKs (Mascolo et
-/// al. 2001); Westwood+'s slow start.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WestwoodFilter {
-    pub tau_s: f64,
-    pub m: f64,
-    #[serde(default)]
-    pub slow_start: LinuxSlowStart,
-}
-
-impl Default for WestwoodFilter {
-    fn default() -> Self {
-        Self {
-            tau_s: 0.5,
-            m: 2.0,
-            slow_start: LinuxSlowStart::Acked,
-        }
-    }
-}
-
-/// Linux's slow start, of Westwood+'s growth (`tcp::cc::LinuxReno`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LinuxSlowStart {
-    /// Linux >= 3.8 `tcp_slow_start()`: the segments each ACK delivers (two per delayed ACK).
-    #[default]
-    Acked,
-    /// Linux 2.6.22 with `tcp_abc = 1`, which ns-2 2.35's `Agent/TCP/Linux` runs: one segment
-    /// per ACK that delivers at least one.
-    PerAck,
-}
-
-/// Vegas's thresholds, in segments queued in the network (ns-2: `v_alpha_ 1`, `v_beta_ 3`,
-/// `v_gamma_ 1`): grow below alpha, shrink above beta, leave slow start above gamma.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VegasParams {
-    pub alpha: u32,
-    pub beta: u32,
-    pub gamma: u32,
-}
-
-impl Default for VegasParams {
-    fn default() -> Self {
-        Self {
-            alpha: 1,
-            beta: 3,
-            gamma: 1,
-        }
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RttSampling {
@@ -518,15 +446,10 @@ pub struct TcpConfig {
     /// `None` = first only, in both profiles.
     #[serde(default)]
     pub timer_every_partial_ack: Option<bool>,
-    /// Vegas only.
+    /// The variant's plugin parameters given, by name (each plugin declares its own: see
+    /// `tcp::params`); the rest take their declared defaults.
     #[serde(default)]
-    pub vegas: VegasParams,
-    /// NewReno-LP only.
-    #[serde(default)]
-    pub lp: LpParams,
-    /// Westwood-NR only.
-    #[serde(default)]
-    pub westwood: WestwoodFilter,
+    pub params: crate::tcp::params::Values,
     /// ns2 profile: the phase of the agent's RTT tick clock, as a fraction of a tick in
     /// [0, 1) (ns-2's `boot_time_ / tcpTick_`). `None` = the phase ns-2 2.35 itself uses in
     /// the scripts `lossytcp.ns2` writes (see `variant::ns2_tick_phase`).
@@ -950,7 +873,7 @@ impl Scenario {
             }
         }
         for (i, f) in self.flows.iter().enumerate() {
-            check_tcp(&format!("flows[{i}]"), &f.tcp)?;
+            check_tcp(&format!("flows[{i}]"), f.variant, &f.tcp)?;
             if !(f.start_s.is_finite() && f.start_s >= 0.0) {
                 return Err(format!("flows[{i}].start_s = {} must be >= 0", f.start_s));
             }
@@ -979,7 +902,7 @@ impl Scenario {
     }
 }
 
-fn check_tcp(name: &str, t: &TcpConfig) -> Result<(), String> {
+fn check_tcp(name: &str, variant: Variant, t: &TcpConfig) -> Result<(), String> {
     let finite_pos = |what: &str, x: f64| {
         if x.is_finite() && x > 0.0 {
             Ok(())
@@ -1007,29 +930,7 @@ fn check_tcp(name: &str, t: &TcpConfig) -> Result<(), String> {
             return Err(format!("{name}: tick_phase = {x} must be in [0, 1)"));
         }
     }
-    if t.vegas.alpha > t.vegas.beta {
-        return Err(format!("{name}: Vegas needs alpha <= beta"));
-    }
-    if t.rto_estimator != RtoEstimator::Rfc6298
-        && (t.profile == Profile::Ns2 || t.rtt_sampling != RttSampling::PerAck)
-    {
-        return Err(format!(
-            "{name}: rto_estimator {:?} needs the rfc profile and per-ACK sampling",
-            t.rto_estimator
-        ));
-    }
-    if !(t.lp.alpha.is_finite() && t.lp.beta.is_finite() && t.lp.alpha <= t.lp.beta) {
-        return Err(format!(
-            "{name}: the loss predictor needs finite alpha <= beta"
-        ));
-    }
-    finite_pos("westwood.tau_s", t.westwood.tau_s)?;
-    if !(t.westwood.m.is_finite() && t.westwood.m >= 2.0) {
-        return Err(format!(
-            "{name}: westwood.m = {} must be >= 2 (Nyquist)",
-            t.westwood.m
-        ));
-    }
+    crate::tcp::variant::check_params(name, variant, &t.params)?;
     Ok(())
 }
 
@@ -1118,6 +1019,7 @@ fn check_traffic(name: &str, t: &TrafficConfig) -> Result<(), String> {
             size,
             max_concurrent,
             tcp,
+            variant,
             ..
         } => {
             pos("arrival_rate_per_s", *arrival_rate_per_s)?;
@@ -1140,7 +1042,7 @@ fn check_traffic(name: &str, t: &TrafficConfig) -> Result<(), String> {
                     }
                 }
             }
-            check_tcp(name, tcp)?;
+            check_tcp(name, *variant, tcp)?;
         }
     }
     Ok(())

@@ -20,8 +20,8 @@ from typing import Any
 from .. import _validate as v
 from .. import units
 from ..errors import ParameterError
-from ..scenario import VARIANTS
 from ..sim import METRICS
+from ..variants import PARAMS, VARIANTS
 
 __all__ = ["METRICS", "add_scenario_arguments", "json_safe", "register", "scenario_from_args",
            "seeds_from_args"]
@@ -80,16 +80,14 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
                    help="a finite transfer of this size per flow, e.g. 100kB")
     p.add_argument("--profile", default=None, choices=["rfc", "ns2"],
                    help="rfc: RFC 5681/6582/6675/6298; ns2: behave as ns-2 2.35's agents [rfc]")
-    for name, default, what in (("alpha", 1, "grows below"), ("beta", 3, "shrinks above"),
-                                ("gamma", 1, "leaves slow start above")):
-        p.add_argument(f"--vegas-{name}", type=int, default=None,
-                       help=f"vegas only: {what} this many segments queued [{default}]")
-    for name, default, what in (("alpha", 1, "a loss is wireless at most"),
-                                ("beta", 3, "a loss is congestion from")):
-        p.add_argument(f"--lp-{name}", type=float, default=None,
-                       help=f"newreno-lp only: {what} this many segments queued [{default}]")
-    p.add_argument("--westwood-tau", default=None,
-                   help="westwood-nr only: time constant of the bandwidth filter [500ms]")
+    # Every plugin parameter of the engine's registry, as a flag.
+    for param in PARAMS.values():
+        choices = param.choices if param.type == "choice" else (
+            ("true", "false") if param.type == "bool" else None)
+        p.add_argument(param.flag, default=None, choices=choices,
+                       dest="param_" + param.name, metavar=None if choices else "VALUE",
+                       help=f"{', '.join(param.variants)} only: {param.doc} "
+                            f"[{param.default_text()}]")
 
 
 def _size(text: str, flag: str) -> int:
@@ -103,16 +101,18 @@ def _tcp_changes(a: argparse.Namespace) -> dict[str, Any]:
         out["packet_size_bytes"] = _size(a.packet_size, "packet-size")
     for flag, name in (("window", "window"), ("initial_window", "initial_window"),
                        ("dupack_threshold", "dupack_threshold"), ("rtt_sampling", "rtt_sampling"),
-                       ("profile", "profile"), ("vegas_alpha", "vegas_alpha"),
-                       ("vegas_beta", "vegas_beta"), ("vegas_gamma", "vegas_gamma"),
-                       ("lp_alpha", "lp_alpha"), ("lp_beta", "lp_beta")):
+                       ("profile", "profile")):
         if getattr(a, flag) is not None:
             out[name] = getattr(a, flag)
     for flag, name in (("min_rto", "min_rto_s"), ("max_rto", "max_rto_s"),
                        ("initial_rto", "initial_rto_s"), ("granularity", "granularity_s"),
-                       ("fixed_rto", "fixed_rto_s"), ("westwood_tau", "westwood_tau_s")):
+                       ("fixed_rto", "fixed_rto_s")):
         if getattr(a, flag) is not None:
             out[name] = units.time_s(getattr(a, flag), flag.replace("_", "-"))
+    for name, param in PARAMS.items():
+        text = getattr(a, "param_" + name, None)
+        if text is not None:
+            out[name] = param.parse_flag(text)
     if a.no_backoff:
         out["backoff"] = False
     if a.delayed_ack:

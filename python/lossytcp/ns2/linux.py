@@ -59,6 +59,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..sim import build_scenario
+from ..variants import PARAMS
 from .run import (
     Ns2Report,
     Ns2Summary,
@@ -87,8 +88,9 @@ LINUX_JIFFY_S = 0.001
 #: simulate() knobs of ns-2's other agents that the Linux agent has no counterpart for.
 _NOT_LINUX = ("limited_transmit", "delay_growth", "partial_window_deflation",
               "recovery_exit_growth", "timer_every_partial_ack", "tick_phase", "granularity_s",
-              "rtt_sampling", "profile", "vegas_alpha", "vegas_beta", "vegas_gamma", "lp_alpha",
-              "lp_beta", "westwood_tau_s")
+              "rtt_sampling", "profile",
+              # every plugin parameter but Westwood+'s own (its slow start is the agent's)
+              *(k for k in PARAMS if k != "westwood_slow_start"))
 
 #: The agent's settings, written out so that a changed ns-default.tcl cannot change the
 #: scenario silently. ns-default.tcl's Linux defaults: rtxcur_init_ 3, maxrto_ 120, minrto_

@@ -41,19 +41,16 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..sim import build_scenario
+from ..variants import PARAMS, REGISTRY, resolved
 from . import _tcl
 
 __all__ = ["AGENTS", "Ns2Script", "Ns2Unsupported", "build_script", "ns2_seed"]
 
-#: variant -> (sender class, receiver class, extra sender settings)
+#: variant -> (sender class, receiver class, extra sender settings), from the engine's
+#: registry (:mod:`lossytcp.variants`): the variants with an ns-2 counterpart.
 AGENTS: dict[str, tuple[str, str, dict[str, Any]]] = {
-    "oldtahoe": ("Agent/TCP", "Agent/TCPSink", {"noFastRetrans_": "true"}),
-    "tahoe": ("Agent/TCP", "Agent/TCPSink", {}),
-    "reno": ("Agent/TCP/Reno", "Agent/TCPSink", {}),
-    "newreno": ("Agent/TCP/Newreno", "Agent/TCPSink", {}),
-    "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1", {}),
-    "vegas": ("Agent/TCP/Vegas", "Agent/TCPSink", {}),
-}
+    name: (x.ns2["sender"], x.ns2["receiver"], dict(x.ns2["settings"]))
+    for name, x in REGISTRY.items() if x.ns2 is not None}
 
 #: ns-2's delayed-ACK timer (Agent/TCPSink/DelAck interval_), also the engine's default.
 DELACK_INTERVAL_S = 0.1
@@ -272,6 +269,9 @@ def tcp_agent(variant: str, tcp: dict[str, Any], agent_settings: dict[str, Any] 
         notes.append("engine profile 'rfc' samples the RTT on every ACK with RFC 6298's "
                      "estimator; ns-2 times one segment per window in ticks: timers differ "
                      "by design (use profile='ns2' to compare like with like)")
+    if variant not in AGENTS:
+        raise Ns2Unsupported("variant", variant, "has no ns-2 2.35 counterpart; variants that "
+                             "have one: " + ", ".join(AGENTS))
     sender, receiver, extra = AGENTS[variant]
     if tcp["delayed_ack"]:
         receiver += "/DelAck"
@@ -297,8 +297,13 @@ def tcp_agent(variant: str, tcp: dict[str, Any], agent_settings: dict[str, Any] 
         "singledup_": 0 if tcp.get("limited_transmit") is False else 1,
         **extra,
     }
-    if variant == "vegas":
-        tcp_settings.update({f"v_{k}_": tcp["vegas"][k] for k in ("alpha", "beta", "gamma")})
+    # The variant's plugin parameters, under their ns-2 names (the registry's); one without
+    # an ns-2 counterpart cannot be expressed.
+    for name, value in resolved(variant, tcp["params"]).items():
+        if PARAMS[name].ns2 is not None:
+            tcp_settings[PARAMS[name].ns2] = value
+        elif name in tcp["params"]:
+            raise Ns2Unsupported(name, value, "has no ns-2 counterpart")
     if variant == "newreno" and tcp.get("partial_window_deflation") is not None:
         tcp_settings["partial_window_deflation_"] = int(tcp["partial_window_deflation"])
     for k, val in (agent_settings or {}).items():

@@ -20,23 +20,18 @@
 //! DupThresh duplicate ACKs cwnd = ssthresh + DupThresh and NewReno's fast recovery, after a
 //! timeout cwnd = 1. A congestion verdict leaves the cut to the growth plugin (NewReno).
 
+use super::params::Param;
 use super::state::SenderState;
 use super::{AckCtx, CongestionKind, Cut, LossTruth};
 use crate::packet::LossCause;
 
-/// The Vegas predictor's thresholds, segments queued in the network (paper 003: 1 and 3).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct VegasPredictorParams {
-    pub alpha: f64,
-    pub beta: f64,
-}
-
-impl Default for VegasPredictorParams {
-    fn default() -> Self {
-        Self {
-            alpha: 1.0,
-            beta: 3.0,
-        }
+crate::declare_params! {
+    /// The Vegas predictor's thresholds, segments queued in the network (paper 003: 1 and 3).
+    pub struct VegasPredictorParams {
+        /// A loss is wireless at most this many segments queued (paper 003: 1).
+        alpha: f64 = Param::float("lp_alpha", "segments", 1.0, 0.0, 1e6).at_most("lp_beta"),
+        /// A loss is congestion from this many segments queued (paper 003: 3).
+        beta: f64 = Param::float("lp_beta", "segments", 3.0, 0.0, 1e6),
     }
 }
 

@@ -30,16 +30,24 @@
 //! A growth plugin is a file in `cc/` implementing [`cc::Growth`] (only `on_ack` and
 //! `on_congestion_event` are required), a variant of `cc::GrowthConfig` and of
 //! `cc::GrowthImpl` with one line in each of its two `match`es; likewise a recovery plugin in
-//! `recovery/`. A named variant is a `config::Variant` and its line in [`variant::preset`],
-//! and the Python name in `lossytcp`. It then runs on the enum-dispatched plugin sets; for the
-//! simulator's monomorphised path add its types to `pair.rs` (`concrete!` and `with_pair!`). A plugin of another crate, or of a test, needs none of
-//! that: `Sender::with_plugins` takes any `Growth` and `Recovery`.
+//! `recovery/`. Its parameters are declared once, in its own file, with
+//! [`declare_params!`](crate::declare_params) (name, unit, default, range, one line of doc).
+//! A named variant is a `config::Variant`, its entry in the registry
+//! ([`variant::VARIANTS`]: user-facing name, summary, the parameter declarations of its
+//! plugins, its ns-2 / ns-3 / Linux counterparts) and its line in [`variant::preset`]; every
+//! `match` over variants is exhaustive, so the compiler lists what else needs it. The Python
+//! front reads the registry from the engine (`lossytcp.variants`): its schema, keywords,
+//! flags, TOML keys and README table follow with no change. It then runs on the
+//! enum-dispatched plugin sets; for the simulator's monomorphised path add its types to
+//! `pair.rs` (`concrete!` and `with_pair!`). A plugin of another crate, or of a test, needs
+//! none of that: `Sender::with_plugins` takes any `Growth` and `Recovery`.
 
 pub mod cc;
 pub mod config;
 pub mod fine_clock;
 pub mod loss_class;
 pub mod pair;
+pub mod params;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;

@@ -3,10 +3,12 @@
 //! `TcpConfig`.
 
 use super::cc::{
-    GrowthConfig, Halving, RenoParams, VegasGrowthParams, WestwoodEstimator, WestwoodParams,
+    GrowthConfig, Halving, RenoParams, VegasGrowthParams, VegasParams, WestwoodEstimator,
+    WestwoodFilterParams, WestwoodParams, WestwoodPlusParams,
 };
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
 use super::loss_class::{ClassifierConfig, VegasPredictorParams};
+use super::params::{Kind, Param, Values};
 use super::recovery::{
     NewRenoParams, PartialAckWindow, RecoveryConfig, RenoRecoveryParams, VegasRecoveryParams,
 };
@@ -25,7 +27,15 @@ use crate::time::Dur;
 pub fn ns2_tick_phase(v: Variant) -> f64 {
     match v {
         Variant::Vegas => 0.014_204_660_652_803_59,
-        _ => 0.555_880_715_982_799_6,
+        Variant::OldTahoe
+        | Variant::Tahoe
+        | Variant::Reno
+        | Variant::NewReno
+        | Variant::Sack
+        | Variant::NewRenoLp
+        | Variant::IdealLp
+        | Variant::WestwoodNr
+        | Variant::WestwoodPlus => 0.555_880_715_982_799_6,
     }
 }
 
@@ -38,23 +48,33 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
     } else {
         Halving::Rfc5681
     };
+    let values = &t.params;
     let growth = match variant {
         Variant::Vegas => GrowthConfig::Vegas(VegasGrowthParams {
-            thresholds: t.vegas,
+            thresholds: VegasParams::from_values(values),
             halving,
         }),
-        Variant::WestwoodNr => GrowthConfig::Westwood(WestwoodParams {
-            estimator: WestwoodEstimator::PerAck {
-                tau_s: t.westwood.tau_s,
-                m: t.westwood.m,
-            },
-            ..WestwoodParams::default()
-        }),
+        Variant::WestwoodNr => {
+            let f = WestwoodFilterParams::from_values(values);
+            GrowthConfig::Westwood(WestwoodParams {
+                estimator: WestwoodEstimator::PerAck {
+                    tau_s: f.tau_s,
+                    m: f.m,
+                },
+                ..WestwoodParams::default()
+            })
+        }
         Variant::WestwoodPlus => GrowthConfig::Westwood(WestwoodParams {
-            slow_start: t.westwood.slow_start,
+            slow_start: WestwoodPlusParams::from_values(values).slow_start,
             ..WestwoodParams::plus()
         }),
-        _ => GrowthConfig::Reno(RenoParams { halving }),
+        Variant::OldTahoe
+        | Variant::Tahoe
+        | Variant::Reno
+        | Variant::NewReno
+        | Variant::Sack
+        | Variant::NewRenoLp
+        | Variant::IdealLp => GrowthConfig::Reno(RenoParams { halving }),
     };
     let exit_growth = t.recovery_exit_growth_on();
     let recovery = match variant {
@@ -155,12 +175,363 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             FineClockMode::Exact
         }),
         classifier: match variant {
-            Variant::NewRenoLp => Some(ClassifierConfig::VegasPredictor(VegasPredictorParams {
-                alpha: t.lp.alpha,
-                beta: t.lp.beta,
-            })),
+            Variant::NewRenoLp => Some(ClassifierConfig::VegasPredictor(
+                VegasPredictorParams::from_values(values),
+            )),
             Variant::IdealLp => Some(ClassifierConfig::Oracle),
-            _ => None,
+            Variant::OldTahoe
+            | Variant::Tahoe
+            | Variant::Reno
+            | Variant::NewReno
+            | Variant::Sack
+            | Variant::Vegas
+            | Variant::WestwoodNr
+            | Variant::WestwoodPlus => None,
         },
+    }
+}
+
+/// The ns-2 2.35 agents a variant maps to (`lossytcp.ns2`).
+#[derive(Clone, Copy, Debug)]
+pub struct Ns2Agent {
+    pub sender: &'static str,
+    pub receiver: &'static str,
+    /// Agent variables the mapping sets besides the scenario's.
+    pub settings: &'static [(&'static str, &'static str)],
+}
+
+/// The ns-3 3.37 socket a variant maps to (`lossytcp crosscheck ns3`).
+#[derive(Clone, Copy, Debug)]
+pub struct Ns3Socket {
+    /// `TcpL4Protocol::SocketType`.
+    pub congestion_ops: &'static str,
+    /// `TcpL4Protocol::RecoveryType`.
+    pub recovery: &'static str,
+    /// `TcpSocketBase::Sack`.
+    pub sack: bool,
+}
+
+/// The Linux congestion control (and SACK setting) a variant stands for, for the emulation
+/// that runs the kernel's own over the same channels.
+#[derive(Clone, Copy, Debug)]
+pub struct LinuxSocket {
+    pub congestion_control: &'static str,
+    pub sack: bool,
+}
+
+/// A named variant as the rest of the project knows it: the one registry every list of
+/// variants, every per-variant parameter and every counterpart in another tool comes from.
+#[derive(Clone, Copy, Debug)]
+pub struct VariantInfo {
+    pub variant: Variant,
+    /// The name users write (`newreno-lp`); the scenario JSON's is serde's (`new_reno_lp`).
+    pub name: &'static str,
+    /// One line: what it is.
+    pub summary: &'static str,
+    /// The parameters its plugins declare.
+    pub params: &'static [&'static [Param]],
+    pub ns2: Option<Ns2Agent>,
+    pub ns3: Option<Ns3Socket>,
+    pub linux: Option<LinuxSocket>,
+    /// It classifies each loss (paper 003) and reports the verdicts' accuracy.
+    pub classifies_losses: bool,
+    /// Why it refuses RFC 3042 limited transmit, if it does.
+    pub refuses_limited_transmit: Option<&'static str>,
+}
+
+const fn plain(
+    variant: Variant,
+    name: &'static str,
+    summary: &'static str,
+    ns2: Option<Ns2Agent>,
+) -> VariantInfo {
+    VariantInfo {
+        variant,
+        name,
+        summary,
+        params: &[],
+        ns2,
+        ns3: None,
+        linux: None,
+        classifies_losses: false,
+        refuses_limited_transmit: None,
+    }
+}
+
+const fn ns2(sender: &'static str, receiver: &'static str) -> Option<Ns2Agent> {
+    Some(Ns2Agent {
+        sender,
+        receiver,
+        settings: &[],
+    })
+}
+
+const NS2_SINK: &str = "Agent/TCPSink";
+
+/// Every named variant, in the order users see them.
+pub static VARIANTS: &[VariantInfo] = &[
+    plain(
+        Variant::OldTahoe,
+        "oldtahoe",
+        "Reno's window growth, losses found by the retransmission timer only",
+        Some(Ns2Agent {
+            sender: "Agent/TCP",
+            receiver: NS2_SINK,
+            settings: &[("noFastRetrans_", "true")],
+        }),
+    ),
+    plain(
+        Variant::Tahoe,
+        "tahoe",
+        "fast retransmit, then slow start from one segment",
+        ns2("Agent/TCP", NS2_SINK),
+    ),
+    plain(
+        Variant::Reno,
+        "reno",
+        "RFC 5681: fast retransmit and fast recovery",
+        ns2("Agent/TCP/Reno", NS2_SINK),
+    ),
+    VariantInfo {
+        ns3: Some(Ns3Socket {
+            congestion_ops: "ns3::TcpNewReno",
+            recovery: "ns3::TcpClassicRecovery",
+            sack: false,
+        }),
+        linux: Some(LinuxSocket {
+            congestion_control: "reno",
+            sack: false,
+        }),
+        ..plain(
+            Variant::NewReno,
+            "newreno",
+            "RFC 6582: fast recovery that stays through partial ACKs",
+            ns2("Agent/TCP/Newreno", NS2_SINK),
+        )
+    },
+    VariantInfo {
+        ns3: Some(Ns3Socket {
+            congestion_ops: "ns3::TcpNewReno",
+            recovery: "ns3::TcpClassicRecovery",
+            sack: true,
+        }),
+        linux: Some(LinuxSocket {
+            congestion_control: "reno",
+            sack: true,
+        }),
+        ..plain(
+            Variant::Sack,
+            "sack",
+            "RFC 6675: SACK-based loss recovery with a SACK receiver",
+            ns2("Agent/TCP/Sack1", "Agent/TCPSink/Sack1"),
+        )
+    },
+    VariantInfo {
+        params: &[VegasParams::PARAMS],
+        refuses_limited_transmit: Some(
+            "Vegas has its own rule for the first duplicate ACKs (nothing new is sent until \
+             the DupThresh-th, as in ns-2's Agent/TCP/Vegas); leave it None or False",
+        ),
+        ..plain(
+            Variant::Vegas,
+            "vegas",
+            "Brakmo & Peterson 1995 as ns-2's Agent/TCP/Vegas: window from expected vs \
+             actual rate, fine-grained retransmission",
+            ns2("Agent/TCP/Vegas", NS2_SINK),
+        )
+    },
+    VariantInfo {
+        params: &[VegasPredictorParams::PARAMS],
+        classifies_losses: true,
+        ..plain(
+            Variant::NewRenoLp,
+            "newreno-lp",
+            "paper 003: NewReno whose reaction to each loss follows the Vegas loss predictor",
+            None,
+        )
+    },
+    VariantInfo {
+        classifies_losses: true,
+        ..plain(
+            Variant::IdealLp,
+            "ideal-lp",
+            "paper 003: NewReno told the true cause of each loss (the bound of any predictor)",
+            None,
+        )
+    },
+    VariantInfo {
+        params: &[WestwoodFilterParams::PARAMS],
+        ..plain(
+            Variant::WestwoodNr,
+            "westwood-nr",
+            "Westwood (Mascolo et al. 2001) with NewReno's recovery: ssthresh = BWE x RTT_min",
+            None,
+        )
+    },
+    VariantInfo {
+        params: &[WestwoodPlusParams::PARAMS],
+        linux: Some(LinuxSocket {
+            congestion_control: "westwood",
+            sack: false,
+        }),
+        ..plain(
+            Variant::WestwoodPlus,
+            "westwood-plus",
+            "Linux's Westwood+ with NewReno's recovery: per-RTT bandwidth estimate",
+            None,
+        )
+    },
+];
+
+impl Variant {
+    /// The variant's entry in [`VARIANTS`].
+    pub fn info(self) -> &'static VariantInfo {
+        let i = match self {
+            Variant::OldTahoe => 0,
+            Variant::Tahoe => 1,
+            Variant::Reno => 2,
+            Variant::NewReno => 3,
+            Variant::Sack => 4,
+            Variant::Vegas => 5,
+            Variant::NewRenoLp => 6,
+            Variant::IdealLp => 7,
+            Variant::WestwoodNr => 8,
+            Variant::WestwoodPlus => 9,
+        };
+        &VARIANTS[i]
+    }
+
+    /// Every parameter its plugins declare.
+    pub fn params(self) -> impl Iterator<Item = &'static Param> {
+        self.info().params.iter().flat_map(|g| g.iter())
+    }
+}
+
+/// Checks a scenario's parameter values for `variant` against its plugins' declarations.
+pub fn check_params(owner: &str, variant: Variant, values: &Values) -> Result<(), String> {
+    let specs: Vec<&Param> = variant.params().collect();
+    super::params::check(owner, variant.info().name, values, &specs)
+}
+
+fn param_json(p: &Param, variants: Vec<&'static str>) -> serde_json::Value {
+    use serde_json::json;
+    let (kind, range) = match p.kind {
+        Kind::Bool => ("bool", json!({})),
+        Kind::Int { min, max } => ("int", json!({"min": min, "max": max})),
+        Kind::Float {
+            min,
+            max,
+            min_open,
+            max_open,
+        } => (
+            "float",
+            json!({"min": min, "max": max, "min_open": min_open, "max_open": max_open}),
+        ),
+        Kind::Choice(c) => ("choice", json!({ "choices": c })),
+    };
+    let mut out = json!({
+        "name": p.name, "unit": p.unit, "type": kind, "default": p.default.value(),
+        "doc": p.doc, "at_most": p.at_most, "ns2": p.ns2, "ns3": p.ns3, "variants": variants,
+    });
+    if let (Some(o), Some(r)) = (out.as_object_mut(), range.as_object()) {
+        o.extend(r.clone());
+    }
+    out
+}
+
+/// The registry as JSON, for the Python front (`lossytcp.variants`): every variant with its
+/// names, summary, parameters and counterparts, and every parameter's declaration with the
+/// variants that take it.
+pub fn registry_json() -> String {
+    use serde_json::json;
+    let variants: Vec<_> = VARIANTS
+        .iter()
+        .map(|v| {
+            json!({
+                "name": v.name,
+                "engine": serde_json::to_value(v.variant).expect("a unit variant"),
+                "summary": v.summary,
+                "params": v.variant.params().map(|p| p.name).collect::<Vec<_>>(),
+                "ns2": v.ns2.map(|a| json!({
+                    "sender": a.sender, "receiver": a.receiver,
+                    "settings": a.settings.iter().copied()
+                        .collect::<std::collections::BTreeMap<_, _>>(),
+                })),
+                "ns3": v.ns3.map(|s| json!({
+                    "congestion_ops": s.congestion_ops, "recovery": s.recovery, "sack": s.sack,
+                })),
+                "linux": v.linux.map(|l| json!({
+                    "congestion_control": l.congestion_control, "sack": l.sack,
+                })),
+                "classifies_losses": v.classifies_losses,
+                "refuses_limited_transmit": v.refuses_limited_transmit,
+            })
+        })
+        .collect();
+    let mut params: Vec<(&'static Param, Vec<&'static str>)> = Vec::new();
+    for v in VARIANTS {
+        for p in v.variant.params() {
+            match params.iter_mut().find(|(q, _)| q.name == p.name) {
+                Some((_, owners)) => owners.push(v.name),
+                None => params.push((p, vec![v.name])),
+            }
+        }
+    }
+    let params: Vec<_> = params.into_iter().map(|(p, o)| param_json(p, o)).collect();
+    json!({"variants": variants, "params": params}).to_string()
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_has_its_own_entry() {
+        for (i, v) in VARIANTS.iter().enumerate() {
+            assert!(
+                std::ptr::eq(v.variant.info(), &VARIANTS[i]),
+                "{} is entry {i}",
+                v.name
+            );
+        }
+    }
+
+    #[test]
+    fn parameter_names_are_unique_and_their_defaults_valid() {
+        let mut seen = std::collections::BTreeMap::new();
+        for v in VARIANTS {
+            for p in v.variant.params() {
+                if let Some(q) = seen.insert(p.name, *p) {
+                    assert_eq!(q, *p, "{} declared twice differently", p.name);
+                }
+                assert!(
+                    p.admit(&p.default.value()).is_some(),
+                    "{}'s default",
+                    p.name
+                );
+                assert!(!p.doc.is_empty(), "{} has no doc", p.name);
+                assert!(check_params("t", v.variant, &Values::new()).is_ok());
+            }
+        }
+    }
+
+    #[test]
+    fn the_export_names_variants_and_parameters() {
+        let r: serde_json::Value = serde_json::from_str(&registry_json()).unwrap();
+        let vegas = &r["variants"][5];
+        assert_eq!(vegas["name"], "vegas");
+        assert_eq!(vegas["engine"], "vegas");
+        assert_eq!(vegas["params"][0], "vegas_alpha");
+        assert_eq!(r["variants"][6]["engine"], "new_reno_lp");
+        let alpha = r["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "vegas_alpha")
+            .unwrap();
+        assert_eq!(alpha["ns2"], "v_alpha_");
+        assert_eq!(alpha["at_most"], "vegas_beta");
+        assert_eq!(alpha["min"], 0);
+        assert_eq!(alpha["variants"][0], "vegas");
     }
 }

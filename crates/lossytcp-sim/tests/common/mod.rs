@@ -38,9 +38,7 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         },
         recovery_exit_growth: Some(false),
         timer_every_partial_ack: None,
-        vegas: VegasParams::default(),
-        lp: LpParams::default(),
-        westwood: WestwoodFilter::default(),
+        params: Default::default(),
         tick_phase: None,
     }
 }

@@ -11,9 +11,12 @@ mod reno;
 mod vegas;
 mod westwood;
 
-pub use reno::{Halving, LinuxReno, Reno, RenoParams};
-pub use vegas::{Vegas, VegasGrowthParams};
-pub use westwood::{Estimator as WestwoodEstimator, Westwood, WestwoodParams};
+pub use reno::{Halving, LinuxReno, LinuxSlowStart, Reno, RenoParams};
+pub use vegas::{Vegas, VegasGrowthParams, VegasParams};
+pub use westwood::{
+    Estimator as WestwoodEstimator, Westwood, WestwoodFilterParams, WestwoodParams,
+    WestwoodPlusParams,
+};
 
 use super::state::SenderState;
 use super::{AckCtx, CongestionKind, Cut};

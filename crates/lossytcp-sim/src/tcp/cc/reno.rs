@@ -3,7 +3,6 @@
 //! and the papers' models do.
 
 use super::Growth;
-use crate::config::LinuxSlowStart;
 use crate::tcp::state::SenderState;
 use crate::tcp::{AckCtx, CongestionKind, Cut};
 
@@ -77,6 +76,17 @@ impl Growth for Reno {
     }
 }
 
+crate::param_choice! {
+    /// Linux's slow start (`tcp_slow_start()`), of Westwood+'s growth.
+    pub enum LinuxSlowStart {
+        /// Linux >= 3.8: the segments each ACK delivers (two per delayed ACK).
+        Acked = "acked",
+        /// Linux 2.6.22 with `tcp_abc = 1`, which ns-2 2.35's `Agent/TCP/Linux` runs: one
+        /// segment per ACK that delivers at least one.
+        PerAck = "per_ack",
+    }
+}
+
 /// Linux's growth, `tcp_reno_cong_avoid()` (the growth of Linux's Reno and of the modules that
 /// borrow it, Westwood+ among them): an integer window; growth only while the window limits
 /// the sender (`tcp_is_cwnd_limited()`: in slow start while cwnd < twice the flight, after it
@@ -84,11 +94,17 @@ impl Growth for Reno {
 /// (`tcp_slow_start()`), and what is left goes to congestion avoidance, one segment per cwnd
 /// segments delivered (`tcp_cong_avoid_ai()`). Counting segments rather than ACKs, it grows as
 /// fast with delayed ACKs as without (RFC 3465's byte counting).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct LinuxReno {
     slow_start: LinuxSlowStart,
     /// `snd_cwnd_cnt`: segments delivered toward the next increment.
     cnt: u64,
+}
+
+impl Default for LinuxReno {
+    fn default() -> Self {
+        Self::new(LinuxSlowStart::Acked)
+    }
 }
 
 impl LinuxReno {

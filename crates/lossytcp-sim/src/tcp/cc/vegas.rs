@@ -18,11 +18,26 @@
 //! decision (`recovery::vegas`).
 
 use super::{Growth, Halving, Reno, RenoParams};
-pub use crate::config::VegasParams;
+use crate::tcp::params::Param;
 use crate::tcp::state::SenderState;
 use crate::tcp::{AckCtx, CongestionKind, Cut};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+crate::declare_params! {
+    /// Vegas's thresholds, in segments queued in the network (ns-2: `v_alpha_ 1`, `v_beta_ 3`,
+    /// `v_gamma_ 1`).
+    pub struct VegasParams {
+        /// Segments queued below which congestion avoidance adds one segment per RTT.
+        alpha: u32 = Param::int("vegas_alpha", "segments", 1, 0, 1_000_000)
+            .at_most("vegas_beta")
+            .ns2("v_alpha_"),
+        /// Segments queued above which congestion avoidance removes one segment per RTT.
+        beta: u32 = Param::int("vegas_beta", "segments", 3, 0, 1_000_000).ns2("v_beta_"),
+        /// Segments queued above which slow start ends.
+        gamma: u32 = Param::int("vegas_gamma", "segments", 1, 0, 1_000_000).ns2("v_gamma_"),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct VegasGrowthParams {
     pub thresholds: VegasParams,
     /// How a timeout halves ssthresh.

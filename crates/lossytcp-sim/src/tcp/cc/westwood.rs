@@ -35,11 +35,30 @@
 //! RTT_min: Westwood reads the sender's smallest exact RTT sample (`SenderState::min_rtt`);
 //! Westwood+ keeps Linux's own, which a timeout resets.
 
-use super::{Growth, LinuxReno, Reno};
-use crate::config::LinuxSlowStart;
+use super::{Growth, LinuxReno, LinuxSlowStart, Reno};
+use crate::tcp::params::Param;
 use crate::tcp::state::SenderState;
 use crate::tcp::{AckCtx, CongestionKind, Cut};
 use crate::time::{Dur, Time};
+
+crate::declare_params! {
+    /// Westwood-NR's bandwidth filter (Mascolo et al. 2001).
+    pub struct WestwoodFilterParams {
+        /// Time constant of the bandwidth filter (cut-off frequency 1 / tau).
+        tau_s: f64 = Param::float("westwood_tau_s", "s", 0.5, 1e-3, 1e3),
+        /// Virtual null samples per time constant without ACKs (Nyquist: >= 2).
+        m: f64 = Param::float("westwood_m", "", 2.0, 2.0, 1e3),
+    }
+}
+
+crate::declare_params! {
+    /// Westwood+'s growth.
+    pub struct WestwoodPlusParams {
+        /// Linux's slow start: `acked` (Linux >= 3.8, the segments each ACK delivers) or
+        /// `per_ack` (2.6.22 with tcp_abc = 1, as ns-2's Agent/TCP/Linux).
+        slow_start: LinuxSlowStart = Param::choice("westwood_slow_start", LinuxSlowStart::WORDS, "acked"),
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Estimator {
