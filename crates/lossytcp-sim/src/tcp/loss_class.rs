@@ -173,7 +173,7 @@ mod tests {
             rtt_sample: Some(Dur::from_secs(rtt_ms as f64 / 1000.0)),
             newly_acked: 1,
             newly_delivered: 1,
-            rate: None,
+            ..AckCtx::default()
         }
     }
 

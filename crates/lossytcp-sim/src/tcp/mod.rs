@@ -18,20 +18,29 @@
 //! # One ACK, in order
 //! [`Sender::on_ack`]: the send log records what the ACK delivers and builds the [`AckCtx`]
 //! (exact RTT sample by Karn's rule for the whole ACK, acknowledged and delivered counts, a
-//! delivery-rate sample for plugins that ask); `Growth::on_ack_arrival`; the recovery plugin
-//! sees the SACK blocks; then either a new ACK (RTT estimator fed by the sampling rule,
-//! `Recovery::on_new_ack` decides growth and timer, `Growth::on_recovery_exit` /
-//! `Growth::on_ack`) or a duplicate the sender counts (`Recovery::on_dupack`; on a loss event
-//! the one cut, `Growth::on_congestion_event` or the classifier's, goes to `Recovery::enter`);
-//! a window-owning plugin's `Growth::cong_control`; then sending, paced if the plugin set a
-//! rate. A timeout: `Recovery::on_timeout`, the cut, go-back-N, `Recovery::after_timeout`.
+//! delivery-rate sample and the in-flight count before the ACK for plugins that ask);
+//! `Growth::on_ack_arrival`; the recovery plugin sees the SACK blocks; then either a new ACK
+//! (RTT estimator fed by the sampling rule, `Recovery::on_new_ack` decides growth and timer,
+//! the recovery exit event, `Growth::on_ack`) or a duplicate the sender counts
+//! (`Recovery::on_dupack`; on a loss event the one cut, `Growth::on_congestion_event` or the
+//! classifier's, goes to `Recovery::enter`, then the recovery entry event); a sampling
+//! sender marks what its recovery now deems lost (`AckCtx::losses`); a window-owning plugin's
+//! `Growth::cong_control`; then sending, paced if the plugin set a rate. A timeout:
+//! `Recovery::on_timeout`, the cut, go-back-N, `Recovery::after_timeout`, the timeout event.
+//!
+//! # What a plugin sees
+//! Growth plugins see the sender through [`view`]: a read-only [`view::Conn`] or a
+//! [`view::Window`] that may change cwnd, ssthresh and the pacing rate and nothing else;
+//! [`cc::CaEvent`] reports recovery entry and exit, timeouts, the end of a timeout's
+//! recovery and transmissions that restart an idle flow. Recovery plugins own the
+//! loss-recovery state and work on [`SenderState`] directly.
 //!
 //! # Adding a sender
 //! A growth plugin is a file in `cc/` implementing [`cc::Growth`] (only `on_ack` and
 //! `on_congestion_event` are required), a variant of `cc::GrowthConfig` and of
 //! `cc::GrowthImpl` with one line in each of its two `match`es; likewise a recovery plugin in
 //! `recovery/`. Its parameters are declared once, in its own file, with
-//! [`declare_params!`](crate::declare_params) (name, unit, default, range, one line of doc).
+//! [`declare_params!`](crate::declare_params!) (name, unit, default, range, one line of doc).
 //! A named variant is a `config::Variant`, its entry in the registry
 //! ([`variant::VARIANTS`]: user-facing name, summary, the parameter declarations of its
 //! plugins, its ns-2 / ns-3 / Linux counterparts) and its line in [`variant::preset`]; every
@@ -55,11 +64,12 @@ pub mod rtt;
 pub mod sender;
 pub mod state;
 pub mod variant;
+pub mod view;
 
 pub use config::{Compat, DelayGrowth, SenderConfig};
 pub use receiver::Receiver;
 pub use sender::{Segment, Sender};
-pub use state::{LossEvent, LossKind, SenderState};
+pub use state::{CaState, LossEvent, LossKind, SenderState};
 
 use crate::packet::LossCause;
 use crate::time::{Dur, Time};
@@ -80,8 +90,16 @@ pub struct AckCtx {
     /// ones are counted for growth plugins that want rate samples; for the others this is
     /// `newly_acked`).
     pub newly_delivered: u64,
-    /// The delivery-rate sample of this ACK (draft-cheng-iccrg-delivery-rate-estimation).
+    /// The delivery-rate sample of this ACK (draft-cheng-iccrg-delivery-rate-estimation);
+    /// None when the ACK delivers nothing or its interval is not valid (Linux's
+    /// `rs->delivered < 0`).
     pub rate: Option<RateSample>,
+    /// Segments in flight before this ACK (`view::SenderView::in_flight`; Linux's
+    /// `rs->prior_in_flight`). Kept for plugins that want rate samples.
+    pub prior_in_flight: u64,
+    /// Segments this ACK's processing marked lost (Linux's `rs->losses`). Kept for plugins
+    /// that want rate samples.
+    pub losses: u64,
 }
 
 /// What detected a loss.

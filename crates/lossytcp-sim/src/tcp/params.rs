@@ -6,7 +6,7 @@
 //! schema, `simulate()`'s keywords, the command line's flags, the TOML keys and the README's
 //! table.
 //!
-//! A plugin declares its parameters with [`declare_params!`]: a struct whose fields carry the
+//! A plugin declares its parameters with [`declare_params!`](crate::declare_params!): a struct whose fields carry the
 //! values, each field with its [`Param`]. A scenario carries the values a user gave, by name
 //! ([`Values`], `TcpConfig::params`); what is not given takes the declared default.
 
@@ -192,7 +192,7 @@ impl Param {
         self.ns3 = Some(attr);
         self
     }
-    /// Set by [`declare_params!`] from the field's doc comment.
+    /// Set by [`declare_params!`](crate::declare_params!) from the field's doc comment.
     pub const fn doc(mut self, doc: &'static str) -> Self {
         self.doc = doc;
         self

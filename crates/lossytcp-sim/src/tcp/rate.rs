@@ -27,6 +27,34 @@ pub struct RateSample {
     pub prior_delivered: u64,
     /// The sample segment's RTT, if it was transmitted once (Karn).
     pub rtt: Option<Dur>,
+    /// Segments in flight just after the sample's segment was sent (BBRv3's `tx_in_flight`).
+    pub tx_in_flight: u64,
+    /// Segments marked lost since the sample's segment was sent (BBRv3's `rs->lost`).
+    pub lost: u64,
+}
+
+/// The connection's delivery accounting, in segments (Linux's `tp->delivered`, `tp->lost`,
+/// `sacked_out`, `lost_out`, `retrans_out`), kept by the send log of a sender that samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Accounting {
+    /// Segments delivered so far (cumulatively acknowledged or SACKed, each once).
+    pub delivered: u64,
+    /// Segments marked lost so far (by the recovery plugin's loss detection or a timeout).
+    pub lost: u64,
+    /// Outstanding segments SACKed.
+    pub sacked_out: u64,
+    /// Outstanding segments marked lost and not delivered.
+    pub lost_out: u64,
+    /// Segments marked lost, retransmitted, and not delivered.
+    pub retrans_out: u64,
+}
+
+impl Accounting {
+    /// Linux's `tcp_packets_in_flight()`: segments believed in the network, out of
+    /// `outstanding` (snd_max - snd_una).
+    pub fn in_flight(&self, outstanding: u64) -> u64 {
+        (outstanding + self.retrans_out).saturating_sub(self.sacked_out + self.lost_out)
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -39,6 +67,13 @@ struct Slot {
     retransmitted: bool,
     /// Already delivered by a SACK block: a later cumulative ACK does not count it again.
     sacked: bool,
+    /// Marked lost (and not delivered since).
+    lost: bool,
+    /// Retransmitted after it was marked lost (counted in `retrans_out`).
+    lost_retransmitted: bool,
+    /// In flight just after this transmission, and the connection's lost count then.
+    tx_in_flight: u64,
+    tx_lost: u64,
     delivered: u64,
     delivered_time: Time,
     first_sent_time: Time,
@@ -51,6 +86,10 @@ const EMPTY: Slot = Slot {
     first_sent_at: Time::ZERO,
     retransmitted: false,
     sacked: false,
+    lost: false,
+    lost_retransmitted: false,
+    tx_in_flight: 0,
+    tx_lost: 0,
     delivered: 0,
     delivered_time: Time::ZERO,
     first_sent_time: Time::ZERO,
@@ -67,8 +106,8 @@ pub struct SendLog {
     slots: Vec<Slot>,
     mask: u64,
     sampling: bool,
-    /// `C.delivered`, `C.delivered_time`, `C.first_sent_time`.
-    delivered: u64,
+    /// `C.delivered` (in `acct`), `C.delivered_time`, `C.first_sent_time`.
+    acct: Accounting,
     delivered_time: Time,
     first_sent_time: Time,
     /// `C.app_limited`: 0, or the delivered count beyond which the sender is no longer
@@ -86,7 +125,7 @@ impl SendLog {
             slots: vec![EMPTY; n],
             mask: n as u64 - 1,
             sampling,
-            delivered: 0,
+            acct: Accounting::default(),
             delivered_time: Time::ZERO,
             first_sent_time: Time::ZERO,
             app_limited: 0,
@@ -104,9 +143,10 @@ impl SendLog {
         self.sampling
     }
 
-    /// Segment `seq` is transmitted at `at`; `in_flight` segments were outstanding before.
+    /// Segment `seq` is transmitted at `at`; `outstanding` segments (snd_max - snd_una) were
+    /// outstanding before.
     #[inline]
-    pub fn on_send(&mut self, seq: u64, at: Time, retransmission: bool, in_flight: u64) {
+    pub fn on_send(&mut self, seq: u64, at: Time, retransmission: bool, outstanding: u64) {
         let i = (seq & self.mask) as usize;
         if !self.sampling {
             let slot = &mut self.slots[i];
@@ -119,27 +159,70 @@ impl SendLog {
             slot.sent_at = at;
             return;
         }
-        if in_flight == 0 {
-            // Draft §3.2: a send with nothing in flight starts a new interval.
+        if outstanding == 0 {
+            // Draft §3.2 (Linux: `!tp->packets_out`): a send with nothing outstanding starts
+            // a new interval.
             self.first_sent_time = at;
             self.delivered_time = at;
         }
         let old = self.slots[i];
+        let same = old.seq == seq;
+        let lost = same && old.lost;
+        // A retransmission of a segment marked lost is back in the network (retrans_out).
+        let lost_retransmitted = lost && (retransmission || old.lost_retransmitted);
+        if lost_retransmitted && !(same && old.lost_retransmitted) {
+            self.acct.retrans_out += 1;
+        }
+        // In flight once this one is out: new data is not outstanding yet; a retransmission
+        // is outstanding, and in flight either as not lost or through retrans_out.
+        let in_flight = self.acct.in_flight(outstanding) + u64::from(!retransmission);
         self.slots[i] = Slot {
             seq,
             sent_at: at,
-            first_sent_at: if old.seq == seq {
-                old.first_sent_at
-            } else {
-                at
-            },
-            retransmitted: retransmission || old.seq == seq && old.retransmitted,
-            sacked: old.seq == seq && old.sacked,
-            delivered: self.delivered,
+            first_sent_at: if same { old.first_sent_at } else { at },
+            retransmitted: retransmission || same && old.retransmitted,
+            sacked: same && old.sacked,
+            lost,
+            lost_retransmitted,
+            tx_in_flight: in_flight,
+            tx_lost: self.acct.lost,
+            delivered: self.acct.delivered,
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
             app_limited: self.app_limited != 0,
         };
+    }
+
+    /// A sampling sender's recovery marks segment `seq` lost (once until it is delivered);
+    /// true if newly marked. SACKed segments are not lost.
+    pub fn mark_lost(&mut self, seq: u64) -> bool {
+        let i = (seq & self.mask) as usize;
+        let s = &mut self.slots[i];
+        if s.seq != seq || s.sacked || s.lost {
+            return false;
+        }
+        s.lost = true;
+        self.acct.lost += 1;
+        self.acct.lost_out += 1;
+        true
+    }
+
+    /// A timeout: every outstanding segment not SACKed is lost, and no retransmission is in
+    /// the network any more (Linux `tcp_timeout_mark_lost()`).
+    pub fn mark_all_lost(&mut self, snd_una: u64, snd_max: u64) {
+        for q in snd_una..snd_max {
+            self.mark_lost(q);
+            let s = &mut self.slots[(q & self.mask) as usize];
+            if s.seq == q && s.lost_retransmitted {
+                s.lost_retransmitted = false;
+                self.acct.retrans_out -= 1;
+            }
+        }
+    }
+
+    /// The delivery accounting (all zero for a log that does not sample).
+    pub fn accounting(&self) -> Accounting {
+        self.acct
     }
 
     /// Send time of `seq` if it was transmitted exactly once (Karn's rule).
@@ -159,13 +242,30 @@ impl SendLog {
     pub fn on_delivered(&mut self, seq: u64, now: Time, by_sack: bool) -> bool {
         let i = (seq & self.mask) as usize;
         let s = self.slots[i];
-        if s.seq != seq || s.sacked {
+        if s.seq != seq {
             return false;
+        }
+        if s.sacked {
+            if !by_sack {
+                // Cumulatively acknowledged after its SACK: it leaves the scoreboard.
+                self.acct.sacked_out -= 1;
+                self.slots[i].sacked = false;
+            }
+            return false;
+        }
+        if s.lost {
+            self.acct.lost_out -= 1;
+            self.slots[i].lost = false;
+        }
+        if s.lost_retransmitted {
+            self.acct.retrans_out -= 1;
+            self.slots[i].lost_retransmitted = false;
         }
         if by_sack {
             self.slots[i].sacked = true;
+            self.acct.sacked_out += 1;
         }
-        self.delivered += 1;
+        self.acct.delivered += 1;
         self.delivered_time = now;
         // Draft §3.3: the sample comes from the most recently sent segment delivered.
         if self
@@ -181,7 +281,7 @@ impl SendLog {
     /// invalidates intervals shorter than the path's RTT (ACK compression, as Linux does).
     pub fn take_sample(&mut self, min_rtt: Option<Dur>, now: Time) -> Option<RateSample> {
         let p = self.best.take()?;
-        if self.app_limited != 0 && self.delivered > self.app_limited {
+        if self.app_limited != 0 && self.acct.delivered > self.app_limited {
             self.app_limited = 0;
         }
         self.first_sent_time = p.sent_at;
@@ -192,7 +292,7 @@ impl SendLog {
         if interval == Dur::ZERO || min_rtt.is_some_and(|m| interval < m) {
             return None;
         }
-        let delivered = self.delivered - p.delivered;
+        let delivered = self.acct.delivered - p.delivered;
         Some(RateSample {
             delivered,
             interval,
@@ -200,6 +300,8 @@ impl SendLog {
             is_app_limited: p.app_limited,
             prior_delivered: p.delivered,
             rtt,
+            tx_in_flight: p.tx_in_flight,
+            lost: self.acct.lost - p.tx_lost,
         })
     }
 
@@ -212,11 +314,11 @@ impl SendLog {
 
     /// Draft §3.4: the sender has nothing to send although the window allows it.
     pub fn mark_app_limited(&mut self, in_flight: u64) {
-        self.app_limited = (self.delivered + in_flight).max(1);
+        self.app_limited = (self.acct.delivered + in_flight).max(1);
     }
 
     pub fn delivered(&self) -> u64 {
-        self.delivered
+        self.acct.delivered
     }
 }
 

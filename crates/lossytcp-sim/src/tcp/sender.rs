@@ -2,14 +2,15 @@
 //! retransmission timer, RTT timing, the send log with delivery-rate samples, pacing), around
 //! the growth and recovery plugins.
 
-use super::cc::{Growth, GrowthImpl};
+use super::cc::{CaEvent, Growth, GrowthImpl};
 use super::config::{DelayGrowth, FineClockMode, SenderConfig};
 use super::fine_clock::FineClock;
 use super::loss_class::{wireless_cut, Classifier};
 use super::rate::SendLog;
 use super::recovery::{DupAck, PartialAckTiming, Recovery, RecoveryImpl};
 use super::rtt::RttEstimator;
-use super::state::{LossEvent, LossKind, SenderState};
+use super::state::{CaState, LossEvent, LossKind, SenderState};
+use super::view::{Conn, Window};
 use super::{AckCtx, CongestionKind, Cut, LossTruth};
 use crate::config::RttSampling;
 use crate::packet::LossCause;
@@ -56,6 +57,13 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     /// clear it: ns-2's `dupacks_` is reset only by `newack()` (and the timeouts of Reno and
     /// NewReno), and `send_one()` is gated on it.
     dup_run: u32,
+    /// The growth plugin hears of `CaEvent::TxStart`.
+    tx_start: bool,
+    /// When the last segment left (for `CaEvent::TxStart`'s idle time).
+    last_sent_at: Option<Time>,
+    /// Every unSACKed segment below this one has been marked lost in the send log (a sampling
+    /// sender's loss marking, see `mark_losses`).
+    marked_upto: u64,
 }
 
 impl Sender {
@@ -92,6 +100,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             .map(|m| FineClock::new(cfg.max_window, m == FineClockMode::Ns2));
         let log = SendLog::new(cfg.max_window, growth.wants_rate_samples());
         let classifier = cfg.classifier.as_ref().map(Classifier::new);
+        let tx_start = growth.wants_tx_start();
         let exact_rtt = cfg.sampling == RttSampling::PerAck
             || growth.wants_rtt_samples()
             || classifier
@@ -117,6 +126,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             timestamps: cfg.timestamps,
             initial_window: f64::from(cfg.initial_window),
             dup_run: 0,
+            tx_start,
+            last_sent_at: None,
+            marked_upto: 0,
         }
     }
 
@@ -161,8 +173,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         } else {
             seq
         };
-        let in_flight = before.saturating_sub(self.state.snd_una);
-        self.log.on_send(seq, now, retransmission, in_flight);
+        let outstanding = before.saturating_sub(self.state.snd_una);
+        if self.tx_start && outstanding == 0 && !retransmission {
+            let idle = self.last_sent_at.map_or(Dur::ZERO, |t| now - t);
+            self.growth
+                .on_event(&mut Window::new(&mut self.state), CaEvent::TxStart { idle });
+        }
+        self.last_sent_at = Some(now);
+        self.log.on_send(seq, now, retransmission, outstanding);
         if let Some(c) = &mut self.state.fine {
             c.record(seq);
         }
@@ -199,6 +217,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     }
 
     fn send_pending(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.send_allowed(now, out);
+        if self.log.sampling() {
+            self.state.acct = self.log.accounting();
+        }
+    }
+
+    /// What the window, the recovery plugin and pacing allow now.
+    fn send_allowed(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.paced_out = false;
         let paced = self.state.pacing_rate.is_some();
         let mut i = 0;
@@ -301,7 +327,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             .map(|c| c.classify(&self.state, truth));
         let cut = match verdict {
             Some(LossCause::Channel) => wireless_cut(&self.state, kind),
-            _ => self.growth.on_congestion_event(&self.state, kind, ctx),
+            _ => self
+                .growth
+                .on_congestion_event(&Conn::new(&self.state), kind, ctx),
         };
         (cut, verdict)
     }
@@ -346,7 +374,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 rtt_sample,
                 newly_acked: ack - old_una,
                 newly_delivered: ack - old_una,
-                rate: None,
+                ..AckCtx::default()
             };
         }
         let mut newly_delivered = 0;
@@ -374,7 +402,23 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             newly_acked: ack - old_una,
             newly_delivered,
             rate,
+            ..AckCtx::default()
         }
+    }
+
+    /// A sampling sender marks in its send log the segments its recovery now deems lost (the
+    /// retransmissions it asked for, and below the recovery plugin's `lost_below`), as
+    /// Linux's scoreboard does before `cong_control()` sees the ACK.
+    fn mark_losses(&mut self) {
+        for &q in &self.state.retransmit_now {
+            self.log.mark_lost(q);
+        }
+        let below = self.recovery.lost_below(&self.state);
+        for q in self.marked_upto.max(self.state.snd_una)..below {
+            self.log.mark_lost(q);
+        }
+        self.marked_upto = self.marked_upto.max(below);
+        self.state.acct = self.log.accounting();
     }
 
     /// An ACK arrived: `ack` is the next segment the receiver expects. `truth` is the
@@ -393,8 +437,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         let ack = ack.min(self.state.snd_max);
         let old_una = self.state.snd_una;
-        let ctx = self.deliveries(now, old_una, ack.max(old_una), sack);
-        self.growth.on_ack_arrival(&self.state, &ctx);
+        let sampling = self.log.sampling();
+        let prior_in_flight = self.state.acct.in_flight(self.state.flight());
+        let lost_before = self.state.acct.lost;
+        let mut ctx = self.deliveries(now, old_una, ack.max(old_una), sack);
+        if sampling {
+            ctx.prior_in_flight = prior_in_flight;
+            self.state.acct = self.log.accounting();
+        }
+        self.growth.on_ack_arrival(&Conn::new(&self.state), &ctx);
         self.recovery.on_sack_blocks(&self.state, sack);
         if ack > old_una {
             self.on_new_ack(now, ack, &ctx);
@@ -404,11 +455,16 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         {
             self.on_dupack(now, &ctx, truth, out);
         }
+        if sampling {
+            self.mark_losses();
+            ctx.losses = self.state.acct.lost - lost_before;
+        }
         if let Some(c) = &mut self.classifier {
             c.on_ack(&self.state, &ctx);
         }
         if self.growth.owns_window() {
-            self.growth.cong_control(&mut self.state, &ctx);
+            self.growth
+                .cong_control(&mut Window::new(&mut self.state), &ctx);
         }
         self.send_pending(now, out);
     }
@@ -444,15 +500,22 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             }
             PartialAckTiming::EndBackoff => self.rtt.end_backoff(),
         }
+        s.srtt = self.rtt.srtt();
         s.snd_una = ack;
         s.snd_nxt = s.snd_nxt.max(ack);
         s.dupacks = 0;
         let verdict = self.recovery.on_new_ack(s, ack - old_una);
         if verdict.exited {
-            self.growth.on_recovery_exit(s, ctx);
+            s.ca_state = CaState::Open;
+            self.growth
+                .on_event(&mut Window::new(s), CaEvent::ExitRecovery);
+        } else if s.ca_state == CaState::Loss && s.recover.is_none_or(|r| s.snd_una >= r) {
+            s.ca_state = CaState::Open;
+            self.growth
+                .on_event(&mut Window::new(s), CaEvent::LossRecovered);
         }
         if verdict.grow && !self.growth.owns_window() {
-            self.growth.on_ack(s, ctx);
+            self.growth.on_ack(&mut Window::new(s), ctx);
         }
         if let Some(c) = &mut s.fine {
             c.on_new_ack(old_una, ack);
@@ -491,6 +554,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if let Some((cut, verdict)) = entered {
             self.recovery.enter(&mut self.state, cut);
             self.note_verdict(verdict);
+            if self.state.in_recovery {
+                self.state.ca_state = CaState::Recovery;
+                self.growth
+                    .on_event(&mut Window::new(&mut self.state), CaEvent::EnterRecovery);
+            }
             if self.recovery.backs_off_rto_at_fast_retransmit() {
                 self.rtt.back_off();
             }
@@ -551,6 +619,13 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let s = &mut self.state;
         s.snd_nxt = s.snd_una;
         self.recovery.after_timeout(s);
+        if self.log.sampling() {
+            self.log.mark_all_lost(s.snd_una, s.snd_max);
+            self.marked_upto = s.snd_max;
+            s.acct = self.log.accounting();
+        }
+        s.ca_state = CaState::Loss;
+        self.growth.on_event(&mut Window::new(s), CaEvent::Timeout);
         self.rtt.back_off();
         self.timed = None;
         self.send_pending(now, out);
@@ -571,6 +646,7 @@ mod tests {
     use crate::tcp::cc::{GrowthConfig, Reno, RenoParams};
     use crate::tcp::recovery::{RecoveryConfig, Sack};
     use crate::tcp::rtt::RttConfig;
+    use crate::tcp::view::SenderView;
     use crate::tcp::{Compat, NoTruth};
 
     fn ms(x: u64) -> Time {
@@ -601,13 +677,13 @@ mod tests {
     }
 
     impl Growth for Recorder {
-        fn on_ack_arrival(&mut self, _s: &SenderState, ctx: &AckCtx) {
+        fn on_ack_arrival(&mut self, _s: &Conn, ctx: &AckCtx) {
             self.seen.push(*ctx);
         }
-        fn on_ack(&mut self, s: &mut SenderState, ctx: &AckCtx) {
+        fn on_ack(&mut self, s: &mut Window, ctx: &AckCtx) {
             self.reno.on_ack(s, ctx);
         }
-        fn on_congestion_event(&mut self, s: &SenderState, k: CongestionKind, c: &AckCtx) -> Cut {
+        fn on_congestion_event(&mut self, s: &Conn, k: CongestionKind, c: &AckCtx) -> Cut {
             self.reno.on_congestion_event(s, k, c)
         }
         fn wants_rate_samples(&self) -> bool {
@@ -657,23 +733,23 @@ mod tests {
     }
 
     impl Growth for FixedRate {
-        fn on_ack(&mut self, _s: &mut SenderState, _ctx: &AckCtx) {
+        fn on_ack(&mut self, _s: &mut Window, _ctx: &AckCtx) {
             panic!("a plugin that owns the window gets cong_control, not on_ack");
         }
-        fn on_congestion_event(&mut self, s: &SenderState, _k: CongestionKind, _c: &AckCtx) -> Cut {
+        fn on_congestion_event(&mut self, s: &Conn, _k: CongestionKind, _c: &AckCtx) -> Cut {
             self.cut = true;
             Cut {
-                ssthresh: s.ssthresh,
-                cwnd: s.cwnd,
+                ssthresh: s.ssthresh(),
+                cwnd: s.cwnd(),
             }
         }
         fn owns_window(&self) -> bool {
             true
         }
-        fn cong_control(&mut self, s: &mut SenderState, ctx: &AckCtx) {
+        fn cong_control(&mut self, s: &mut Window, ctx: &AckCtx) {
             assert!(ctx.rate.is_some() || ctx.newly_delivered == 0);
-            s.cwnd = self.cwnd;
-            s.pacing_rate = Some(self.rate);
+            s.set_cwnd(self.cwnd);
+            s.set_pacing_rate(Some(self.rate));
         }
     }
 
@@ -713,5 +789,149 @@ mod tests {
         }
         assert!(tx.growth.cut);
         assert_eq!(tx.state.events.len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod contract_tests {
+    use super::*;
+    use crate::tcp::recovery::Sack;
+    use crate::tcp::rtt::RttConfig;
+    use crate::tcp::view::SenderView;
+    use crate::tcp::{cc::GrowthConfig, cc::RenoParams, recovery::RecoveryConfig};
+    use crate::tcp::{Compat, NoTruth};
+
+    fn ms(x: u64) -> Time {
+        Time(x * 1_000_000)
+    }
+
+    /// A window-owning plugin that holds cwnd at 8 and records what it is told.
+    #[derive(Default)]
+    struct Watcher {
+        events: Vec<(CaEvent, CaState, u64)>,
+        ctx: Vec<(AckCtx, u64, u64)>,
+    }
+
+    impl Growth for Watcher {
+        fn on_ack(&mut self, _w: &mut Window, _ctx: &AckCtx) {}
+        fn on_congestion_event(&mut self, s: &Conn, _k: CongestionKind, _c: &AckCtx) -> Cut {
+            Cut {
+                ssthresh: s.ssthresh(),
+                cwnd: s.cwnd(),
+            }
+        }
+        fn owns_window(&self) -> bool {
+            true
+        }
+        fn wants_tx_start(&self) -> bool {
+            true
+        }
+        fn on_event(&mut self, w: &mut Window, ev: CaEvent) {
+            self.events.push((ev, w.ca_state(), w.snd_una()));
+        }
+        fn cong_control(&mut self, w: &mut Window, ctx: &AckCtx) {
+            w.set_cwnd(8.0);
+            self.ctx.push((*ctx, w.in_flight(), w.delivered()));
+        }
+    }
+
+    fn sender() -> Sender<Watcher, Sack> {
+        let cfg = SenderConfig {
+            growth: GrowthConfig::Reno(RenoParams::default()),
+            recovery: RecoveryConfig::Sack,
+            rtt: RttConfig::default(),
+            sampling: RttSampling::PerAck,
+            compat: Compat::default(),
+            max_window: 64,
+            initial_window: 8,
+            dupthresh: 3,
+            fine_clock: None,
+            classifier: None,
+            timestamps: false,
+        };
+        Sender::with_plugins(&cfg, Watcher::default(), Sack::default(), u64::MAX)
+    }
+
+    #[test]
+    fn recovery_losses_and_in_flight_reach_the_plugin_as_linux_reports_them() {
+        let mut tx = sender();
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        assert_eq!(out.len(), 8, "segments 0-7");
+        assert_eq!(
+            tx.growth.events,
+            vec![(CaEvent::TxStart { idle: Dur::ZERO }, CaState::Open, 0)]
+        );
+        out.clear();
+        // Segment 1 is lost. The ACK of 0 releases 8; then 2, 3, 4 are SACKed.
+        tx.on_ack(ms(100), 1, &[], &NoTruth, &mut out);
+        assert_eq!(out.iter().map(|s| s.seq).collect::<Vec<_>>(), vec![8]);
+        for hi in 3..=5 {
+            tx.on_ack(ms(98 + hi), 1, &[(2, hi)], &NoTruth, &mut out);
+        }
+        let ctx: Vec<(u64, u64, u64, u64, u64)> = tx
+            .growth
+            .ctx
+            .iter()
+            .map(|(c, f, d)| (c.newly_delivered, c.prior_in_flight, c.losses, *f, *d))
+            .collect();
+        // (delivered by the ACK, in flight before it, marked lost by it, in flight after
+        // (before this ACK's sends), delivered so far). The third SACK starts recovery: RFC
+        // 6675 deems segment 1 lost (three SACKed above it) and retransmits it.
+        assert_eq!(
+            ctx,
+            vec![
+                (1, 8, 0, 7, 1),
+                (1, 8, 0, 7, 2),
+                (1, 7, 0, 6, 3),
+                (1, 6, 1, 4, 4),
+            ]
+        );
+        assert_eq!(
+            tx.growth.events[1..],
+            [(CaEvent::EnterRecovery, CaState::Recovery, 1)]
+        );
+        assert_eq!(tx.state.acct.retrans_out, 1, "segment 1 went out again");
+        // The retransmission arrives: everything up to 9 is acknowledged, recovery ends.
+        tx.on_ack(ms(200), 9, &[], &NoTruth, &mut out);
+        assert_eq!(
+            tx.growth.events[2..],
+            [(CaEvent::ExitRecovery, CaState::Open, 9)]
+        );
+        let a = tx.state.acct;
+        assert_eq!(
+            (a.delivered, a.lost, a.lost_out, a.retrans_out, a.sacked_out),
+            (9, 1, 0, 0, 0)
+        );
+        // A timeout: everything outstanding is lost; the state is Loss until all of it is
+        // acknowledged.
+        let outstanding = tx.state.flight();
+        tx.on_timeout(ms(1500), &NoTruth, &mut out);
+        assert_eq!(tx.state.acct.lost, 1 + outstanding);
+        assert_eq!(
+            tx.growth.events[3..],
+            [(CaEvent::Timeout, CaState::Loss, 9)]
+        );
+        let recover = tx.state.snd_max;
+        tx.on_ack(ms(1600), recover, &[], &NoTruth, &mut out);
+        // Nothing is left in flight: the next segment restarts the flow after 100 ms idle.
+        assert_eq!(
+            tx.growth.events[4..],
+            [
+                (CaEvent::LossRecovered, CaState::Open, recover),
+                (
+                    CaEvent::TxStart {
+                        idle: Dur::from_secs(0.1)
+                    },
+                    CaState::Open,
+                    recover
+                )
+            ]
+        );
+        assert_eq!(
+            tx.growth.ctx.last().unwrap().0.losses,
+            0,
+            "timeouts mark at the timer"
+        );
     }
 }

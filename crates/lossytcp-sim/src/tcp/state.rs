@@ -1,8 +1,21 @@
 //! The variables every variant shares, in segments (RFC 5681 names where they exist).
 
 use crate::tcp::fine_clock::FineClock;
+use crate::tcp::rate::Accounting;
 use crate::tcp::Cut;
 use crate::time::Dur;
+
+/// Linux's congestion-avoidance states (`icsk_ca_state`) that the plugins may tell apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    /// No loss being recovered.
+    Open,
+    /// Fast recovery (DupThresh duplicate ACKs or SACK's loss detection).
+    Recovery,
+    /// After a retransmission timeout, until the data outstanding at the timeout is all
+    /// acknowledged.
+    Loss,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossKind {
@@ -20,43 +33,50 @@ pub struct LossEvent {
     pub predicted: Option<crate::packet::LossCause>,
 }
 
+/// The sender's shared variables. The recovery plugins own most of them and work on them
+/// directly; the growth plugins see them through [`super::view`] only.
 #[derive(Clone, Debug)]
 pub struct SenderState {
     /// Oldest unacknowledged segment (RFC 793 SND.UNA).
-    pub snd_una: u64,
+    pub(crate) snd_una: u64,
     /// Next segment to send; pulled back to `snd_una` by go-back-N after a timeout.
-    pub snd_nxt: u64,
+    pub(crate) snd_nxt: u64,
     /// One past the highest segment ever sent (HighData + 1).
-    pub snd_max: u64,
+    pub(crate) snd_max: u64,
     /// Congestion window in segments; fractional growth in congestion avoidance.
-    pub cwnd: f64,
-    pub ssthresh: f64,
+    pub(crate) cwnd: f64,
+    pub(crate) ssthresh: f64,
     /// Duplicate ACKs counted by the sender since the last new ACK or loss event.
-    pub dupacks: u32,
+    pub(crate) dupacks: u32,
     /// `snd_max` at the last loss event: RFC 6582's `recover` (+1), the bound a cumulative
     /// ACK must pass before a new fast retransmit.
-    pub recover: Option<u64>,
+    pub(crate) recover: Option<u64>,
     /// ns-2's `bugfix_ss_` exception: with only the first segment acknowledged
     /// (`highest_ack_ == 0`, our snd_una == 1) a fast retransmit is allowed whatever `recover`
     /// says (see `Compat::first_segment_waits_for_timer`).
-    pub first_ack_exception: bool,
-    pub in_recovery: bool,
-    pub max_window: u32,
-    pub dupthresh: u32,
+    pub(crate) first_ack_exception: bool,
+    pub(crate) in_recovery: bool,
+    pub(crate) max_window: u32,
+    pub(crate) dupthresh: u32,
     /// The smallest usable window: 1 segment (RFC), or 0 (ns-2, see `Compat::zero_window`).
-    pub min_usable_window: u64,
+    pub(crate) min_usable_window: u64,
     /// Segments the application has made available (u64::MAX for a bulk sender).
-    pub limit: u64,
+    pub(crate) limit: u64,
     /// Retransmissions recovery asked for, sent before anything else and outside the window
     /// (RFC 5681 §3.2 step 2: the fast retransmit does not wait for the window).
-    pub retransmit_now: Vec<u64>,
-    pub events: Vec<LossEvent>,
+    pub(crate) retransmit_now: Vec<u64>,
+    pub(crate) events: Vec<LossEvent>,
     /// Per-segment fine-grained timing, for the plugins that use it (Vegas).
-    pub fine: Option<FineClock>,
+    pub(crate) fine: Option<FineClock>,
     /// Segments per second a plugin that owns the window paces at (None: ACK-clocked only).
-    pub pacing_rate: Option<f64>,
+    pub(crate) pacing_rate: Option<f64>,
     /// The smallest exact RTT sample so far (`AckCtx::rtt_sample`).
-    pub min_rtt: Option<Dur>,
+    pub(crate) min_rtt: Option<Dur>,
+    /// The RTO estimator's smoothed RTT.
+    pub(crate) srtt: Option<Dur>,
+    /// Delivery accounting, kept for the plugins that sample delivery rates.
+    pub(crate) acct: Accounting,
+    pub(crate) ca_state: CaState,
 }
 
 impl SenderState {
@@ -82,6 +102,9 @@ impl SenderState {
             fine: None,
             pacing_rate: None,
             min_rtt: None,
+            srtt: None,
+            acct: Accounting::default(),
+            ca_state: CaState::Open,
         }
     }
 

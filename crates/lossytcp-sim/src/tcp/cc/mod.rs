@@ -18,58 +18,85 @@ pub use westwood::{
     WestwoodPlusParams,
 };
 
-use super::state::SenderState;
+use super::view::{Conn, Window};
 use super::{AckCtx, CongestionKind, Cut};
+use crate::time::Dur;
+
+/// Congestion-avoidance events the sender reports to its growth plugin (Linux's
+/// `cwnd_event()` and `set_state()` moments).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaEvent {
+    /// Fast recovery starts, after the cut was taken (Linux: `TCP_CA_Recovery`).
+    EnterRecovery,
+    /// Fast recovery ended: the ACK covering the recovery point (Linux's
+    /// `CA_EVENT_COMPLETE_CWR`).
+    ExitRecovery,
+    /// The retransmission timer expired, after the cut was taken (Linux: `CA_EVENT_LOSS`,
+    /// `TCP_CA_Loss`).
+    Timeout,
+    /// All the data outstanding at the last timeout is acknowledged (Linux leaves
+    /// `TCP_CA_Loss` for `TCP_CA_Open`).
+    LossRecovered,
+    /// New data leaves with nothing in flight, `idle` after the previous transmission
+    /// (Linux's `CA_EVENT_TX_START`; the first transmission too, with `idle` zero).
+    TxStart { idle: Dur },
+}
 
 pub trait Growth {
     /// Every arriving ACK, new or duplicate, before the sender acts on it (ACK-rate
     /// estimators: Westwood's bandwidth samples, BBR's model).
-    fn on_ack_arrival(&mut self, _s: &SenderState, _ctx: &AckCtx) {}
+    fn on_ack_arrival(&mut self, _s: &Conn, _ctx: &AckCtx) {}
 
     /// An ACK that advanced `snd_una` and that the recovery plugin lets open the window
     /// (outside recovery, and at the exit of recovery where its rule says so).
-    fn on_ack(&mut self, s: &mut SenderState, ctx: &AckCtx);
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx);
 
     /// A loss was detected (`kind`) and the window is to be cut: returns the new ssthresh and
     /// the window to continue from. Called once per congestion event, before the recovery
     /// plugin enters recovery (fast retransmit) or the sender goes back to `snd_una`
     /// (timeout), while `s` still holds the window at the loss (and, at a timeout,
-    /// `s.in_recovery` whether it interrupted a fast recovery). Not called for a repeated
+    /// `s.in_recovery()` whether it interrupted a fast recovery). Not called for a repeated
     /// timeout of the same segment where the sender holds ssthresh (RFC 5681 §3.1).
-    fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, ctx: &AckCtx) -> Cut;
+    fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, ctx: &AckCtx) -> Cut;
 
     /// The window a timeout restarts from (RFC 5681's loss window, one segment).
     fn restart_window(&self) -> f64 {
         1.0
     }
 
-    /// The plugin reads `AckCtx::rtt_sample` (or `SenderState::min_rtt`): the sender measures
+    /// The plugin reads `AckCtx::rtt_sample` (or the view's `min_rtt`): the sender measures
     /// the exact RTT of every ACK for it even when the RTO estimator times one segment per
     /// window.
     fn wants_rtt_samples(&self) -> bool {
         self.wants_rate_samples()
     }
 
-    /// The plugin reads `AckCtx::rate` and `AckCtx::newly_delivered` counts SACKed segments:
-    /// the sender then keeps the delivery state per segment (not free: see `rate::SendLog`).
+    /// The plugin reads `AckCtx::rate`, `AckCtx::losses`, `AckCtx::prior_in_flight` and the
+    /// view's delivery accounting, and `AckCtx::newly_delivered` counts SACKed segments: the
+    /// sender then keeps the delivery state per segment (not free: see `rate::SendLog`).
     fn wants_rate_samples(&self) -> bool {
         self.owns_window()
     }
 
-    /// Fast recovery ended (the ACK that covers the recovery point).
-    fn on_recovery_exit(&mut self, _s: &mut SenderState, _ctx: &AckCtx) {}
+    /// A congestion-avoidance event (see [`CaEvent`] for when each fires).
+    fn on_event(&mut self, _w: &mut Window, _ev: CaEvent) {}
 
-    /// A plugin that owns cwnd and the pacing rate outright (ns-3's `CongControl`, BBR's
-    /// shape) returns true: the sender then calls [`Growth::cong_control`] on every ACK instead
-    /// of [`Growth::on_ack`], and the recovery plugin's window changes are the plugin's to
-    /// override there.
+    /// The plugin hears of [`CaEvent::TxStart`] (checked once per transmission otherwise).
+    fn wants_tx_start(&self) -> bool {
+        false
+    }
+
+    /// A plugin that owns cwnd and the pacing rate outright (ns-3's `CongControl`, Linux's
+    /// `cong_control`, BBR's shape) returns true: the sender then calls
+    /// [`Growth::cong_control`] on every ACK instead of [`Growth::on_ack`], and the recovery
+    /// plugin's window changes are the plugin's to override there.
     fn owns_window(&self) -> bool {
         false
     }
 
     /// Every ACK, after the recovery plugin acted, for a plugin that owns the window: set
-    /// `s.cwnd` and `s.pacing_rate` from the context's rate sample.
-    fn cong_control(&mut self, _s: &mut SenderState, _ctx: &AckCtx) {}
+    /// cwnd and the pacing rate from the context's rate sample.
+    fn cong_control(&mut self, _w: &mut Window, _ctx: &AckCtx) {}
 }
 
 /// Which growth plugin, with its parameters.
@@ -109,21 +136,25 @@ impl GrowthImpl {
 
 impl Growth for GrowthImpl {
     #[inline]
-    fn on_ack_arrival(&mut self, s: &SenderState, ctx: &AckCtx) {
+    fn on_ack_arrival(&mut self, s: &Conn, ctx: &AckCtx) {
         dispatch!(self, g => g.on_ack_arrival(s, ctx))
     }
     #[inline]
-    fn on_ack(&mut self, s: &mut SenderState, ctx: &AckCtx) {
-        dispatch!(self, g => g.on_ack(s, ctx))
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+        dispatch!(self, g => g.on_ack(w, ctx))
     }
-    fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, ctx: &AckCtx) -> Cut {
+    fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, ctx: &AckCtx) -> Cut {
         dispatch!(self, g => g.on_congestion_event(s, kind, ctx))
     }
     fn restart_window(&self) -> f64 {
         dispatch!(self, g => g.restart_window())
     }
-    fn on_recovery_exit(&mut self, s: &mut SenderState, ctx: &AckCtx) {
-        dispatch!(self, g => g.on_recovery_exit(s, ctx))
+    fn on_event(&mut self, w: &mut Window, ev: CaEvent) {
+        dispatch!(self, g => g.on_event(w, ev))
+    }
+    #[inline]
+    fn wants_tx_start(&self) -> bool {
+        dispatch!(self, g => g.wants_tx_start())
     }
     fn wants_rtt_samples(&self) -> bool {
         dispatch!(self, g => g.wants_rtt_samples())
@@ -135,7 +166,7 @@ impl Growth for GrowthImpl {
     fn owns_window(&self) -> bool {
         dispatch!(self, g => g.owns_window())
     }
-    fn cong_control(&mut self, s: &mut SenderState, ctx: &AckCtx) {
-        dispatch!(self, g => g.cong_control(s, ctx))
+    fn cong_control(&mut self, w: &mut Window, ctx: &AckCtx) {
+        dispatch!(self, g => g.cong_control(w, ctx))
     }
 }

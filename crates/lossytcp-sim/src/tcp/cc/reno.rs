@@ -3,7 +3,7 @@
 //! and the papers' models do.
 
 use super::Growth;
-use crate::tcp::state::SenderState;
+use crate::tcp::view::{Conn, SenderView, Window};
 use crate::tcp::{AckCtx, CongestionKind, Cut};
 
 /// How a congestion event halves the window.
@@ -37,35 +37,36 @@ impl Reno {
     }
 
     /// RFC 5681 eq. (4), or ns-2's half of the window.
-    pub fn ssthresh_on_loss(&self, s: &SenderState) -> f64 {
+    pub fn ssthresh_on_loss(&self, s: &impl SenderView) -> f64 {
         let base = match self.p.halving {
             Halving::Rfc5681 => s.flight() as f64,
-            Halving::Ns2Slowdown => s.cwnd.min(f64::from(s.max_window)).floor(),
+            Halving::Ns2Slowdown => s.cwnd().min(f64::from(s.max_window())).floor(),
         };
         (base / 2.0).floor().max(2.0)
     }
 
     /// The window a fast retransmit continues from, before any inflation.
-    pub fn halved_window(&self, s: &SenderState, ssthresh: f64) -> f64 {
+    pub fn halved_window(&self, s: &impl SenderView, ssthresh: f64) -> f64 {
         match self.p.halving {
             Halving::Rfc5681 => ssthresh,
-            Halving::Ns2Slowdown => s.cwnd.min(f64::from(s.max_window)) / 2.0,
+            Halving::Ns2Slowdown => s.cwnd().min(f64::from(s.max_window())) / 2.0,
         }
     }
 }
 
 impl Growth for Reno {
-    fn on_ack(&mut self, s: &mut SenderState, _ctx: &AckCtx) {
-        if s.cwnd < s.ssthresh {
+    fn on_ack(&mut self, w: &mut Window, _ctx: &AckCtx) {
+        let cwnd = w.cwnd();
+        if cwnd < w.ssthresh() {
             // RFC 5681 eq. (2): one segment per ACK in slow start.
-            s.cwnd += 1.0;
+            w.set_cwnd(cwnd + 1.0);
         } else {
             // RFC 5681 eq. (3): about one segment per RTT.
-            s.cwnd += 1.0 / s.cwnd;
+            w.set_cwnd(cwnd + 1.0 / cwnd);
         }
     }
 
-    fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, _: &AckCtx) -> Cut {
+    fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
         let ssthresh = self.ssthresh_on_loss(s);
         let cwnd = match kind {
             CongestionKind::FastRetransmit => self.halved_window(s, ssthresh),
@@ -112,11 +113,11 @@ impl LinuxReno {
         Self { slow_start, cnt: 0 }
     }
 
-    pub fn on_ack(&mut self, s: &mut SenderState, ctx: &AckCtx) {
-        let mut cwnd = s.cwnd as u64;
-        let ssthresh = s.ssthresh as u64;
+    pub fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+        let mut cwnd = w.cwnd() as u64;
+        let ssthresh = w.ssthresh() as u64;
         // The flight before this ACK moved snd_una (Linux's packets_out of the last window).
-        let flight = s.flight() + ctx.newly_acked;
+        let flight = w.flight() + ctx.newly_acked;
         let limited = if cwnd < ssthresh {
             cwnd < 2 * flight
         } else {
@@ -153,7 +154,7 @@ impl LinuxReno {
                 cwnd += delta;
             }
         }
-        s.cwnd = cwnd as f64;
+        w.set_cwnd(cwnd as f64);
     }
 
     /// A loss: Linux clears `snd_cwnd_cnt` when it enters recovery or loss.
@@ -165,6 +166,7 @@ impl LinuxReno {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::state::SenderState;
 
     fn ctx() -> AckCtx {
         AckCtx::default()
@@ -176,10 +178,10 @@ mod tests {
         s.ssthresh = 4.0;
         let mut g = Reno::default();
         for _ in 0..3 {
-            g.on_ack(&mut s, &ctx());
+            g.on_ack(&mut Window::new(&mut s), &ctx());
         }
         assert_eq!(s.cwnd, 4.0);
-        g.on_ack(&mut s, &ctx());
+        g.on_ack(&mut Window::new(&mut s), &ctx());
         assert_eq!(s.cwnd, 4.25, "paper 000 Table II: 4 -> 4.25");
     }
 
@@ -190,14 +192,14 @@ mod tests {
         s.snd_max = 8;
         let fr = CongestionKind::FastRetransmit;
         assert_eq!(
-            g.on_congestion_event(&s, fr, &ctx()),
+            g.on_congestion_event(&Conn::new(&s), fr, &ctx()),
             Cut {
                 ssthresh: 4.0,
                 cwnd: 4.0
             }
         );
         s.snd_max = 3;
-        let to = g.on_congestion_event(&s, CongestionKind::Timeout, &ctx());
+        let to = g.on_congestion_event(&Conn::new(&s), CongestionKind::Timeout, &ctx());
         assert_eq!((to.ssthresh, to.cwnd), (2.0, 1.0));
     }
 
@@ -215,15 +217,15 @@ mod tests {
             ..AckCtx::default()
         };
         // Slow start: +2 to 12 (ssthresh), nothing left over.
-        g.on_ack(&mut s, &ack(2));
+        g.on_ack(&mut Window::new(&mut s), &ack(2));
         assert_eq!(s.cwnd, 12.0);
         // Congestion avoidance: 12 delivered segments per increment, delayed ACKs or not.
         s.snd_max = 110; // flight 10 + 2 = 12 fills cwnd
         for _ in 0..5 {
-            g.on_ack(&mut s, &ack(2));
+            g.on_ack(&mut Window::new(&mut s), &ack(2));
         }
         assert_eq!(s.cwnd, 12.0, "10 of 12 credits");
-        g.on_ack(&mut s, &ack(2));
+        g.on_ack(&mut Window::new(&mut s), &ack(2));
         assert_eq!(s.cwnd, 13.0, "12 delivered: one more segment");
         // Slow start across ssthresh: the rest goes to congestion avoidance.
         let mut s2 = SenderState::new(1, 1000, 3, u64::MAX);
@@ -232,12 +234,12 @@ mod tests {
         s2.ssthresh = 10.0;
         s2.snd_max = 9;
         s2.snd_una = 3;
-        g2.on_ack(&mut s2, &ack(3));
+        g2.on_ack(&mut Window::new(&mut s2), &ack(3));
         assert_eq!((s2.cwnd, g2.cnt), (10.0, 2));
         // Not window-limited (flight 4 of cwnd 13): no growth.
         s.snd_una = 200;
         s.snd_max = 202;
-        g.on_ack(&mut s, &ack(2));
+        g.on_ack(&mut Window::new(&mut s), &ack(2));
         assert_eq!(s.cwnd, 13.0);
     }
 
@@ -256,7 +258,7 @@ mod tests {
         ] {
             let mut s = SenderState::new(1, 64, 3, u64::MAX);
             s.cwnd = cwnd;
-            let cut = g.on_congestion_event(&s, CongestionKind::FastRetransmit, &ctx());
+            let cut = g.on_congestion_event(&Conn::new(&s), CongestionKind::FastRetransmit, &ctx());
             assert_eq!((cut.ssthresh, cut.cwnd), (ssthresh, half));
         }
     }

@@ -19,7 +19,7 @@
 
 use super::{Growth, Halving, Reno, RenoParams};
 use crate::tcp::params::Param;
-use crate::tcp::state::SenderState;
+use crate::tcp::view::{Conn, SenderView, Window};
 use crate::tcp::{AckCtx, CongestionKind, Cut};
 
 crate::declare_params! {
@@ -75,16 +75,18 @@ impl Vegas {
 }
 
 impl Growth for Vegas {
-    fn on_ack(&mut self, s: &mut SenderState, _ctx: &AckCtx) {
-        let Some(clock) = s.fine.as_mut() else {
+    fn on_ack(&mut self, w: &mut Window, _ctx: &AckCtx) {
+        let (snd_una, snd_nxt) = (w.snd_una(), w.snd_nxt());
+        let (mut cwnd, mut ssthresh) = (w.cwnd(), w.ssthresh());
+        let Some(clock) = w.fine_clock_mut() else {
             return;
         };
         // ns-2 numbers ACKs and t_seqno_ so that `t_seqno_ - last_ack_` is the flight + 1.
-        let in_use = (s.snd_nxt + 1 - s.snd_una) as f64;
-        if s.snd_una > self.begseq {
+        let in_use = (snd_nxt + 1 - snd_una) as f64;
+        if snd_una > self.begseq {
             let now = clock.now();
             let rtt = clock.take_round_mean().unwrap_or(now - self.begtime);
-            let sent_in_rtt = s.snd_nxt as f64 - self.begseq as f64;
+            let sent_in_rtt = snd_nxt as f64 - self.begseq as f64;
             if rtt > 0.0 {
                 // A lone segment in flight measures the path without queueing.
                 if rtt < clock.base_rtt || sent_in_rtt <= 1.0 {
@@ -95,45 +97,47 @@ impl Growth for Vegas {
                 let expected = in_use / base;
                 // C's int(): truncation toward zero.
                 let diff = ((expected - actual) * base + 0.5) as i64;
-                if s.cwnd < s.ssthresh {
+                if cwnd < ssthresh {
                     self.grow_this_rtt = !self.grow_this_rtt;
                     if !self.grow_this_rtt {
                         self.incr = 0.0;
                     } else if diff > i64::from(self.p.gamma) {
                         // Leave slow start a little below the window that queued gamma.
-                        s.ssthresh = 2.0;
-                        s.cwnd -= s.cwnd / 8.0;
-                        s.cwnd = s.cwnd.max(2.0);
+                        ssthresh = 2.0;
+                        cwnd -= cwnd / 8.0;
+                        cwnd = cwnd.max(2.0);
                         self.incr = 0.0;
                     } else {
                         self.incr = 1.0;
                     }
                 } else if diff > i64::from(self.p.beta) {
-                    s.cwnd = (s.cwnd - 1.0).max(2.0);
+                    cwnd = (cwnd - 1.0).max(2.0);
                     self.incr = 0.0;
                 } else if diff < i64::from(self.p.alpha) {
-                    self.incr = 1.0 / s.cwnd;
+                    self.incr = 1.0 / cwnd;
                 } else {
                     self.incr = 0.0;
                 }
             }
-            self.begseq = s.snd_nxt;
+            self.begseq = snd_nxt;
             self.begtime = now;
         }
         // The slow-start increment stops at ssthresh even within the RTT.
-        if self.incr == 1.0 && s.cwnd >= s.ssthresh {
+        if self.incr == 1.0 && cwnd >= ssthresh {
             self.incr = 0.0;
         }
-        if self.incr > 0.0 && s.cwnd - in_use <= 2.0 {
-            s.cwnd += self.incr;
+        if self.incr > 0.0 && cwnd - in_use <= 2.0 {
+            cwnd += self.incr;
         }
+        w.set_cwnd(cwnd);
+        w.set_ssthresh(ssthresh);
     }
 
     fn restart_window(&self) -> f64 {
         RESTART_WINDOW
     }
 
-    fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, _: &AckCtx) -> Cut {
+    fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
         match kind {
             CongestionKind::Timeout => Cut {
                 ssthresh: self.halving.ssthresh_on_loss(s),
@@ -141,11 +145,10 @@ impl Growth for Vegas {
             },
             CongestionKind::FastRetransmit => {
                 // ns-2 window(): whole segments, capped by the receiver's window.
-                let win = s.cwnd.min(f64::from(s.max_window)) as u32;
+                let win = s.cwnd().min(f64::from(s.max_window())) as u32;
                 let retransmitted = s
-                    .fine
-                    .as_ref()
-                    .is_some_and(|c| c.transmissions(s.snd_una) > 1);
+                    .fine_clock()
+                    .is_some_and(|c| c.transmissions(s.snd_una()) > 1);
                 let cut = if win <= 3 {
                     2
                 } else if retransmitted {
@@ -154,7 +157,7 @@ impl Growth for Vegas {
                     win - (win >> 2)
                 };
                 Cut {
-                    ssthresh: s.ssthresh,
+                    ssthresh: s.ssthresh(),
                     cwnd: f64::from(cut),
                 }
             }
@@ -166,6 +169,7 @@ impl Growth for Vegas {
 mod tests {
     use super::*;
     use crate::tcp::fine_clock::FineClock;
+    use crate::tcp::state::SenderState;
     use crate::time::{Dur, Time};
 
     const P: VegasGrowthParams = VegasGrowthParams {
@@ -194,7 +198,7 @@ mod tests {
         let c = s.fine.as_mut().unwrap();
         c.base_rtt = base_s;
         c.at(Time::ZERO + Dur::from_secs(g.begtime + rtt_s));
-        g.on_ack(s, &AckCtx::default());
+        g.on_ack(&mut Window::new(s), &AckCtx::default());
     }
 
     #[test]

@@ -35,9 +35,10 @@
 //! RTT_min: Westwood reads the sender's smallest exact RTT sample (`SenderState::min_rtt`);
 //! Westwood+ keeps Linux's own, which a timeout resets.
 
+use super::CaEvent;
 use super::{Growth, LinuxReno, LinuxSlowStart, Reno};
 use crate::tcp::params::Param;
-use crate::tcp::state::SenderState;
+use crate::tcp::view::{Conn, SenderView, Window};
 use crate::tcp::{AckCtx, CongestionKind, Cut};
 use crate::time::{Dur, Time};
 
@@ -225,9 +226,9 @@ impl Westwood {
     }
 
     /// `max(2, BWE x RTT_min)` in whole segments.
-    fn bw_rtt_min(&self, s: &SenderState) -> f64 {
+    fn bw_rtt_min(&self, s: &impl SenderView) -> f64 {
         let rtt_min = match self.p.estimator {
-            Estimator::PerAck { .. } => s.min_rtt.unwrap_or(Dur::ZERO),
+            Estimator::PerAck { .. } => s.min_rtt().unwrap_or(Dur::ZERO),
             Estimator::PerRtt => self.rtt_min,
         };
         (self.bwe * rtt_min.as_secs()).floor().max(2.0)
@@ -235,7 +236,7 @@ impl Westwood {
 }
 
 impl Growth for Westwood {
-    fn on_ack_arrival(&mut self, _s: &SenderState, ctx: &AckCtx) {
+    fn on_ack_arrival(&mut self, _s: &Conn, ctx: &AckCtx) {
         let d = self.acked_count(ctx.newly_acked);
         match self.p.estimator {
             Estimator::PerAck { tau_s, m } => self.per_ack(ctx.now, d, tau_s, m),
@@ -243,24 +244,24 @@ impl Growth for Westwood {
         }
     }
 
-    fn on_ack(&mut self, s: &mut SenderState, ctx: &AckCtx) {
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
         match self.p.estimator {
-            Estimator::PerAck { .. } => self.reno.on_ack(s, ctx),
-            Estimator::PerRtt => self.linux.on_ack(s, ctx),
+            Estimator::PerAck { .. } => self.reno.on_ack(w, ctx),
+            Estimator::PerRtt => self.linux.on_ack(w, ctx),
         }
     }
 
-    fn on_congestion_event(&mut self, s: &SenderState, kind: CongestionKind, _: &AckCtx) -> Cut {
+    fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
         self.linux.reset();
         let est = self.bw_rtt_min(s);
         match (self.p.estimator, kind) {
             (Estimator::PerAck { .. }, CongestionKind::FastRetransmit) => Cut {
                 ssthresh: est,
-                cwnd: s.cwnd.min(est),
+                cwnd: s.cwnd().min(est),
             },
             (Estimator::PerRtt, CongestionKind::FastRetransmit) => {
                 // tcp_reno_ssthresh(): max(cwnd >> 1, 2) on the whole-segment window.
-                let half = ((s.cwnd as u64) >> 1).max(2) as f64;
+                let half = ((s.cwnd() as u64) >> 1).max(2) as f64;
                 Cut {
                     ssthresh: half,
                     cwnd: half,
@@ -268,8 +269,8 @@ impl Growth for Westwood {
             }
             // tcp_enter_loss(): a timeout that interrupts a fast recovery keeps its ssthresh
             // and raises no CA_EVENT_LOSS (RTT_min is kept).
-            (Estimator::PerRtt, CongestionKind::Timeout) if s.in_recovery => Cut {
-                ssthresh: s.ssthresh,
+            (Estimator::PerRtt, CongestionKind::Timeout) if s.in_recovery() => Cut {
+                ssthresh: s.ssthresh(),
                 cwnd: 1.0,
             },
             (_, CongestionKind::Timeout) => {
@@ -285,11 +286,11 @@ impl Growth for Westwood {
     }
 
     /// Westwood+: CA_EVENT_COMPLETE_CWR sets `cwnd = ssthresh = BWE x RTT_min`.
-    fn on_recovery_exit(&mut self, s: &mut SenderState, _ctx: &AckCtx) {
-        if self.p.estimator == Estimator::PerRtt {
-            let est = self.bw_rtt_min(s);
-            s.ssthresh = est;
-            s.cwnd = est;
+    fn on_event(&mut self, w: &mut Window, ev: CaEvent) {
+        if ev == CaEvent::ExitRecovery && self.p.estimator == Estimator::PerRtt {
+            let est = self.bw_rtt_min(w);
+            w.set_ssthresh(est);
+            w.set_cwnd(est);
         }
     }
 
@@ -301,6 +302,7 @@ impl Growth for Westwood {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::state::SenderState;
 
     fn ack(ms: f64, newly: u64, rtt_ms: Option<f64>) -> AckCtx {
         AckCtx {
@@ -308,7 +310,7 @@ mod tests {
             rtt_sample: rtt_ms.map(|r| Dur::from_secs(r / 1000.0)),
             newly_acked: newly,
             newly_delivered: newly,
-            rate: None,
+            ..AckCtx::default()
         }
     }
 
@@ -319,13 +321,13 @@ mod tests {
         // then b = 100 each time, a = (1 - 0.02) / (1 + 0.02) = 0.98 / 1.02.
         let mut w = Westwood::new(WestwoodParams::default());
         let s = SenderState::new(1, 100, 3, u64::MAX);
-        w.on_ack_arrival(&s, &ack(0.0, 2, None));
+        w.on_ack_arrival(&Conn::new(&s), &ack(0.0, 2, None));
         assert_eq!(w.estimate(), 0.0);
         let a = 0.98 / 1.02;
         let mut want: f64 = 0.0;
         let mut prev = 0.0;
         for k in 1..=50 {
-            w.on_ack_arrival(&s, &ack(20.0 * k as f64, 2, None));
+            w.on_ack_arrival(&Conn::new(&s), &ack(20.0 * k as f64, 2, None));
             want = a * want + (1.0 - a) * (100.0 + prev) / 2.0;
             prev = 100.0;
             assert!(
@@ -343,7 +345,7 @@ mod tests {
         // A silence of 600 ms: two virtual null samples (250 ms each), then the ACK 100 ms
         // after the second with its own sample of 2 / 0.1 = 20 segments/s.
         let before = w.estimate();
-        w.on_ack_arrival(&s, &ack(1000.0 + 600.0, 2, None));
+        w.on_ack_arrival(&Conn::new(&s), &ack(1000.0 + 600.0, 2, None));
         let a2 = (1.0 - 0.25) / (1.0 + 0.25);
         let mut e = a2 * before + (1.0 - a2) * (0.0 + 100.0) / 2.0;
         e = a2 * e + (1.0 - a2) * 0.0;
@@ -370,15 +372,23 @@ mod tests {
         let mut s = SenderState::new(1, 100, 3, u64::MAX);
         s.min_rtt = Some(Dur::from_secs(0.1));
         s.cwnd = 40.0;
-        let fr = w.on_congestion_event(&s, CongestionKind::FastRetransmit, &AckCtx::default());
+        let fr = w.on_congestion_event(
+            &Conn::new(&s),
+            CongestionKind::FastRetransmit,
+            &AckCtx::default(),
+        );
         assert_eq!((fr.ssthresh, fr.cwnd), (25.0, 25.0));
         s.cwnd = 20.0;
-        let fr = w.on_congestion_event(&s, CongestionKind::FastRetransmit, &AckCtx::default());
+        let fr = w.on_congestion_event(
+            &Conn::new(&s),
+            CongestionKind::FastRetransmit,
+            &AckCtx::default(),
+        );
         assert_eq!((fr.ssthresh, fr.cwnd), (25.0, 20.0), "cwnd only shrinks");
-        let to = w.on_congestion_event(&s, CongestionKind::Timeout, &AckCtx::default());
+        let to = w.on_congestion_event(&Conn::new(&s), CongestionKind::Timeout, &AckCtx::default());
         assert_eq!((to.ssthresh, to.cwnd), (25.0, 1.0));
         w.bwe = 0.0;
-        let to = w.on_congestion_event(&s, CongestionKind::Timeout, &AckCtx::default());
+        let to = w.on_congestion_event(&Conn::new(&s), CongestionKind::Timeout, &AckCtx::default());
         assert_eq!(to.ssthresh, 2.0, "at least two segments");
     }
 
@@ -389,19 +399,19 @@ mod tests {
         s.cwnd = 30.0;
         // RTT 100 ms; 3 segments acknowledged every 10 ms. The window opened at 0 closes at
         // the first ACK more than 100 ms later (110 ms): 30 segments (10..100 ms) in 110 ms.
-        w.on_ack_arrival(&s, &ack(0.0, 0, Some(100.0)));
+        w.on_ack_arrival(&Conn::new(&s), &ack(0.0, 0, Some(100.0)));
         assert_eq!(w.accounted, 1, "a duplicate at first");
         w.accounted = 0;
         w.bk = 0;
         for k in 1..=11 {
-            w.on_ack_arrival(&s, &ack(10.0 * k as f64, 3, Some(100.0)));
+            w.on_ack_arrival(&Conn::new(&s), &ack(10.0 * k as f64, 3, Some(100.0)));
         }
         let first = 30.0 / 0.11;
         assert!((w.estimate() - first).abs() < 1e-9, "{}", w.estimate());
         assert_eq!(w.rtt_min, Dur::from_secs(0.1));
         // The next window (110..220 ms): 3 segments at 120, ..., 220 ms -> 33 in 110 ms.
         for k in 12..=22 {
-            w.on_ack_arrival(&s, &ack(10.0 * k as f64, 3, Some(100.0)));
+            w.on_ack_arrival(&Conn::new(&s), &ack(10.0 * k as f64, 3, Some(100.0)));
         }
         let sample = 33.0 / 0.11;
         let ns = (7.0 * first + sample) / 8.0;
@@ -412,9 +422,13 @@ mod tests {
             w.estimate()
         );
         // Fast retransmit: Reno's half; recovery exit: BWE x RTT_min.
-        let fr = w.on_congestion_event(&s, CongestionKind::FastRetransmit, &AckCtx::default());
+        let fr = w.on_congestion_event(
+            &Conn::new(&s),
+            CongestionKind::FastRetransmit,
+            &AckCtx::default(),
+        );
         assert_eq!(fr.ssthresh, 15.0);
-        w.on_recovery_exit(&mut s, &AckCtx::default());
+        w.on_event(&mut Window::new(&mut s), CaEvent::ExitRecovery);
         assert_eq!(
             (s.cwnd, s.ssthresh),
             ((want * 0.1).floor(), (want * 0.1).floor())

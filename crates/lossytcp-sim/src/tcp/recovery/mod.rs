@@ -115,6 +115,13 @@ pub trait Recovery {
     fn partial_ack_timing(&self, _s: &SenderState, _ack: u64) -> PartialAckTiming {
         PartialAckTiming::Sample
     }
+    /// Every segment below the returned one that is not SACKed is deemed lost by this
+    /// plugin's loss detection (RFC 6675's IsLost); asked, after the ACK's processing, by
+    /// a sender that keeps delivery accounting. The retransmissions it asks for are marked
+    /// lost besides.
+    fn lost_below(&self, _s: &SenderState) -> u64 {
+        0
+    }
 }
 
 /// Which recovery plugin, with its parameters.
@@ -216,5 +223,8 @@ impl Recovery for RecoveryImpl {
     #[inline]
     fn partial_ack_timing(&self, s: &SenderState, ack: u64) -> PartialAckTiming {
         dispatch!(self, r => r.partial_ack_timing(s, ack))
+    }
+    fn lost_below(&self, s: &SenderState) -> u64 {
+        dispatch!(self, r => r.lost_below(s))
     }
 }

@@ -108,6 +108,23 @@ impl Recovery for Sack {
         }
     }
 
+    /// §4 IsLost holds for every segment with DupThresh SACKed segments above it: below the
+    /// DupThresh-th highest SACKed segment.
+    fn lost_below(&self, s: &SenderState) -> u64 {
+        let mut n = 0u32;
+        let mut q = self.board.high_sacked();
+        while q > s.snd_una.max(self.board.base()) {
+            q -= 1;
+            if self.board.is_sacked(q) {
+                n += 1;
+                if n >= s.dupthresh {
+                    return q;
+                }
+            }
+        }
+        0
+    }
+
     fn on_timeout(&mut self, _s: &mut SenderState) -> bool {
         false
     }
@@ -160,6 +177,7 @@ impl Recovery for Sack {
 mod tests {
     use super::*;
     use crate::tcp::cc::{Growth, Reno};
+    use crate::tcp::view::Conn;
     use crate::tcp::{AckCtx, CongestionKind};
 
     fn state_with_flight(n: u64) -> SenderState {
@@ -192,7 +210,7 @@ mod tests {
         s.dupacks = 3;
         assert_eq!(r.on_dupack(&mut s), DupAck::Enter);
         let cut = Reno::default().on_congestion_event(
-            &s,
+            &Conn::new(&s),
             CongestionKind::FastRetransmit,
             &AckCtx::default(),
         );

@@ -169,6 +169,7 @@ mod tests {
     use super::*;
     use crate::tcp::cc::{Growth, Vegas as VegasGrowth, VegasGrowthParams};
     use crate::tcp::fine_clock::FineClock;
+    use crate::tcp::view::Conn;
     use crate::tcp::{AckCtx, CongestionKind};
     use crate::time::{Dur, Time};
 
@@ -179,8 +180,11 @@ mod tests {
         match r.on_dupack(s) {
             DupAck::Nothing => false,
             DupAck::Enter => {
-                let c =
-                    g.on_congestion_event(s, CongestionKind::FastRetransmit, &AckCtx::default());
+                let c = g.on_congestion_event(
+                    &Conn::new(s),
+                    CongestionKind::FastRetransmit,
+                    &AckCtx::default(),
+                );
                 r.enter(s, Some(c));
                 true
             }
@@ -195,7 +199,7 @@ mod tests {
     fn timeout(r: &mut Vegas, s: &mut SenderState) {
         let mut g = VegasGrowth::new(VegasGrowthParams::default());
         r.on_timeout(s);
-        let c = g.on_congestion_event(s, CongestionKind::Timeout, &AckCtx::default());
+        let c = g.on_congestion_event(&Conn::new(s), CongestionKind::Timeout, &AckCtx::default());
         s.take(c);
         r.after_timeout(s);
     }
