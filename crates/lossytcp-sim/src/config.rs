@@ -349,6 +349,8 @@ pub enum Variant {
     WestwoodNr,
     /// Linux's Westwood+ with NewReno's recovery.
     WestwoodPlus,
+    /// RFC 9438 CUBIC with SACK recovery (RFC 6675).
+    Cubic,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]

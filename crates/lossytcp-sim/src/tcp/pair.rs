@@ -7,7 +7,7 @@
 //! mixes pairs runs on the enum-dispatched sets. This saves 1.2-1.3% of the instructions of
 //! the single-flow bench scenarios (callgrind, `bench/README.md`).
 
-use super::cc::{GrowthImpl, Reno, Vegas, Westwood};
+use super::cc::{Cubic, GrowthImpl, Reno, Vegas, Westwood};
 use super::recovery::{self, NewReno, RecoveryImpl, RtoOnly, Sack, Sack1, Tahoe};
 use super::{cc::Growth, recovery::Recovery, SenderConfig};
 
@@ -47,7 +47,8 @@ macro_rules! concrete {
     )+};
 }
 
-concrete!(FromGrowthImpl, GrowthImpl, Reno => Reno, Vegas => Vegas, Westwood => Westwood);
+concrete!(FromGrowthImpl, GrowthImpl, Reno => Reno, Vegas => Vegas, Westwood => Westwood,
+    Cubic => Cubic);
 concrete!(FromRecoveryImpl, RecoveryImpl, RtoOnly => RtoOnly, Tahoe => Tahoe,
     recovery::Reno => Reno, NewReno => NewReno, Sack => Sack, Sack1 => Sack1,
     recovery::Vegas => Vegas);
@@ -68,7 +69,7 @@ pub fn all_fit<G: FromGrowthImpl, R: FromRecoveryImpl>(cfgs: &[SenderConfig]) ->
 /// list of pairs the simulator is instantiated for is this one.
 macro_rules! with_pair {
     ($cfgs:expr, $f:ident($($arg:expr),*)) => {{
-        use $crate::tcp::cc::{GrowthImpl, Reno, Vegas, Westwood};
+        use $crate::tcp::cc::{Cubic, GrowthImpl, Reno, Vegas, Westwood};
         use $crate::tcp::pair::all_fit;
         use $crate::tcp::recovery::{self as rec, RecoveryImpl};
         let cfgs: &[$crate::tcp::SenderConfig] = $cfgs;
@@ -88,6 +89,8 @@ macro_rules! with_pair {
             $f::<Vegas, rec::Vegas>($($arg),*)
         } else if all_fit::<Westwood, rec::NewReno>(cfgs) {
             $f::<Westwood, rec::NewReno>($($arg),*)
+        } else if all_fit::<Cubic, rec::Sack>(cfgs) {
+            $f::<Cubic, rec::Sack>($($arg),*)
         } else {
             $f::<GrowthImpl, RecoveryImpl>($($arg),*)
         }

@@ -3,8 +3,8 @@
 //! `TcpConfig`.
 
 use super::cc::{
-    GrowthConfig, Halving, RenoParams, VegasGrowthParams, VegasParams, WestwoodEstimator,
-    WestwoodFilterParams, WestwoodParams, WestwoodPlusParams,
+    CubicParams, GrowthConfig, Halving, RenoParams, VegasGrowthParams, VegasParams,
+    WestwoodEstimator, WestwoodFilterParams, WestwoodParams, WestwoodPlusParams,
 };
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
 use super::loss_class::{ClassifierConfig, VegasPredictorParams};
@@ -35,7 +35,8 @@ pub fn ns2_tick_phase(v: Variant) -> f64 {
         | Variant::NewRenoLp
         | Variant::IdealLp
         | Variant::WestwoodNr
-        | Variant::WestwoodPlus => 0.555_880_715_982_799_6,
+        | Variant::WestwoodPlus
+        | Variant::Cubic => 0.555_880_715_982_799_6,
     }
 }
 
@@ -68,6 +69,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             slow_start: WestwoodPlusParams::from_values(values).slow_start,
             ..WestwoodParams::plus()
         }),
+        Variant::Cubic => GrowthConfig::Cubic(CubicParams::from_values(values)),
         Variant::OldTahoe
         | Variant::Tahoe
         | Variant::Reno
@@ -103,7 +105,8 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             ns2_timeout: ns2,
         }),
         Variant::Sack if ns2 => RecoveryConfig::Sack1,
-        Variant::Sack => RecoveryConfig::Sack,
+        // Linux pairs CUBIC with SACK recovery, whatever the profile of the timers.
+        Variant::Sack | Variant::Cubic => RecoveryConfig::Sack,
         // Brakmo & Peterson's Vegas changes both axes: the window rule and retransmission.
         Variant::Vegas => RecoveryConfig::Vegas(VegasRecoveryParams {
             zero_window_deflation: ns2,
@@ -186,7 +189,8 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             | Variant::Sack
             | Variant::Vegas
             | Variant::WestwoodNr
-            | Variant::WestwoodPlus => None,
+            | Variant::WestwoodPlus
+            | Variant::Cubic => None,
         },
     }
 }
@@ -381,6 +385,24 @@ pub static VARIANTS: &[VariantInfo] = &[
             None,
         )
     },
+    VariantInfo {
+        params: &[CubicParams::PARAMS],
+        ns3: Some(Ns3Socket {
+            congestion_ops: "ns3::TcpCubic",
+            recovery: "ns3::TcpClassicRecovery",
+            sack: true,
+        }),
+        linux: Some(LinuxSocket {
+            congestion_control: "cubic",
+            sack: true,
+        }),
+        ..plain(
+            Variant::Cubic,
+            "cubic",
+            "RFC 9438 CUBIC (or Linux's tcp_cubic.c rules) with SACK recovery, HyStart++",
+            None,
+        )
+    },
 ];
 
 impl Variant {
@@ -397,6 +419,7 @@ impl Variant {
             Variant::IdealLp => 7,
             Variant::WestwoodNr => 8,
             Variant::WestwoodPlus => 9,
+            Variant::Cubic => 10,
         };
         &VARIANTS[i]
     }

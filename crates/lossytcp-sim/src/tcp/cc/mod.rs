@@ -7,10 +7,12 @@
 //! allocation nor virtual call; adding a plugin is a file, a variant of [`GrowthConfig`] and a
 //! line in each of the two `match`es below.
 
+mod cubic;
 mod reno;
 mod vegas;
 mod westwood;
 
+pub use cubic::{Cubic, CubicParams, CubicRules, CubicSlowStart};
 pub use reno::{Halving, LinuxReno, LinuxSlowStart, Reno, RenoParams};
 pub use vegas::{Vegas, VegasGrowthParams, VegasParams};
 pub use westwood::{
@@ -103,6 +105,7 @@ pub trait Growth {
 #[derive(Clone, Debug)]
 pub enum GrowthConfig {
     Reno(RenoParams),
+    Cubic(CubicParams),
     Vegas(VegasGrowthParams),
     Westwood(WestwoodParams),
 }
@@ -110,6 +113,7 @@ pub enum GrowthConfig {
 #[derive(Clone, Debug)]
 pub enum GrowthImpl {
     Reno(Reno),
+    Cubic(Cubic),
     Vegas(Vegas),
     Westwood(Westwood),
 }
@@ -118,6 +122,7 @@ macro_rules! dispatch {
     ($self:ident, $g:ident => $e:expr) => {
         match $self {
             GrowthImpl::Reno($g) => $e,
+            GrowthImpl::Cubic($g) => $e,
             GrowthImpl::Vegas($g) => $e,
             GrowthImpl::Westwood($g) => $e,
         }
@@ -128,6 +133,7 @@ impl GrowthImpl {
     pub fn new(c: &GrowthConfig) -> Self {
         match c {
             GrowthConfig::Reno(p) => GrowthImpl::Reno(Reno::new(*p)),
+            GrowthConfig::Cubic(p) => GrowthImpl::Cubic(Cubic::new(*p)),
             GrowthConfig::Vegas(p) => GrowthImpl::Vegas(Vegas::new(*p)),
             GrowthConfig::Westwood(p) => GrowthImpl::Westwood(Westwood::new(*p)),
         }

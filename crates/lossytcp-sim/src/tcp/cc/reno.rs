@@ -113,46 +113,64 @@ impl LinuxReno {
         Self { slow_start, cnt: 0 }
     }
 
-    pub fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
-        let mut cwnd = w.cwnd() as u64;
-        let ssthresh = w.ssthresh() as u64;
-        // The flight before this ACK moved snd_una (Linux's packets_out of the last window).
+    /// `tcp_is_cwnd_limited()`: in slow start while cwnd is below twice the flight, after it
+    /// while the flight fills cwnd (the flight before this ACK moved snd_una: Linux's
+    /// packets_out of the last window).
+    pub fn cwnd_limited(w: &Window, ctx: &AckCtx) -> bool {
+        let cwnd = w.cwnd() as u64;
         let flight = w.flight() + ctx.newly_acked;
-        let limited = if cwnd < ssthresh {
+        if cwnd < w.ssthresh() as u64 {
             cwnd < 2 * flight
         } else {
             flight >= cwnd
+        }
+    }
+
+    /// `tcp_slow_start()`: the window after slow start's share of `acked` delivered
+    /// segments, and what is left of them for congestion avoidance.
+    pub fn slow_start(&self, cwnd: u64, ssthresh: u64, acked: u64) -> (u64, u64) {
+        let step = match self.slow_start {
+            LinuxSlowStart::Acked => acked,
+            // 2.6.22 tcp_slow_start() with tcp_abc = 1: one segment, the rest forgotten.
+            LinuxSlowStart::PerAck => acked.min(1),
         };
-        if !limited {
+        let grown = (cwnd + step).min(ssthresh);
+        let left = match self.slow_start {
+            LinuxSlowStart::Acked => acked - (grown - cwnd),
+            LinuxSlowStart::PerAck => 0,
+        };
+        (grown, left)
+    }
+
+    /// `tcp_cong_avoid_ai()`: one segment per `w` segments delivered.
+    pub fn cong_avoid_ai(&mut self, mut cwnd: u64, w: u64, acked: u64) -> u64 {
+        let w = w.max(1);
+        if self.cnt >= w {
+            // Credits earned at a larger window, applied gently now.
+            self.cnt = 0;
+            cwnd += 1;
+        }
+        self.cnt += acked;
+        if self.cnt >= w {
+            let delta = self.cnt / w;
+            self.cnt -= delta * w;
+            cwnd += delta;
+        }
+        cwnd
+    }
+
+    pub fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+        if !Self::cwnd_limited(w, ctx) {
             return;
         }
+        let mut cwnd = w.cwnd() as u64;
+        let ssthresh = w.ssthresh() as u64;
         let mut acked = ctx.newly_delivered;
         if cwnd < ssthresh {
-            let step = match self.slow_start {
-                LinuxSlowStart::Acked => acked,
-                // 2.6.22 tcp_slow_start() with tcp_abc = 1: one segment, the rest forgotten.
-                LinuxSlowStart::PerAck => acked.min(1),
-            };
-            let grown = (cwnd + step).min(ssthresh);
-            acked = match self.slow_start {
-                LinuxSlowStart::Acked => acked - (grown - cwnd),
-                LinuxSlowStart::PerAck => 0,
-            };
-            cwnd = grown;
+            (cwnd, acked) = self.slow_start(cwnd, ssthresh, acked);
         }
         if acked > 0 {
-            let w = cwnd.max(1);
-            if self.cnt >= w {
-                // Credits earned at a larger window, applied gently now.
-                self.cnt = 0;
-                cwnd += 1;
-            }
-            self.cnt += acked;
-            if self.cnt >= w {
-                let delta = self.cnt / w;
-                self.cnt -= delta * w;
-                cwnd += delta;
-            }
+            cwnd = self.cong_avoid_ai(cwnd, cwnd, acked);
         }
         w.set_cwnd(cwnd as f64);
     }
