@@ -118,6 +118,10 @@ class SimReport(Record, RunMetrics):
     events: int
     send_trace: list[tuple[float, int, bool]] = field(default_factory=list, repr=False)
     window_trace: list[tuple[float, float, float, float]] = field(default_factory=list, repr=False)
+    #: (time_s, phase) of the growth plugin's own state (BBR's mode), with ``trace_window``.
+    phase_trace: list[tuple[float, str]] = field(default_factory=list, repr=False)
+    #: (time_s, pacing rate in b/s, 0 when not pacing) on change, with ``trace_window``.
+    pacing_trace: list[tuple[float, float]] = field(default_factory=list, repr=False)
     #: simulate(trace_delay=True): (entry time, state) of the semi-Markov delay, per state.
     delay_trace: list[tuple[float, int]] = field(default_factory=list, repr=False)
     #: The flow's name in a multi-flow report.

@@ -351,6 +351,8 @@ pub enum Variant {
     WestwoodPlus,
     /// RFC 9438 CUBIC with SACK recovery (RFC 6675).
     Cubic,
+    /// BBR v1 (Cardwell et al. 2016, Linux tcp_bbr.c) with SACK recovery.
+    Bbr,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]

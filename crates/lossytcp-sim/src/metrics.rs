@@ -63,6 +63,12 @@ pub struct FlowReport {
     pub send_trace: Vec<(f64, u64, bool)>,
     /// (time_s, cwnd, ssthresh, rto_s) whenever one of them changes, when traced.
     pub window_trace: Vec<(f64, f64, f64, f64)>,
+    /// (time_s, phase) whenever the sender's growth plugin changes its own state (BBR's
+    /// mode and gain), when windows are traced.
+    pub phase_trace: Vec<(f64, &'static str)>,
+    /// (time_s, pacing rate in b/s of data packets, 0 when not pacing) whenever it changes,
+    /// when windows are traced.
+    pub pacing_trace: Vec<(f64, f64)>,
 }
 
 /// Loss events a classifier judged, against their true causes (paper 003 Section 4: accuracy =

@@ -21,6 +21,8 @@ pub enum Stream {
     Sizes = 7,
     /// A UDP source's on/off periods or jitter.
     Source = 8,
+    /// Seeds of the senders' plugins (one draw per connection).
+    Plugin = 9,
 }
 
 fn splitmix64(state: &mut u64) -> u64 {

@@ -21,6 +21,7 @@ use crate::link::{Fate, Link};
 use crate::metrics::{FlowReport, LinkReport, RunReport};
 use crate::packet::{FlowId, Kind, LinkId, LossCause, Packet};
 use crate::queue::DropReason;
+use crate::rng::{Rng, Stream};
 use crate::sched::Scheduler;
 use crate::tcp::cc::{Growth, GrowthImpl};
 use crate::tcp::pair::{fits, with_pair, FromGrowthImpl, FromRecoveryImpl};
@@ -93,6 +94,9 @@ struct Flow<G: Growth, R: Recovery> {
     report: FlowReport,
     finite: bool,
     last_window: (f64, f64, f64),
+    /// The plugin phase and pacing rate last traced.
+    last_phase: Option<&'static str>,
+    last_pacing: f64,
     /// Connection generation of this slot (see the module documentation).
     conn: u32,
     /// False for a retired transfer's slot waiting for reuse.
@@ -116,12 +120,15 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         capacity_pps: f64,
         entry: Option<u32>,
         bytes: Option<u64>,
+        seed: u64,
     ) -> Self {
-        let cfg = preset(variant, tcp);
+        let mut cfg = preset(variant, tcp);
+        cfg.seed = seed;
         // Simulation::new checked that every flow's pair is (G, R).
         let sender = Sender::with_plugins(
             &cfg,
-            G::from_impl(GrowthImpl::new(&cfg.growth)).expect("the simulation's growth plugin"),
+            G::from_impl(GrowthImpl::new(&cfg.growth, cfg.seed))
+                .expect("the simulation's growth plugin"),
             R::from_impl(RecoveryImpl::new(&cfg.recovery)).expect("the simulation's recovery"),
             limit,
         );
@@ -148,6 +155,8 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
             },
             finite: limit != u64::MAX,
             last_window: (f64::NAN, f64::NAN, f64::NAN),
+            last_phase: None,
+            last_pacing: 0.0,
             conn: 0,
             live: true,
             entry,
@@ -295,8 +304,9 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Simulation<G, R> {
             let capacity = capacity_pps(sc, &forward, f.tcp.packet_size_bytes);
             let start = Time::from_secs(f.start_s);
             sched.schedule(start, Event::Start(i as FlowId));
+            let seed = Rng::derive(sc.seed, Stream::Plugin, i as u64).next_u64();
             let mut flow = Flow::new(
-                f.variant, &f.tcp, limit, forward, reverse, start, capacity, None, None,
+                f.variant, &f.tcp, limit, forward, reverse, start, capacity, None, None, seed,
             );
             flow.report.label = f.label.clone();
             flows.push(flow);
@@ -789,6 +799,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Simulation<G, R> {
             active,
             free,
             arrivals_done,
+            plugin_seeds,
         } = &mut e.gen
         else {
             unreachable!("TransferArrival for a UDP entry");
@@ -818,6 +829,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Simulation<G, R> {
                 0.0,
                 Some(k as u32),
                 Some(bytes),
+                plugin_seeds.next_u64(),
             );
             Some((flow, free.pop()))
         };
@@ -997,6 +1009,18 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Simulation<G, R> {
                 if w != f.last_window {
                     f.last_window = w;
                     f.report.window_trace.push((now.as_secs(), w.0, w.1, w.2));
+                }
+                let phase = f.sender.phase();
+                if phase != f.last_phase {
+                    f.last_phase = phase;
+                    if let Some(p) = phase {
+                        f.report.phase_trace.push((now.as_secs(), p));
+                    }
+                }
+                let bps = f.sender.pacing_rate().unwrap_or(0.0) * 8.0 * f64::from(f.packet_size);
+                if bps != f.last_pacing {
+                    f.last_pacing = bps;
+                    f.report.pacing_trace.push((now.as_secs(), bps));
                 }
             }
             if f.finite && f.report.completion_time_s.is_none() && f.sender.done() {

@@ -86,8 +86,8 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
             ("true", "false") if param.type == "bool" else None)
         p.add_argument(param.flag, default=None, choices=choices,
                        dest="param_" + param.name, metavar=None if choices else "VALUE",
-                       help=f"{', '.join(param.variants)} only: {param.doc} "
-                            f"[{param.default_text()}]")
+                       help=(f"{', '.join(param.variants)} only: {param.doc} "
+                             f"[{param.default_text()}]").replace("%", "%%"))
 
 
 def _size(text: str, flag: str) -> int:

@@ -21,6 +21,8 @@ pub(super) enum Generator {
         free: Vec<FlowId>,
         /// No more arrivals will come (the cap or `stop_s` was reached).
         arrivals_done: bool,
+        /// Seeds each transfer's sender plugins.
+        plugin_seeds: Rng,
     },
     Udp {
         source: UdpSource,
@@ -30,6 +32,10 @@ pub(super) enum Generator {
         seq: u64,
     },
 }
+
+/// The plugin-seed streams of traffic entries are numbered from here; a scenario's own flow
+/// `i` takes stream `i`.
+pub(super) const PLUGIN_SEEDS_OF_ENTRIES: u64 = 1 << 40;
 
 pub(super) struct Entry {
     pub start: Time,
@@ -108,6 +114,7 @@ impl Entry {
                 active: 0,
                 free: Vec::new(),
                 arrivals_done: *max_transfers == Some(0),
+                plugin_seeds: Rng::derive(seed, Stream::Plugin, PLUGIN_SEEDS_OF_ENTRIES + k),
             },
         };
         Entry {

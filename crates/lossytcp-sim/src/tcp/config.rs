@@ -32,6 +32,11 @@ pub struct SenderConfig {
     /// Ask a loss classifier at every loss detection and spare the window on a wireless
     /// verdict (paper 003's NewReno-LP and Ideal-LP).
     pub classifier: Option<ClassifierConfig>,
+    /// Bytes per segment (the plugins that reason in bytes: BBR's send quantum).
+    pub segment_bytes: u32,
+    /// Seeds the random choices of a plugin that makes any (BBR's gain-cycle phase): one
+    /// stream per flow, so a run stays a function of its seed.
+    pub seed: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -47,6 +47,9 @@ pub struct Accounting {
     pub lost_out: u64,
     /// Segments marked lost, retransmitted, and not delivered.
     pub retrans_out: u64,
+    /// `C.app_limited` (draft §3.4): 0, or the delivered count beyond which the sender is no
+    /// longer application-limited.
+    pub app_limited: u64,
 }
 
 impl Accounting {
@@ -110,9 +113,6 @@ pub struct SendLog {
     acct: Accounting,
     delivered_time: Time,
     first_sent_time: Time,
-    /// `C.app_limited`: 0, or the delivered count beyond which the sender is no longer
-    /// application-limited.
-    app_limited: u64,
     /// The candidate sample of the ACK being processed: its segment's slot.
     best: Option<Slot>,
 }
@@ -128,7 +128,6 @@ impl SendLog {
             acct: Accounting::default(),
             delivered_time: Time::ZERO,
             first_sent_time: Time::ZERO,
-            app_limited: 0,
             best: None,
         }
     }
@@ -189,7 +188,7 @@ impl SendLog {
             delivered: self.acct.delivered,
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
-            app_limited: self.app_limited != 0,
+            app_limited: self.acct.app_limited != 0,
         };
     }
 
@@ -281,8 +280,8 @@ impl SendLog {
     /// invalidates intervals shorter than the path's RTT (ACK compression, as Linux does).
     pub fn take_sample(&mut self, min_rtt: Option<Dur>, now: Time) -> Option<RateSample> {
         let p = self.best.take()?;
-        if self.app_limited != 0 && self.acct.delivered > self.app_limited {
-            self.app_limited = 0;
+        if self.acct.app_limited != 0 && self.acct.delivered > self.acct.app_limited {
+            self.acct.app_limited = 0;
         }
         self.first_sent_time = p.sent_at;
         let send_elapsed = p.sent_at.since(p.first_sent_time);
@@ -314,7 +313,7 @@ impl SendLog {
 
     /// Draft §3.4: the sender has nothing to send although the window allows it.
     pub fn mark_app_limited(&mut self, in_flight: u64) {
-        self.app_limited = (self.acct.delivered + in_flight).max(1);
+        self.acct.app_limited = (self.acct.delivered + in_flight).max(1);
     }
 
     pub fn delivered(&self) -> u64 {

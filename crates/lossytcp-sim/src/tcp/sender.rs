@@ -42,8 +42,6 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     /// `snd_una` at the last timeout: a timeout of the same segment again is a repeated one.
     last_timeout_seq: Option<u64>,
     rto_deadline: Option<Time>,
-    /// Pacing: the earliest time the next segment may leave.
-    next_send_at: Time,
     /// Data waits for the pacing timer.
     paced_out: bool,
     /// The segment the window released but pacing held back (sent first next time).
@@ -72,7 +70,7 @@ impl Sender {
     pub fn new(cfg: &SenderConfig, limit: u64) -> Self {
         Self::with_plugins(
             cfg,
-            GrowthImpl::new(&cfg.growth),
+            GrowthImpl::new(&cfg.growth, cfg.seed),
             RecoveryImpl::new(&cfg.recovery),
             limit,
         )
@@ -83,6 +81,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// A sender with the given plugins (`cfg.growth` and `cfg.recovery` are not read).
     pub fn with_plugins(cfg: &SenderConfig, growth: G, recovery: R, limit: u64) -> Self {
         let mut state = SenderState::new(cfg.initial_window, cfg.max_window, cfg.dupthresh, limit);
+        state.segment_bytes = cfg.segment_bytes;
         let c = cfg.compat;
         if c.ssthresh_starts_at_window {
             state.ssthresh = f64::from(cfg.max_window);
@@ -119,7 +118,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             max_retransmitted: None,
             last_timeout_seq: None,
             rto_deadline: None,
-            next_send_at: Time::ZERO,
             paced_out: false,
             held: None,
             exact_rtt,
@@ -148,7 +146,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     }
     /// When the pacing timer must call [`Sender::on_pacing_timer`], if data waits for it.
     pub fn pacing_deadline(&self) -> Option<Time> {
-        self.paced_out.then_some(self.next_send_at)
+        self.paced_out.then_some(self.state.next_send_at)
+    }
+    /// The growth plugin's own state (`Growth::phase`).
+    pub fn phase(&self) -> Option<&'static str> {
+        self.growth.phase()
+    }
+    /// Segments per second the sender paces at, if it paces.
+    pub fn pacing_rate(&self) -> Option<f64> {
+        self.state.pacing_rate
     }
     pub fn srtt(&self) -> Option<Dur> {
         self.rtt.srtt()
@@ -199,7 +205,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.arm_timer(now);
         }
         if let Some(rate) = self.state.pacing_rate {
-            self.next_send_at = self.next_send_at.max(now) + Dur::from_secs(1.0 / rate);
+            self.state.next_send_at = self.state.next_send_at.max(now) + Dur::from_secs(1.0 / rate);
         }
         out.push(Segment {
             seq,
@@ -209,7 +215,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     /// Pacing allows a segment now.
     fn may_send(&mut self, now: Time) -> bool {
-        if now >= self.next_send_at {
+        if now >= self.state.next_send_at {
             return true;
         }
         self.paced_out = true;
@@ -295,6 +301,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     }
 
     fn clock_at(&mut self, now: Time) {
+        self.state.now = now;
         if let Some(c) = &mut self.state.fine {
             c.at(now);
         }
@@ -465,6 +472,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if self.growth.owns_window() {
             self.growth
                 .cong_control(&mut Window::new(&mut self.state), &ctx);
+            if std::mem::take(&mut self.state.app_limited_request) {
+                let in_flight = self.state.acct.in_flight(self.state.flight());
+                self.log.mark_app_limited(in_flight);
+            }
         }
         self.send_pending(now, out);
     }
@@ -666,6 +677,8 @@ mod tests {
             fine_clock: None,
             classifier: None,
             timestamps: false,
+            segment_bytes: 1000,
+            seed: 0,
         }
     }
 
@@ -848,6 +861,8 @@ mod contract_tests {
             fine_clock: None,
             classifier: None,
             timestamps: false,
+            segment_bytes: 1000,
+            seed: 0,
         };
         Sender::with_plugins(&cfg, Watcher::default(), Sack::default(), u64::MAX)
     }

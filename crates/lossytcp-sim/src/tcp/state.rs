@@ -77,6 +77,16 @@ pub struct SenderState {
     /// Delivery accounting, kept for the plugins that sample delivery rates.
     pub(crate) acct: Accounting,
     pub(crate) ca_state: CaState,
+    /// Bytes per segment and the initial window, for the plugins that reason in bytes.
+    pub(crate) segment_bytes: u32,
+    pub(crate) initial_window: u32,
+    /// The time of the event the sender is handling.
+    pub(crate) now: crate::time::Time,
+    /// Pacing: the earliest time the next segment may leave (Linux's EDT).
+    pub(crate) next_send_at: crate::time::Time,
+    /// The growth plugin asks the rate sampler to treat the sender as application-limited
+    /// (BBR's ProbeRTT); the sender applies it after the plugin's hook.
+    pub(crate) app_limited_request: bool,
 }
 
 impl SenderState {
@@ -105,6 +115,11 @@ impl SenderState {
             srtt: None,
             acct: Accounting::default(),
             ca_state: CaState::Open,
+            segment_bytes: 1,
+            initial_window,
+            now: crate::time::Time::ZERO,
+            next_send_at: crate::time::Time::ZERO,
+            app_limited_request: false,
         }
     }
 

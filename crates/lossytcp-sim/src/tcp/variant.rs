@@ -3,7 +3,7 @@
 //! `TcpConfig`.
 
 use super::cc::{
-    CubicParams, GrowthConfig, Halving, RenoParams, VegasGrowthParams, VegasParams,
+    BbrParams, CubicParams, GrowthConfig, Halving, RenoParams, VegasGrowthParams, VegasParams,
     WestwoodEstimator, WestwoodFilterParams, WestwoodParams, WestwoodPlusParams,
 };
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
@@ -36,7 +36,8 @@ pub fn ns2_tick_phase(v: Variant) -> f64 {
         | Variant::IdealLp
         | Variant::WestwoodNr
         | Variant::WestwoodPlus
-        | Variant::Cubic => 0.555_880_715_982_799_6,
+        | Variant::Cubic
+        | Variant::Bbr => 0.555_880_715_982_799_6,
     }
 }
 
@@ -70,6 +71,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             ..WestwoodParams::plus()
         }),
         Variant::Cubic => GrowthConfig::Cubic(CubicParams::from_values(values)),
+        Variant::Bbr => GrowthConfig::Bbr(BbrParams::from_values(values)),
         Variant::OldTahoe
         | Variant::Tahoe
         | Variant::Reno
@@ -106,7 +108,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         }),
         Variant::Sack if ns2 => RecoveryConfig::Sack1,
         // Linux pairs CUBIC with SACK recovery, whatever the profile of the timers.
-        Variant::Sack | Variant::Cubic => RecoveryConfig::Sack,
+        Variant::Sack | Variant::Cubic | Variant::Bbr => RecoveryConfig::Sack,
         // Brakmo & Peterson's Vegas changes both axes: the window rule and retransmission.
         Variant::Vegas => RecoveryConfig::Vegas(VegasRecoveryParams {
             zero_window_deflation: ns2,
@@ -172,6 +174,8 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         max_window: t.max_window,
         initial_window: t.initial_window,
         dupthresh: t.dupack_threshold,
+        segment_bytes: t.packet_size_bytes,
+        seed: 0,
         fine_clock: vegas.then_some(if ns2 {
             FineClockMode::Ns2
         } else {
@@ -190,7 +194,8 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             | Variant::Vegas
             | Variant::WestwoodNr
             | Variant::WestwoodPlus
-            | Variant::Cubic => None,
+            | Variant::Cubic
+            | Variant::Bbr => None,
         },
     }
 }
@@ -403,6 +408,25 @@ pub static VARIANTS: &[VariantInfo] = &[
             None,
         )
     },
+    VariantInfo {
+        params: &[BbrParams::PARAMS],
+        ns3: Some(Ns3Socket {
+            congestion_ops: "ns3::TcpBbr",
+            recovery: "ns3::TcpClassicRecovery",
+            sack: true,
+        }),
+        linux: Some(LinuxSocket {
+            congestion_control: "bbr",
+            sack: true,
+        }),
+        ..plain(
+            Variant::Bbr,
+            "bbr",
+            "BBR v1 (Cardwell et al. 2016) as Linux's tcp_bbr.c: paced at the bottleneck \
+             bandwidth model, SACK recovery",
+            None,
+        )
+    },
 ];
 
 impl Variant {
@@ -420,6 +444,7 @@ impl Variant {
             Variant::WestwoodNr => 8,
             Variant::WestwoodPlus => 9,
             Variant::Cubic => 10,
+            Variant::Bbr => 11,
         };
         &VARIANTS[i]
     }

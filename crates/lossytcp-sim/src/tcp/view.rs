@@ -10,13 +10,17 @@
 use super::fine_clock::FineClock;
 use super::rate::Accounting;
 use super::state::{CaState, SenderState};
-use crate::time::Dur;
+use crate::time::{Dur, Time};
 
 /// What a plugin may read of its sender (Linux's `tcp_sock` fields a congestion control reads).
 pub trait SenderView {
     #[doc(hidden)]
     fn state(&self) -> &SenderState;
 
+    /// The time of the event the sender is handling (an ACK, a timer, a transmission).
+    fn now(&self) -> Time {
+        self.state().now
+    }
     /// Oldest unacknowledged segment (SND.UNA).
     fn snd_una(&self) -> u64 {
         self.state().snd_una
@@ -86,6 +90,22 @@ pub trait SenderView {
     fn fine_clock(&self) -> Option<&FineClock> {
         self.state().fine.as_ref()
     }
+    /// Bytes per segment (the data packet's size).
+    fn segment_bytes(&self) -> u32 {
+        self.state().segment_bytes
+    }
+    /// The initial window, segments.
+    fn initial_window(&self) -> u32 {
+        self.state().initial_window
+    }
+    /// The rate sampler counts the sender application-limited (draft §3.4).
+    fn app_limited(&self) -> bool {
+        self.state().acct.app_limited != 0
+    }
+    /// When pacing lets the next segment leave (Linux's earliest departure time).
+    fn next_departure(&self) -> Time {
+        self.state().next_send_at
+    }
 }
 
 /// A read-only view of the sender.
@@ -125,6 +145,11 @@ impl<'a> Window<'a> {
     #[inline]
     pub fn set_pacing_rate(&mut self, rate: Option<f64>) {
         self.0.pacing_rate = rate;
+    }
+    /// Have the rate sampler treat the sender as application-limited until what is in flight
+    /// now is delivered (Linux's `tp->app_limited = delivered + in_flight`, BBR's ProbeRTT).
+    pub fn mark_app_limited(&mut self) {
+        self.0.app_limited_request = true;
     }
     /// Vegas's fine-grained clock, to update its round's measurements.
     pub fn fine_clock_mut(&mut self) -> Option<&mut FineClock> {

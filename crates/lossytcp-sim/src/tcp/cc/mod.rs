@@ -7,11 +7,14 @@
 //! allocation nor virtual call; adding a plugin is a file, a variant of [`GrowthConfig`] and a
 //! line in each of the two `match`es below.
 
+mod bbr;
 mod cubic;
+mod minmax;
 mod reno;
 mod vegas;
 mod westwood;
 
+pub use bbr::{Bbr, BbrParams, Mode as BbrMode};
 pub use cubic::{Cubic, CubicParams, CubicRules, CubicSlowStart};
 pub use reno::{Halving, LinuxReno, LinuxSlowStart, Reno, RenoParams};
 pub use vegas::{Vegas, VegasGrowthParams, VegasParams};
@@ -83,6 +86,12 @@ pub trait Growth {
     /// A congestion-avoidance event (see [`CaEvent`] for when each fires).
     fn on_event(&mut self, _w: &mut Window, _ev: CaEvent) {}
 
+    /// The plugin's own state in a word or two (BBR's mode), recorded in the flow's
+    /// `phase_trace` when windows are traced.
+    fn phase(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The plugin hears of [`CaEvent::TxStart`] (checked once per transmission otherwise).
     fn wants_tx_start(&self) -> bool {
         false
@@ -106,6 +115,7 @@ pub trait Growth {
 pub enum GrowthConfig {
     Reno(RenoParams),
     Cubic(CubicParams),
+    Bbr(BbrParams),
     Vegas(VegasGrowthParams),
     Westwood(WestwoodParams),
 }
@@ -114,6 +124,7 @@ pub enum GrowthConfig {
 pub enum GrowthImpl {
     Reno(Reno),
     Cubic(Cubic),
+    Bbr(Bbr),
     Vegas(Vegas),
     Westwood(Westwood),
 }
@@ -123,6 +134,7 @@ macro_rules! dispatch {
         match $self {
             GrowthImpl::Reno($g) => $e,
             GrowthImpl::Cubic($g) => $e,
+            GrowthImpl::Bbr($g) => $e,
             GrowthImpl::Vegas($g) => $e,
             GrowthImpl::Westwood($g) => $e,
         }
@@ -130,10 +142,12 @@ macro_rules! dispatch {
 }
 
 impl GrowthImpl {
-    pub fn new(c: &GrowthConfig) -> Self {
+    /// The plugin `c` names; `seed` seeds the random choices of one that makes any.
+    pub fn new(c: &GrowthConfig, seed: u64) -> Self {
         match c {
             GrowthConfig::Reno(p) => GrowthImpl::Reno(Reno::new(*p)),
             GrowthConfig::Cubic(p) => GrowthImpl::Cubic(Cubic::new(*p)),
+            GrowthConfig::Bbr(p) => GrowthImpl::Bbr(Bbr::new(*p, seed)),
             GrowthConfig::Vegas(p) => GrowthImpl::Vegas(Vegas::new(*p)),
             GrowthConfig::Westwood(p) => GrowthImpl::Westwood(Westwood::new(*p)),
         }
@@ -161,6 +175,9 @@ impl Growth for GrowthImpl {
     #[inline]
     fn wants_tx_start(&self) -> bool {
         dispatch!(self, g => g.wants_tx_start())
+    }
+    fn phase(&self) -> Option<&'static str> {
+        dispatch!(self, g => g.phase())
     }
     fn wants_rtt_samples(&self) -> bool {
         dispatch!(self, g => g.wants_rtt_samples())

@@ -1,0 +1,891 @@
+//! BBR v1 (Cardwell, Cheng, Gunn, Hassas Yeganeh, Jacobson, "BBR: Congestion-Based
+//! Congestion Control", ACM Queue 14(5), 2016) as Linux's `net/ipv4/tcp_bbr.c` defines it:
+//! a model of the path — the bottleneck bandwidth BtlBw, a windowed maximum of delivery-rate
+//! samples over 10 packet-timed rounds, and RTprop, a minimum of RTT samples over 10 s —
+//! sets the pacing rate (pacing_gain x BtlBw) and the window (cwnd_gain x BtlBw x RTprop).
+//! Four modes: Startup (gains 2/ln 2) until three rounds without 25% more bandwidth; Drain
+//! (pacing 1/high gain) until the flight is down to one BDP; ProbeBW, an eight-phase cycle
+//! of pacing gains 5/4, 3/4, 1 x 6, of one RTprop each, entered at a random phase other than
+//! 3/4; ProbeRTT, entered when RTprop has not been refreshed for 10 s: cwnd of 4 segments
+//! for max(200 ms, one round), then back to ProbeBW (or Startup if the pipe was never full).
+//!
+//! Losses do not cut the model: on entering fast recovery the window becomes the flight plus
+//! what the ACK delivered (packet conservation for one round), then grows toward the target
+//! by what each ACK delivers; the window of before the recovery comes back at its end. A
+//! timeout restarts from one segment and treats itself as the end of a round. Linux's
+//! long-term bandwidth estimator is included (`bbr_lt_bw`): two consecutive 4-16 round
+//! intervals of consistent throughput and 20% loss mean a policer, whose rate is then used
+//! for 48 rounds. So is the ACK-aggregation allowance (`extra_acked`) added to the window.
+//!
+//! Arithmetic: rates in segments per second and times in nanoseconds as floating point and
+//! integers, where Linux counts packets per microsecond << 24 and jiffies; the gains are
+//! Linux's, quantized to 1/256 (high gain 739/256, drain 88/256). The send quantum of the
+//! window's budget (`bbr_tso_segs_goal()`) is Linux's, from the pacing rate and the segment
+//! size. Pacing is the sender's: each segment leaves 1 / pacing_rate after the previous one
+//! (Linux's earliest departure time without a qdisc).
+
+use super::minmax::MaxFilter;
+use super::{CaEvent, Growth};
+use crate::rng::{Rng, Stream};
+use crate::tcp::params::Param;
+use crate::tcp::view::{Conn, SenderView, Window};
+use crate::tcp::{AckCtx, CaState, CongestionKind, Cut};
+use crate::time::{Dur, Time};
+
+crate::declare_params! {
+    /// BBR's parameters (Linux tcp_bbr.c's constants; ns-3 TcpBbr's attributes).
+    pub struct BbrParams {
+        /// Startup's pacing and window gain (Linux: 2/ln 2 = 2.885, as 739/256).
+        high_gain: f64 = Param::float("bbr_high_gain", "", 739.0 / 256.0, 1.0, 10.0)
+            .ns3("ns3::TcpBbr::HighGain"),
+        /// ProbeBW's window gain (Linux bbr_cwnd_gain: 2).
+        cwnd_gain: f64 = Param::float("bbr_cwnd_gain", "", 2.0, 1.0, 10.0),
+        /// Length of the BtlBw max filter, packet-timed rounds (Linux bbr_bw_rtts: 10).
+        bw_rounds: u32 = Param::int("bbr_bw_rounds", "rounds", 10, 2, 1000)
+            .ns3("ns3::TcpBbr::BwWindowLength"),
+        /// Length of the RTprop min filter (Linux bbr_min_rtt_win_sec: 10 s).
+        min_rtt_win_s: f64 = Param::float("bbr_min_rtt_win_s", "s", 10.0, 0.001, 1000.0)
+            .ns3("ns3::TcpBbr::RttWindowLength"),
+        /// Time ProbeRTT holds the window at bbr_probe_rtt_cwnd (Linux bbr_probe_rtt_mode_ms:
+        /// 200 ms).
+        probe_rtt_s: f64 = Param::float("bbr_probe_rtt_s", "s", 0.2, 0.0, 100.0)
+            .ns3("ns3::TcpBbr::ProbeRttDuration"),
+        /// ProbeRTT's window and the smallest window (Linux bbr_cwnd_min_target: 4).
+        probe_rtt_cwnd: u32 = Param::int("bbr_probe_rtt_cwnd", "segments", 4, 1, 1000),
+        /// Pacing below the estimate by this share (Linux bbr_pacing_margin_percent: 1%;
+        /// ns-3: 0).
+        pacing_margin: f64 = Param::float("bbr_pacing_margin", "", 0.01, 0.0, 0.5),
+        /// Linux's long-term (policer) bandwidth estimator; ns-3 has none.
+        lt_bw: bool = Param::flag("bbr_lt_bw", true),
+        /// Linux's ACK-aggregation allowance in the window (extra_acked).
+        extra_acked: bool = Param::flag("bbr_extra_acked", true),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Startup,
+    Drain,
+    ProbeBw,
+    ProbeRtt,
+}
+
+/// ProbeBW's pacing gains (Linux bbr_pacing_gain[], in 1/256: 320, 192, 256 x 6).
+const PACING_GAIN: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+/// The phases' names in traces: the mode and, in ProbeBW, the gain.
+const PROBE_BW_PHASES: [&str; 8] = [
+    "probe_bw:1.25",
+    "probe_bw:0.75",
+    "probe_bw:1",
+    "probe_bw:1",
+    "probe_bw:1",
+    "probe_bw:1",
+    "probe_bw:1",
+    "probe_bw:1",
+];
+/// The cycle starts at a random phase among the seven but the draining one
+/// (bbr_cycle_rand).
+const CYCLE_RAND: u64 = 7;
+/// Startup ends after this many rounds without bbr_full_bw_thresh more bandwidth.
+const FULL_BW_CNT: u32 = 3;
+const FULL_BW_THRESH: f64 = 1.25;
+/// Linux's TCP_INIT_CWND: the window before any RTT sample.
+const INIT_CWND: u64 = 10;
+/// Long-term sampling (bbr_lt_*): interval length in rounds, loss threshold (50/256),
+/// consistency (1/8 or 4 kbit/s), rounds of use.
+const LT_INTVL_MIN_RTTS: u32 = 4;
+const LT_LOSS_THRESH: f64 = 50.0 / 256.0;
+const LT_BW_RATIO: f64 = 1.0 / 8.0;
+const LT_BW_DIFF_BYTES: f64 = 4000.0 / 8.0;
+const LT_BW_MAX_RTTS: u32 = 48;
+/// extra_acked: window of 5 rounds (two halves), epoch reset, cap of 100 ms of bandwidth.
+const EXTRA_ACKED_WIN_RTTS: u32 = 5;
+const ACK_EPOCH_ACKED_RESET: u64 = 1 << 20;
+const EXTRA_ACKED_MAX: Dur = Dur(100_000_000);
+/// bbr_min_tso_rate: below 1.2 Mbit/s one segment per TSO burst, else two.
+const MIN_TSO_RATE_BYTES: f64 = 1_200_000.0 / 8.0;
+/// GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER.
+const TSO_MAX_BYTES: f64 = 65536.0 - 1.0 - 320.0;
+/// Linux's nominal RTT before any sample (bbr_init_pacing_rate_from_rtt).
+const NOMINAL_RTT: Dur = Dur(1_000_000);
+
+#[derive(Clone, Debug)]
+pub struct Bbr {
+    p: BbrParams,
+    rng: Rng,
+    initialized: bool,
+    pub(crate) mode: Mode,
+    bw: MaxFilter,
+    min_rtt: Option<Dur>,
+    min_rtt_stamp: Time,
+    probe_rtt_done_stamp: Option<Time>,
+    probe_rtt_round_done: bool,
+    rtt_cnt: u64,
+    next_rtt_delivered: u64,
+    round_start: bool,
+    cycle_mstamp: Time,
+    pub(crate) cycle_idx: usize,
+    prev_ca_state: CaState,
+    packet_conservation: bool,
+    idle_restart: bool,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    full_bw_reached: bool,
+    full_bw_cnt: u32,
+    full_bw: f64,
+    has_seen_rtt: bool,
+    prior_cwnd: f64,
+    /// tp->delivered_mstamp: when the last delivery was acknowledged.
+    delivered_mstamp: Time,
+    // Long-term bandwidth.
+    lt_is_sampling: bool,
+    lt_rtt_cnt: u32,
+    lt_use_bw: bool,
+    lt_bw: f64,
+    lt_last_delivered: u64,
+    lt_last_stamp: Time,
+    lt_last_lost: u64,
+    // ACK aggregation.
+    ack_epoch_mstamp: Time,
+    ack_epoch_acked: u64,
+    extra_acked: [u64; 2],
+    extra_acked_win_rtts: u32,
+    extra_acked_win_idx: usize,
+}
+
+impl Bbr {
+    pub fn new(p: BbrParams, seed: u64) -> Self {
+        Self {
+            p,
+            rng: Rng::derive(seed, Stream::Plugin, 0),
+            initialized: false,
+            mode: Mode::Startup,
+            bw: MaxFilter::default(),
+            min_rtt: None,
+            min_rtt_stamp: Time::ZERO,
+            probe_rtt_done_stamp: None,
+            probe_rtt_round_done: false,
+            rtt_cnt: 0,
+            next_rtt_delivered: 0,
+            round_start: false,
+            cycle_mstamp: Time::ZERO,
+            cycle_idx: 0,
+            prev_ca_state: CaState::Open,
+            packet_conservation: false,
+            idle_restart: false,
+            pacing_gain: p.high_gain,
+            cwnd_gain: p.high_gain,
+            full_bw_reached: false,
+            full_bw_cnt: 0,
+            full_bw: 0.0,
+            has_seen_rtt: false,
+            prior_cwnd: 0.0,
+            delivered_mstamp: Time::ZERO,
+            lt_is_sampling: false,
+            lt_rtt_cnt: 0,
+            lt_use_bw: false,
+            lt_bw: 0.0,
+            lt_last_delivered: 0,
+            lt_last_stamp: Time::ZERO,
+            lt_last_lost: 0,
+            ack_epoch_mstamp: Time::ZERO,
+            ack_epoch_acked: 0,
+            extra_acked: [0; 2],
+            extra_acked_win_rtts: 0,
+            extra_acked_win_idx: 0,
+        }
+    }
+
+    /// The bottleneck-bandwidth estimate in use, segments per second.
+    pub fn bw(&self) -> f64 {
+        if self.lt_use_bw {
+            self.lt_bw
+        } else {
+            self.bw.get()
+        }
+    }
+
+    /// RTprop, if measured.
+    pub fn min_rtt(&self) -> Option<Dur> {
+        self.min_rtt
+    }
+
+    fn drain_gain(&self) -> f64 {
+        // Linux: BBR_UNIT * 1000 / 2885, the inverse of the high gain in 1/256.
+        (256.0 / self.p.high_gain).floor() / 256.0
+    }
+
+    fn set_mode(&mut self, _now: Time, mode: Mode) {
+        self.mode = mode;
+    }
+
+    /// `bbr_init()`, at the first transmission.
+    fn init(&mut self, w: &mut Window, now: Time) {
+        self.initialized = true;
+        w.set_ssthresh(f64::INFINITY);
+        self.min_rtt = w.min_rtt();
+        self.min_rtt_stamp = now;
+        self.init_pacing_rate(w);
+        self.ack_epoch_mstamp = now;
+        self.cycle_mstamp = now;
+        self.reset_lt_bw_sampling(w, now);
+        self.set_mode(now, Mode::Startup);
+    }
+
+    /// `bbr_init_pacing_rate_from_rtt()`: high gain x cwnd / srtt (1 ms before a sample).
+    fn init_pacing_rate(&mut self, w: &mut Window) {
+        let rtt = match w.srtt() {
+            Some(r) => {
+                self.has_seen_rtt = true;
+                r.max(Dur(1_000))
+            }
+            None => NOMINAL_RTT,
+        };
+        let bw = w.cwnd() / rtt.as_secs();
+        w.set_pacing_rate(Some(self.rate_with_margin(bw, self.p.high_gain)));
+    }
+
+    fn rate_with_margin(&self, bw: f64, gain: f64) -> f64 {
+        bw * gain * (1.0 - self.p.pacing_margin)
+    }
+
+    /// `bbr_set_pacing_rate()`: never below the current rate until the pipe is full.
+    fn set_pacing_rate(&mut self, w: &mut Window, bw: f64, gain: f64) {
+        let rate = self.rate_with_margin(bw, gain);
+        if !self.has_seen_rtt && w.srtt().is_some() {
+            self.init_pacing_rate(w);
+        }
+        if self.full_bw_reached || w.pacing_rate().is_none_or(|r| rate > r) {
+            w.set_pacing_rate(Some(rate));
+        }
+    }
+
+    /// `bbr_tso_segs_goal()`: segments per burst the window must budget for, from about
+    /// 1 ms (2^-10 s) of the pacing rate.
+    fn tso_segs_goal(&self, s: &impl SenderView) -> u64 {
+        let mss = f64::from(s.segment_bytes());
+        let rate_bytes = s.pacing_rate().unwrap_or(0.0) * mss;
+        let bytes = (rate_bytes / 1024.0).min(TSO_MAX_BYTES);
+        let min_segs = if rate_bytes < MIN_TSO_RATE_BYTES {
+            1
+        } else {
+            2
+        };
+        ((bytes / mss) as u64).max(min_segs).min(0x7f)
+    }
+
+    /// `bbr_bdp()`: ceil(bw x RTprop x gain), Linux's initial window before any RTT sample.
+    fn bdp(&self, bw: f64, gain: f64) -> u64 {
+        match self.min_rtt {
+            None => INIT_CWND,
+            Some(r) => (bw * r.as_secs() * gain).ceil() as u64,
+        }
+    }
+
+    /// `bbr_quantization_budget()`: room for three bursts, an even window, and 2 more in the
+    /// probing phase.
+    fn quantization_budget(&self, s: &impl SenderView, cwnd: u64) -> u64 {
+        let mut cwnd = cwnd + 3 * self.tso_segs_goal(s);
+        cwnd = (cwnd + 1) & !1;
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            cwnd += 2;
+        }
+        cwnd
+    }
+
+    /// `bbr_inflight()`.
+    fn inflight(&self, s: &impl SenderView, bw: f64, gain: f64) -> u64 {
+        self.quantization_budget(s, self.bdp(bw, gain))
+    }
+
+    /// `bbr_packets_in_net_at_edt()`: what of `inflight_now` will still be in the network when
+    /// the next paced segment leaves.
+    fn packets_in_net_at_edt(&self, s: &impl SenderView, now: Time, inflight_now: u64) -> u64 {
+        let wait = s.next_departure().since(now);
+        let delivered_meanwhile = (self.bw() * wait.as_secs()) as u64;
+        let mut at_edt = inflight_now;
+        if self.pacing_gain > 1.0 {
+            at_edt += self.tso_segs_goal(s);
+        }
+        at_edt.saturating_sub(delivered_meanwhile)
+    }
+
+    fn reset_probe_bw_mode(&mut self, now: Time) {
+        self.set_mode(now, Mode::ProbeBw);
+        let r = (self.rng.next_u64() % CYCLE_RAND) as usize;
+        self.cycle_idx = PACING_GAIN.len() - 1 - r;
+        self.advance_cycle_phase();
+    }
+
+    fn advance_cycle_phase(&mut self) {
+        self.cycle_idx = (self.cycle_idx + 1) % PACING_GAIN.len();
+        self.cycle_mstamp = self.delivered_mstamp;
+    }
+
+    fn reset_mode(&mut self, now: Time) {
+        if self.full_bw_reached {
+            self.reset_probe_bw_mode(now);
+        } else {
+            self.set_mode(now, Mode::Startup);
+        }
+    }
+
+    /// `bbr_save_cwnd()`: the last good window, to come back to after a recovery or ProbeRTT.
+    fn save_cwnd(&mut self, cwnd: f64) {
+        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(cwnd);
+        }
+    }
+
+    // ------------------------------------------------------------- long-term bandwidth
+    fn reset_lt_bw_sampling_interval(&mut self, s: &impl SenderView) {
+        self.lt_last_stamp = self.delivered_mstamp;
+        self.lt_last_delivered = s.delivered();
+        self.lt_last_lost = s.accounting().lost;
+        self.lt_rtt_cnt = 0;
+    }
+
+    fn reset_lt_bw_sampling(&mut self, s: &impl SenderView, _now: Time) {
+        self.lt_bw = 0.0;
+        self.lt_use_bw = false;
+        self.lt_is_sampling = false;
+        self.reset_lt_bw_sampling_interval(s);
+    }
+
+    fn lt_bw_interval_done(&mut self, s: &impl SenderView, bw: f64) {
+        if self.lt_bw > 0.0 {
+            // Consistent with the previous interval: within 1/8, or 4 kbit/s.
+            let diff = (bw - self.lt_bw).abs();
+            let diff_bytes = self.rate_with_margin(diff, 1.0) * f64::from(s.segment_bytes());
+            if diff <= LT_BW_RATIO * self.lt_bw || diff_bytes <= LT_BW_DIFF_BYTES {
+                // Policed: use the average of the two intervals.
+                self.lt_bw = (bw + self.lt_bw) / 2.0;
+                self.lt_use_bw = true;
+                self.pacing_gain = 1.0;
+                self.lt_rtt_cnt = 0;
+                return;
+            }
+        }
+        self.lt_bw = bw;
+        self.reset_lt_bw_sampling_interval(s);
+    }
+
+    /// `bbr_lt_bw_sampling()`.
+    fn lt_bw_sampling(&mut self, s: &impl SenderView, now: Time, losses: u64, app_limited: bool) {
+        if !self.p.lt_bw {
+            return;
+        }
+        if self.lt_use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt_rtt_cnt += 1;
+                if self.lt_rtt_cnt >= LT_BW_MAX_RTTS {
+                    self.reset_lt_bw_sampling(s, now);
+                    self.reset_probe_bw_mode(now);
+                }
+            }
+            return;
+        }
+        // Start sampling at the first loss: the policer's tokens are then spent.
+        if !self.lt_is_sampling {
+            if losses == 0 {
+                return;
+            }
+            self.reset_lt_bw_sampling_interval(s);
+            self.lt_is_sampling = true;
+        }
+        if app_limited {
+            self.reset_lt_bw_sampling(s, now);
+            return;
+        }
+        if self.round_start {
+            self.lt_rtt_cnt += 1;
+        }
+        if self.lt_rtt_cnt < LT_INTVL_MIN_RTTS {
+            return;
+        }
+        if self.lt_rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
+            self.reset_lt_bw_sampling(s, now);
+            return;
+        }
+        // The interval ends at a loss.
+        if losses == 0 {
+            return;
+        }
+        let lost = s.accounting().lost - self.lt_last_lost;
+        let delivered = s.delivered() - self.lt_last_delivered;
+        if delivered == 0 || (lost as f64) < LT_LOSS_THRESH * delivered as f64 {
+            return;
+        }
+        // Whole milliseconds, as Linux.
+        let ms = |t: Time| t.0 / 1_000_000;
+        let t_ms = ms(self.delivered_mstamp).saturating_sub(ms(self.lt_last_stamp));
+        if t_ms < 1 {
+            return;
+        }
+        let bw = delivered as f64 / (t_ms as f64 / 1000.0);
+        self.lt_bw_interval_done(s, bw);
+    }
+
+    // ----------------------------------------------------------------------- the model
+    /// `bbr_update_bw()`: rounds and the BtlBw filter.
+    fn update_bw(&mut self, s: &impl SenderView, ctx: &AckCtx) {
+        self.round_start = false;
+        let Some(rs) = ctx.rate else {
+            return;
+        };
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = s.delivered();
+            self.rtt_cnt += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
+        // An application-limited sample counts only if it raises the estimate.
+        if !rs.is_app_limited || rs.delivery_rate >= self.bw.get() {
+            self.bw
+                .update(u64::from(self.p.bw_rounds), self.rtt_cnt, rs.delivery_rate);
+        }
+    }
+
+    /// `bbr_update_ack_aggregation()`: the most data acknowledged beyond the estimate over
+    /// an epoch, kept for two halves of 5 rounds.
+    fn update_ack_aggregation(&mut self, s: &impl SenderView, ctx: &AckCtx) {
+        if !self.p.extra_acked || ctx.newly_delivered == 0 || ctx.rate.is_none() {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
+            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_win_idx = 1 - self.extra_acked_win_idx;
+                self.extra_acked[self.extra_acked_win_idx] = 0;
+            }
+        }
+        let epoch = self.delivered_mstamp.since(self.ack_epoch_mstamp);
+        let mut expected = (self.bw() * epoch.as_secs()) as u64;
+        if self.ack_epoch_acked <= expected
+            || self.ack_epoch_acked + ctx.newly_delivered >= ACK_EPOCH_ACKED_RESET
+        {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_mstamp = self.delivered_mstamp;
+            expected = 0;
+        }
+        self.ack_epoch_acked = (self.ack_epoch_acked + ctx.newly_delivered).min(0xfffff);
+        let extra = (self.ack_epoch_acked - expected).min(s.cwnd() as u64);
+        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
+        *slot = (*slot).max(extra);
+    }
+
+    /// `bbr_ack_aggregation_cwnd()`.
+    fn ack_aggregation_cwnd(&self) -> u64 {
+        if !self.p.extra_acked || !self.full_bw_reached {
+            return 0;
+        }
+        let cap = (self.bw() * EXTRA_ACKED_MAX.as_secs()) as u64;
+        self.extra_acked[0].max(self.extra_acked[1]).min(cap)
+    }
+
+    /// `bbr_is_next_cycle_phase()`.
+    fn is_next_cycle_phase(&self, s: &impl SenderView, ctx: &AckCtx) -> bool {
+        let full_length = self
+            .min_rtt
+            .is_some_and(|m| self.delivered_mstamp.since(self.cycle_mstamp) > m);
+        if self.pacing_gain == 1.0 {
+            return full_length;
+        }
+        let inflight = self.packets_in_net_at_edt(s, ctx.now, ctx.prior_in_flight);
+        let bw = self.bw.get();
+        if self.pacing_gain > 1.0 {
+            // Probing: raise the flight to gain x BDP, unless losses say it will not fit.
+            return full_length
+                && (ctx.losses > 0 || inflight >= self.inflight(s, bw, self.pacing_gain));
+        }
+        full_length || inflight <= self.inflight(s, bw, 1.0)
+    }
+
+    /// `bbr_check_full_bw_reached()`: three rounds without 25% more bandwidth.
+    fn check_full_bw_reached(&mut self, ctx: &AckCtx) {
+        let app_limited = ctx.rate.is_some_and(|r| r.is_app_limited);
+        if self.full_bw_reached || !self.round_start || app_limited {
+            return;
+        }
+        if self.bw.get() >= self.full_bw * FULL_BW_THRESH {
+            self.full_bw = self.bw.get();
+            self.full_bw_cnt = 0;
+            return;
+        }
+        self.full_bw_cnt += 1;
+        self.full_bw_reached = self.full_bw_cnt >= FULL_BW_CNT;
+    }
+
+    /// `bbr_check_drain()`.
+    fn check_drain(&mut self, w: &mut Window, now: Time) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.set_mode(now, Mode::Drain);
+            let target = self.inflight(w, self.bw.get(), 1.0);
+            w.set_ssthresh(target as f64);
+        }
+        if self.mode == Mode::Drain
+            && self.packets_in_net_at_edt(w, now, w.in_flight())
+                <= self.inflight(w, self.bw.get(), 1.0)
+        {
+            // The queue Startup built is drained.
+            self.reset_probe_bw_mode(now);
+        }
+    }
+
+    /// `bbr_check_probe_rtt_done()`.
+    fn check_probe_rtt_done(&mut self, w: &mut Window, now: Time) {
+        if self.probe_rtt_done_stamp.is_none_or(|d| now <= d) {
+            return;
+        }
+        self.min_rtt_stamp = now;
+        w.set_cwnd(w.cwnd().max(self.prior_cwnd));
+        self.reset_mode(now);
+    }
+
+    /// `bbr_update_min_rtt()`: RTprop and ProbeRTT.
+    fn update_min_rtt(&mut self, w: &mut Window, ctx: &AckCtx) {
+        let now = ctx.now;
+        let win = Dur::from_secs(self.p.min_rtt_win_s);
+        let expired = now > self.min_rtt_stamp + win;
+        if let Some(rtt) = ctx.rtt_sample {
+            if self.min_rtt.is_none_or(|m| rtt < m) || expired {
+                self.min_rtt = Some(rtt);
+                self.min_rtt_stamp = now;
+            }
+        }
+        if self.p.probe_rtt_s > 0.0 && expired && !self.idle_restart && self.mode != Mode::ProbeRtt
+        {
+            // Dip to the minimum window to drain the queue and measure RTprop afresh.
+            self.set_mode(now, Mode::ProbeRtt);
+            self.save_cwnd(w.cwnd());
+            self.probe_rtt_done_stamp = None;
+        }
+        if self.mode == Mode::ProbeRtt {
+            // Its low-rate samples must not lower BtlBw.
+            w.mark_app_limited();
+            let target = u64::from(self.p.probe_rtt_cwnd);
+            if self.probe_rtt_done_stamp.is_none() && w.in_flight() <= target {
+                // Hold for max(probe_rtt_s, one round) from here.
+                self.probe_rtt_done_stamp = Some(now + Dur::from_secs(self.p.probe_rtt_s));
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = w.delivered();
+            } else if self.probe_rtt_done_stamp.is_some() {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done {
+                    self.check_probe_rtt_done(w, now);
+                }
+            }
+        }
+        // An idle restart ends with the first ACK that delivers data.
+        if ctx.rate.is_some_and(|r| r.delivered > 0) {
+            self.idle_restart = false;
+        }
+    }
+
+    fn update_gains(&mut self) {
+        let (pacing, cwnd) = match self.mode {
+            Mode::Startup => (self.p.high_gain, self.p.high_gain),
+            Mode::Drain => (self.drain_gain(), self.p.high_gain),
+            Mode::ProbeBw => (
+                if self.lt_use_bw {
+                    1.0
+                } else {
+                    PACING_GAIN[self.cycle_idx]
+                },
+                self.p.cwnd_gain,
+            ),
+            Mode::ProbeRtt => (1.0, 1.0),
+        };
+        self.pacing_gain = pacing;
+        self.cwnd_gain = cwnd;
+    }
+
+    /// `bbr_set_cwnd_to_recover_or_restore()`: packet conservation in the first round of a
+    /// recovery, the window of before it at its end. Returns the window, and whether
+    /// conservation decides it.
+    fn recover_or_restore(&mut self, w: &Window, ctx: &AckCtx) -> (f64, bool) {
+        let state = w.ca_state();
+        let acked = ctx.newly_delivered;
+        let mut cwnd = w.cwnd();
+        // An ACK releases at most twice what it delivered: first take off what it found lost.
+        if ctx.losses > 0 {
+            cwnd = (cwnd - ctx.losses as f64).max(1.0);
+        }
+        if state == CaState::Recovery && self.prev_ca_state != CaState::Recovery {
+            // The first round of recovery: conserve packets, from the flight now.
+            self.packet_conservation = true;
+            self.next_rtt_delivered = w.delivered();
+            cwnd = (w.in_flight() + acked) as f64;
+        } else if self.prev_ca_state >= CaState::Recovery && state < CaState::Recovery {
+            // Recovery is over: the window saved before it.
+            cwnd = cwnd.max(self.prior_cwnd);
+            self.packet_conservation = false;
+        }
+        self.prev_ca_state = state;
+        if self.packet_conservation {
+            return (cwnd.max((w.in_flight() + acked) as f64), true);
+        }
+        (cwnd, false)
+    }
+
+    /// `bbr_set_cwnd()`.
+    fn set_cwnd(&mut self, w: &mut Window, ctx: &AckCtx, bw: f64, gain: f64) {
+        let acked = ctx.newly_delivered;
+        let mut cwnd = w.cwnd();
+        if acked > 0 {
+            let (c, conserving) = self.recover_or_restore(w, ctx);
+            cwnd = c;
+            if !conserving {
+                let mut target = self.bdp(bw, gain);
+                target += self.ack_aggregation_cwnd();
+                let target = self.quantization_budget(w, target) as f64;
+                // Slow start up toward the target, or down to it once the pipe was full.
+                if self.full_bw_reached {
+                    cwnd = (cwnd + acked as f64).min(target);
+                } else if cwnd < target || w.delivered() < INIT_CWND {
+                    cwnd += acked as f64;
+                }
+                cwnd = cwnd.max(f64::from(self.p.probe_rtt_cwnd));
+            }
+        }
+        if self.mode == Mode::ProbeRtt {
+            cwnd = cwnd.min(f64::from(self.p.probe_rtt_cwnd));
+        }
+        w.set_cwnd(cwnd);
+    }
+}
+
+impl Growth for Bbr {
+    fn on_ack(&mut self, _w: &mut Window, _ctx: &AckCtx) {}
+
+    /// `bbr_ssthresh()` (fast recovery) and `tcp_enter_loss()` (timeout): the model is not
+    /// cut; the window to come back to is saved.
+    fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
+        self.save_cwnd(s.cwnd());
+        let cwnd = match kind {
+            CongestionKind::FastRetransmit => s.cwnd(),
+            // Linux: the flight (nothing, once all is marked lost) plus one.
+            CongestionKind::Timeout => 1.0,
+        };
+        Cut {
+            ssthresh: s.ssthresh(),
+            cwnd,
+        }
+    }
+
+    fn on_event(&mut self, w: &mut Window, ev: CaEvent) {
+        match ev {
+            CaEvent::TxStart { .. } if !self.initialized => {
+                let now = w.now();
+                self.init(w, now);
+            }
+            CaEvent::TxStart { .. } if w.app_limited() => {
+                // `bbr_cwnd_event(CA_EVENT_TX_START)`: restarting from idle.
+                self.idle_restart = true;
+                self.ack_epoch_mstamp = w.now();
+                self.ack_epoch_acked = 0;
+                // No need for more speed: pace at the estimate (or end a due ProbeRTT).
+                if self.mode == Mode::ProbeBw {
+                    let bw = self.bw();
+                    self.set_pacing_rate(w, bw, 1.0);
+                } else if self.mode == Mode::ProbeRtt {
+                    let now = w.now();
+                    self.check_probe_rtt_done(w, now);
+                }
+            }
+            CaEvent::Timeout => {
+                // `bbr_set_state(TCP_CA_Loss)`: a timeout ends a round, restarts the search
+                // for a full pipe, and is a loss for the long-term estimator.
+                self.prev_ca_state = CaState::Loss;
+                self.full_bw = 0.0;
+                self.round_start = true;
+                let now = self.delivered_mstamp;
+                self.lt_bw_sampling(w, now, 1, false);
+            }
+            CaEvent::TxStart { .. }
+            | CaEvent::EnterRecovery
+            | CaEvent::ExitRecovery
+            | CaEvent::LossRecovered => {}
+        }
+    }
+
+    fn owns_window(&self) -> bool {
+        true
+    }
+
+    fn wants_tx_start(&self) -> bool {
+        true
+    }
+
+    fn phase(&self) -> Option<&'static str> {
+        Some(match self.mode {
+            Mode::Startup => "startup",
+            Mode::Drain => "drain",
+            Mode::ProbeBw => PROBE_BW_PHASES[self.cycle_idx],
+            Mode::ProbeRtt => "probe_rtt",
+        })
+    }
+
+    /// `bbr_main()`.
+    fn cong_control(&mut self, w: &mut Window, ctx: &AckCtx) {
+        if !self.initialized {
+            self.init(w, ctx.now);
+        }
+        if ctx.newly_delivered > 0 {
+            self.delivered_mstamp = ctx.now;
+        }
+        self.update_bw(w, ctx);
+        self.update_ack_aggregation(w, ctx);
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(w, ctx) {
+            self.advance_cycle_phase();
+        }
+        self.check_full_bw_reached(ctx);
+        self.check_drain(w, ctx.now);
+        self.update_min_rtt(w, ctx);
+        self.update_gains();
+        let bw = self.bw();
+        let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
+        self.set_pacing_rate(w, bw, pacing);
+        self.set_cwnd(w, ctx, bw, cwnd);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::rate::RateSample;
+    use crate::tcp::state::SenderState;
+
+    /// A sender with `flight` segments out and `delivered` delivered.
+    fn state(flight: u64, delivered: u64) -> SenderState {
+        let mut s = SenderState::new(10, 100_000, 3, u64::MAX);
+        s.segment_bytes = 1000;
+        s.srtt = Some(Dur::from_secs(0.1));
+        s.snd_una = delivered;
+        s.snd_max = delivered + flight;
+        s.snd_nxt = s.snd_max;
+        s.acct.delivered = delivered;
+        s
+    }
+
+    /// One ACK per round delivering 10 segments at `rate` segments/s, 100 ms apart.
+    fn round(g: &mut Bbr, s: &mut SenderState, k: u64, rate: f64) {
+        let flight = s.flight();
+        s.acct.delivered = 10 * (k + 1);
+        s.snd_una = s.acct.delivered;
+        s.snd_max = s.snd_una + flight;
+        let ctx = AckCtx {
+            now: Time::from_secs(0.1 * (k + 1) as f64),
+            rtt_sample: Some(Dur::from_secs(0.1)),
+            newly_acked: 10,
+            newly_delivered: 10,
+            rate: Some(RateSample {
+                delivered: 10,
+                interval: Dur::from_secs(10.0 / rate),
+                delivery_rate: rate,
+                is_app_limited: false,
+                prior_delivered: 10 * k,
+                rtt: Some(Dur::from_secs(0.1)),
+                tx_in_flight: 0,
+                lost: 0,
+            }),
+            prior_in_flight: s.flight(),
+            losses: 0,
+        };
+        g.cong_control(&mut Window::new(s), &ctx);
+    }
+
+    #[test]
+    fn startup_ends_after_three_rounds_without_25_percent_more_bandwidth() {
+        let mut g = Bbr::new(BbrParams::default(), 1);
+        let mut s = state(500, 0);
+        // 800 -> 1000 is exactly 25% more: still growing. Then 1100, 1150, 1200: three
+        // rounds below 1.25 x 1000 = 1250.
+        let rates = [100.0, 200.0, 400.0, 800.0, 1000.0, 1100.0, 1150.0];
+        for (k, r) in rates.iter().enumerate() {
+            round(&mut g, &mut s, k as u64, *r);
+            assert_eq!(g.mode, Mode::Startup, "round {k}");
+        }
+        assert_eq!(g.full_bw_cnt, 2);
+        round(&mut g, &mut s, 7, 1200.0);
+        assert_eq!(g.mode, Mode::Drain, "the third round without growth");
+        assert_eq!(g.bw(), 1200.0);
+        // Drain paces at 88/256 of the estimate, 1% under it; the window stays at 2.89 BDP.
+        assert_eq!(g.pacing_gain, 88.0 / 256.0);
+        let rate = s.pacing_rate.unwrap();
+        assert!((rate - 1200.0 * 88.0 / 256.0 * 0.99).abs() < 1e-9, "{rate}");
+        // ssthresh becomes one BDP plus the send-quantum budget, from the pacing rate of the
+        // moment (Startup's, 2.89 x 1150 x 0.99 = 3290 segments/s: 3 segments per 2^-10 s):
+        // ceil(1200 x 0.1) = 120, plus 3 x 3, rounded up to even.
+        assert_eq!(s.ssthresh, 130.0);
+    }
+
+    #[test]
+    fn drain_ends_when_the_flight_is_down_to_one_bdp() {
+        let mut g = Bbr::new(BbrParams::default(), 1);
+        let mut s = state(500, 0);
+        for (k, r) in [100.0, 200.0, 400.0, 800.0, 1000.0, 1000.0, 1000.0, 1000.0]
+            .iter()
+            .enumerate()
+        {
+            round(&mut g, &mut s, k as u64, *r);
+        }
+        assert_eq!(g.mode, Mode::Drain);
+        // BDP + budget = 100 + 6: a flight of 107 keeps draining, 106 ends it.
+        s.snd_max = s.snd_una + 107;
+        round(&mut g, &mut s, 8, 1000.0);
+        assert_eq!(g.mode, Mode::Drain);
+        s.snd_max = s.snd_una + 106;
+        round(&mut g, &mut s, 9, 1000.0);
+        assert_eq!(g.mode, Mode::ProbeBw);
+        assert_ne!(g.cycle_idx, 1, "never starts in the draining phase");
+    }
+
+    #[test]
+    fn the_gain_cycle_starts_at_every_phase_but_the_draining_one() {
+        let mut seen = [0u32; 8];
+        for seed in 0..400 {
+            let mut g = Bbr::new(BbrParams::default(), seed);
+            g.reset_probe_bw_mode(Time::ZERO);
+            seen[g.cycle_idx] += 1;
+        }
+        assert_eq!(seen[1], 0);
+        assert!(
+            seen.iter().enumerate().all(|(i, &n)| i == 1 || n > 30),
+            "{seen:?}"
+        );
+    }
+
+    #[test]
+    fn recovery_conserves_packets_then_restores_the_window() {
+        let mut g = Bbr::new(BbrParams::default(), 1);
+        let mut s = state(100, 0);
+        s.cwnd = 120.0;
+        for k in 0..8 {
+            round(&mut g, &mut s, k, 1000.0);
+        }
+        let before = s.cwnd;
+        // Entering recovery: the window saved; the first ACK in recovery sets cwnd to the
+        // flight plus what it delivered, less what it found lost.
+        g.on_congestion_event(
+            &Conn::new(&s),
+            CongestionKind::FastRetransmit,
+            &AckCtx::default(),
+        );
+        s.ca_state = CaState::Recovery;
+        s.snd_max = s.snd_una + 60;
+        round(&mut g, &mut s, 8, 1000.0);
+        assert_eq!(s.cwnd, 70.0, "in flight 60 + 10 delivered");
+        assert!(g.packet_conservation);
+        // Recovery over: the saved window comes back.
+        s.ca_state = CaState::Open;
+        round(&mut g, &mut s, 9, 1000.0);
+        assert!(s.cwnd >= before, "{} vs {before}", s.cwnd);
+    }
+}
