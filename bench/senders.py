@@ -40,7 +40,7 @@ machine's load, which CPU times on 2 shared cores do by several per cent; they d
 cache misses (the lossy scenarios' larger windows), which the CPU times do.
 
     python bench/senders.py [--duration 1000] [--rounds 11] [--scenario same|two-hop|fast|all]
-                            [--json]
+                            [--variants paper003|modern] [--json]
     python bench/senders.py --callgrind [--duration 20] [--scenario ...]   # after
         cargo build --release --example run_scenario
 """
@@ -62,6 +62,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
 VARIANTS = ("newreno", "newreno-lp", "ideal-lp", "westwood-nr", "westwood-plus")
+#: Issue 22's senders: CUBIC within 15% and BBR within 30% of NewReno per packet.
+MODERN = ("newreno", "sack", "cubic", "bbr")
 
 
 def scenario(name: str, variant: str, duration_s: float) -> dict:
@@ -86,9 +88,10 @@ def scenario(name: str, variant: str, duration_s: float) -> dict:
     return sc.engine(seed=1)
 
 
-def measure(name: str, duration_s: float, rounds: int) -> dict:
+def measure(name: str, duration_s: float, rounds: int, variants=VARIANTS) -> dict:
     from lossytcp import _sim
 
+    VARIANTS = variants  # noqa: N806 - the set measured
     texts = {v: json.dumps(scenario(name, v, duration_s)) for v in VARIANTS}
     per_pkt: dict[str, list[float]] = {v: [] for v in VARIANTS}
     per_event: dict[str, list[float]] = {v: [] for v in VARIANTS}
@@ -133,10 +136,11 @@ def instructions(text: str) -> int:
     return int(m.group(1))
 
 
-def measure_callgrind(name: str, duration_s: float) -> dict:
+def measure_callgrind(name: str, duration_s: float, variants=VARIANTS) -> dict:
     """Instructions per packet sent of each variant: (I(2T) - I(T)) / (sent(2T) - sent(T))."""
     from lossytcp import _sim
 
+    VARIANTS = variants  # noqa: N806 - the set measured
     res = {}
     for v in VARIANTS:
         counts, sent = [], []
@@ -157,6 +161,9 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=1000.0, help="simulated seconds per run")
     ap.add_argument("--rounds", type=int, default=11, help="runs of each variant")
     ap.add_argument("--scenario", default="all", choices=["same", "two-hop", "fast", "all"])
+    ap.add_argument("--variants", default="paper003", choices=["paper003", "modern"],
+                    help="paper 003's senders (issue 10) or NewReno, SACK, CUBIC and BBR "
+                         "(issue 22)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--callgrind", action="store_true",
                     help="count instructions under valgrind instead of timing")
@@ -170,7 +177,8 @@ def main() -> None:
         if shutil.which("valgrind") is None or not RUN_SCENARIO.exists():
             raise SystemExit(f"--callgrind needs valgrind and {RUN_SCENARIO} (cargo build "
                              "--release --example run_scenario)")
-        cg = {n: measure_callgrind(n, a.duration) for n in names}
+        variants = VARIANTS if a.variants == "paper003" else MODERN
+        cg = {n: measure_callgrind(n, a.duration, variants) for n in names}
         if a.json:
             print(json.dumps(cg, indent=1))
             return
@@ -181,7 +189,8 @@ def main() -> None:
                 print(f"  {v:<14} {r['packets_sent']:>9} {r['instructions_per_packet']:>13.1f} "
                       f"{r['ratio_per_packet']:>10.4f}")
         return
-    out = {n: measure(n, a.duration, a.rounds) for n in names}
+    variants = VARIANTS if a.variants == "paper003" else MODERN
+    out = {n: measure(n, a.duration, a.rounds, variants) for n in names}
     if a.json:
         print(json.dumps(out, indent=1))
         return

@@ -114,7 +114,7 @@ pub struct SendLog {
     delivered_time: Time,
     first_sent_time: Time,
     /// The candidate sample of the ACK being processed: its segment's slot.
-    best: Option<Slot>,
+    best: Option<usize>,
 }
 
 impl SendLog {
@@ -240,7 +240,7 @@ impl SendLog {
     /// Segment `seq` is delivered now (by the cumulative ACK, or `by_sack`); counts it once.
     pub fn on_delivered(&mut self, seq: u64, now: Time, by_sack: bool) -> bool {
         let i = (seq & self.mask) as usize;
-        let s = self.slots[i];
+        let s = &mut self.slots[i];
         if s.seq != seq {
             return false;
         }
@@ -248,30 +248,32 @@ impl SendLog {
             if !by_sack {
                 // Cumulatively acknowledged after its SACK: it leaves the scoreboard.
                 self.acct.sacked_out -= 1;
-                self.slots[i].sacked = false;
+                s.sacked = false;
             }
             return false;
         }
         if s.lost {
             self.acct.lost_out -= 1;
-            self.slots[i].lost = false;
+            s.lost = false;
         }
         if s.lost_retransmitted {
             self.acct.retrans_out -= 1;
-            self.slots[i].lost_retransmitted = false;
+            s.lost_retransmitted = false;
         }
         if by_sack {
-            self.slots[i].sacked = true;
+            s.sacked = true;
             self.acct.sacked_out += 1;
         }
+        let key = (s.delivered, s.sent_at);
         self.acct.delivered += 1;
         self.delivered_time = now;
-        // Draft §3.3: the sample comes from the most recently sent segment delivered.
-        if self
-            .best
-            .is_none_or(|b| (s.delivered, s.sent_at) > (b.delivered, b.sent_at))
-        {
-            self.best = Some(s);
+        // Draft §3.3: the sample comes from the most recently sent segment delivered. The
+        // slot is kept by index: nothing is sent before the ACK's sample is taken.
+        if self.best.is_none_or(|b| {
+            let b = &self.slots[b];
+            key > (b.delivered, b.sent_at)
+        }) {
+            self.best = Some(i);
         }
         true
     }
@@ -279,7 +281,7 @@ impl SendLog {
     /// The rate sample of the ACK whose deliveries were just reported, if any; `min_rtt`
     /// invalidates intervals shorter than the path's RTT (ACK compression, as Linux does).
     pub fn take_sample(&mut self, min_rtt: Option<Dur>, now: Time) -> Option<RateSample> {
-        let p = self.best.take()?;
+        let p = &self.slots[self.best.take()?];
         if self.acct.app_limited != 0 && self.acct.delivered > self.acct.app_limited {
             self.acct.app_limited = 0;
         }
@@ -307,6 +309,7 @@ impl SendLog {
     /// The RTT of the segment the pending sample comes from, if it was sent once.
     pub fn pending_rtt(&self, now: Time) -> Option<Dur> {
         self.best
+            .map(|b| &self.slots[b])
             .filter(|b| !b.retransmitted)
             .map(|b| now.since(b.sent_at))
     }

@@ -44,6 +44,8 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     rto_deadline: Option<Time>,
     /// Data waits for the pacing timer.
     paced_out: bool,
+    /// The pacing rate and the gap between segments it gives.
+    pace_gap: (f64, Dur),
     /// The segment the window released but pacing held back (sent first next time).
     held: Option<Segment>,
     /// Measure `AckCtx::rtt_sample` on every ACK (see its doc).
@@ -119,6 +121,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             last_timeout_seq: None,
             rto_deadline: None,
             paced_out: false,
+            pace_gap: (f64::NAN, Dur::ZERO),
             held: None,
             exact_rtt,
             timestamps: cfg.timestamps,
@@ -205,7 +208,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.arm_timer(now);
         }
         if let Some(rate) = self.state.pacing_rate {
-            self.state.next_send_at = self.state.next_send_at.max(now) + Dur::from_secs(1.0 / rate);
+            if rate != self.pace_gap.0 {
+                // The rate changes on most ACKs of a pacing plugin; the gap is kept while not.
+                self.pace_gap = (rate, Dur::from_secs(1.0 / rate));
+            }
+            self.state.next_send_at = self.state.next_send_at.max(now) + self.pace_gap.1;
         }
         out.push(Segment {
             seq,

@@ -109,14 +109,29 @@ const TSO_MAX_BYTES: f64 = 65536.0 - 1.0 - 320.0;
 /// Linux's nominal RTT before any sample (bbr_init_pacing_rate_from_rtt).
 const NOMINAL_RTT: Dur = Dur(1_000_000);
 
+/// ceil() of a non-negative number without libm's call (this runs on every ACK).
+#[inline]
+fn ceil_u64(x: f64) -> u64 {
+    // Through i64: one instruction each way on x86-64, where u64 takes several.
+    let i = x as i64;
+    (i + i64::from((i as f64) < x)) as u64
+}
+
 #[derive(Clone, Debug)]
 pub struct Bbr {
     p: BbrParams,
+    min_rtt_win: Dur,
+    probe_rtt_dur: Dur,
+    drain_gain: f64,
+    /// `bbr_tso_segs_goal()` of the current pacing rate.
+    tso_goal: u64,
     rng: Rng,
     initialized: bool,
     pub(crate) mode: Mode,
     bw: MaxFilter,
     min_rtt: Option<Dur>,
+    /// `min_rtt` in seconds (read on every ACK).
+    min_rtt_s: f64,
     min_rtt_stamp: Time,
     probe_rtt_done_stamp: Option<Time>,
     probe_rtt_round_done: bool,
@@ -157,11 +172,16 @@ impl Bbr {
     pub fn new(p: BbrParams, seed: u64) -> Self {
         Self {
             p,
+            min_rtt_win: Dur::from_secs(p.min_rtt_win_s),
+            probe_rtt_dur: Dur::from_secs(p.probe_rtt_s),
+            drain_gain: Self::drain_gain_of(p.high_gain),
+            tso_goal: 1,
             rng: Rng::derive(seed, Stream::Plugin, 0),
             initialized: false,
             mode: Mode::Startup,
             bw: MaxFilter::default(),
             min_rtt: None,
+            min_rtt_s: 0.0,
             min_rtt_stamp: Time::ZERO,
             probe_rtt_done_stamp: None,
             probe_rtt_round_done: false,
@@ -210,9 +230,9 @@ impl Bbr {
         self.min_rtt
     }
 
-    fn drain_gain(&self) -> f64 {
-        // Linux: BBR_UNIT * 1000 / 2885, the inverse of the high gain in 1/256.
-        (256.0 / self.p.high_gain).floor() / 256.0
+    /// Linux: BBR_UNIT * 1000 / 2885, the inverse of the high gain in 1/256.
+    fn drain_gain_of(high_gain: f64) -> f64 {
+        (256.0 / high_gain).floor() / 256.0
     }
 
     fn set_mode(&mut self, _now: Time, mode: Mode) {
@@ -223,7 +243,7 @@ impl Bbr {
     fn init(&mut self, w: &mut Window, now: Time) {
         self.initialized = true;
         w.set_ssthresh(f64::INFINITY);
-        self.min_rtt = w.min_rtt();
+        self.set_min_rtt(w.min_rtt());
         self.min_rtt_stamp = now;
         self.init_pacing_rate(w);
         self.ack_epoch_mstamp = now;
@@ -261,31 +281,38 @@ impl Bbr {
     }
 
     /// `bbr_tso_segs_goal()`: segments per burst the window must budget for, from about
-    /// 1 ms (2^-10 s) of the pacing rate.
-    fn tso_segs_goal(&self, s: &impl SenderView) -> u64 {
+    /// 1 ms (2^-10 s) of the pacing rate (kept in `tso_goal` while the rate stands). Linux
+    /// floors the bytes before dividing by the segment size: the same as flooring rate /
+    /// 1024 in segments.
+    fn tso_segs_goal(s: &impl SenderView) -> u64 {
         let mss = f64::from(s.segment_bytes());
-        let rate_bytes = s.pacing_rate().unwrap_or(0.0) * mss;
-        let bytes = (rate_bytes / 1024.0).min(TSO_MAX_BYTES);
-        let min_segs = if rate_bytes < MIN_TSO_RATE_BYTES {
+        let rate = s.pacing_rate().unwrap_or(0.0);
+        let segs = ((rate / 1024.0).min(TSO_MAX_BYTES / mss)) as i64 as u64;
+        let min_segs = if rate * mss < MIN_TSO_RATE_BYTES {
             1
         } else {
             2
         };
-        ((bytes / mss) as u64).max(min_segs).min(0x7f)
+        segs.max(min_segs).min(0x7f)
     }
 
     /// `bbr_bdp()`: ceil(bw x RTprop x gain), Linux's initial window before any RTT sample.
     fn bdp(&self, bw: f64, gain: f64) -> u64 {
         match self.min_rtt {
             None => INIT_CWND,
-            Some(r) => (bw * r.as_secs() * gain).ceil() as u64,
+            Some(_) => ceil_u64(bw * self.min_rtt_s * gain),
         }
+    }
+
+    fn set_min_rtt(&mut self, r: Option<Dur>) {
+        self.min_rtt = r;
+        self.min_rtt_s = r.map_or(0.0, Dur::as_secs);
     }
 
     /// `bbr_quantization_budget()`: room for three bursts, an even window, and 2 more in the
     /// probing phase.
-    fn quantization_budget(&self, s: &impl SenderView, cwnd: u64) -> u64 {
-        let mut cwnd = cwnd + 3 * self.tso_segs_goal(s);
+    fn quantization_budget(&self, cwnd: u64) -> u64 {
+        let mut cwnd = cwnd + 3 * self.tso_goal;
         cwnd = (cwnd + 1) & !1;
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
             cwnd += 2;
@@ -294,8 +321,8 @@ impl Bbr {
     }
 
     /// `bbr_inflight()`.
-    fn inflight(&self, s: &impl SenderView, bw: f64, gain: f64) -> u64 {
-        self.quantization_budget(s, self.bdp(bw, gain))
+    fn inflight(&self, bw: f64, gain: f64) -> u64 {
+        self.quantization_budget(self.bdp(bw, gain))
     }
 
     /// `bbr_packets_in_net_at_edt()`: what of `inflight_now` will still be in the network when
@@ -305,7 +332,7 @@ impl Bbr {
         let delivered_meanwhile = (self.bw() * wait.as_secs()) as u64;
         let mut at_edt = inflight_now;
         if self.pacing_gain > 1.0 {
-            at_edt += self.tso_segs_goal(s);
+            at_edt += self.tso_goal;
         }
         at_edt.saturating_sub(delivered_meanwhile)
     }
@@ -500,9 +527,9 @@ impl Bbr {
         if self.pacing_gain > 1.0 {
             // Probing: raise the flight to gain x BDP, unless losses say it will not fit.
             return full_length
-                && (ctx.losses > 0 || inflight >= self.inflight(s, bw, self.pacing_gain));
+                && (ctx.losses > 0 || inflight >= self.inflight(bw, self.pacing_gain));
         }
-        full_length || inflight <= self.inflight(s, bw, 1.0)
+        full_length || inflight <= self.inflight(bw, 1.0)
     }
 
     /// `bbr_check_full_bw_reached()`: three rounds without 25% more bandwidth.
@@ -524,12 +551,12 @@ impl Bbr {
     fn check_drain(&mut self, w: &mut Window, now: Time) {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.set_mode(now, Mode::Drain);
-            let target = self.inflight(w, self.bw.get(), 1.0);
+            let target = self.inflight(self.bw.get(), 1.0);
             w.set_ssthresh(target as f64);
         }
         if self.mode == Mode::Drain
             && self.packets_in_net_at_edt(w, now, w.in_flight())
-                <= self.inflight(w, self.bw.get(), 1.0)
+                <= self.inflight(self.bw.get(), 1.0)
         {
             // The queue Startup built is drained.
             self.reset_probe_bw_mode(now);
@@ -549,11 +576,11 @@ impl Bbr {
     /// `bbr_update_min_rtt()`: RTprop and ProbeRTT.
     fn update_min_rtt(&mut self, w: &mut Window, ctx: &AckCtx) {
         let now = ctx.now;
-        let win = Dur::from_secs(self.p.min_rtt_win_s);
+        let win = self.min_rtt_win;
         let expired = now > self.min_rtt_stamp + win;
         if let Some(rtt) = ctx.rtt_sample {
             if self.min_rtt.is_none_or(|m| rtt < m) || expired {
-                self.min_rtt = Some(rtt);
+                self.set_min_rtt(Some(rtt));
                 self.min_rtt_stamp = now;
             }
         }
@@ -570,7 +597,7 @@ impl Bbr {
             let target = u64::from(self.p.probe_rtt_cwnd);
             if self.probe_rtt_done_stamp.is_none() && w.in_flight() <= target {
                 // Hold for max(probe_rtt_s, one round) from here.
-                self.probe_rtt_done_stamp = Some(now + Dur::from_secs(self.p.probe_rtt_s));
+                self.probe_rtt_done_stamp = Some(now + self.probe_rtt_dur);
                 self.probe_rtt_round_done = false;
                 self.next_rtt_delivered = w.delivered();
             } else if self.probe_rtt_done_stamp.is_some() {
@@ -591,7 +618,7 @@ impl Bbr {
     fn update_gains(&mut self) {
         let (pacing, cwnd) = match self.mode {
             Mode::Startup => (self.p.high_gain, self.p.high_gain),
-            Mode::Drain => (self.drain_gain(), self.p.high_gain),
+            Mode::Drain => (self.drain_gain, self.p.high_gain),
             Mode::ProbeBw => (
                 if self.lt_use_bw {
                     1.0
@@ -644,7 +671,7 @@ impl Bbr {
             if !conserving {
                 let mut target = self.bdp(bw, gain);
                 target += self.ack_aggregation_cwnd();
-                let target = self.quantization_budget(w, target) as f64;
+                let target = self.quantization_budget(target) as f64;
                 // Slow start up toward the target, or down to it once the pipe was full.
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked as f64).min(target);
@@ -740,6 +767,7 @@ impl Growth for Bbr {
         if ctx.newly_delivered > 0 {
             self.delivered_mstamp = ctx.now;
         }
+        self.tso_goal = Self::tso_segs_goal(w);
         self.update_bw(w, ctx);
         self.update_ack_aggregation(w, ctx);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(w, ctx) {
@@ -752,6 +780,7 @@ impl Growth for Bbr {
         let bw = self.bw();
         let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
         self.set_pacing_rate(w, bw, pacing);
+        self.tso_goal = Self::tso_segs_goal(w);
         self.set_cwnd(w, ctx, bw, cwnd);
     }
 }
