@@ -62,11 +62,9 @@ in transmission excluded, as the engine), RED's average sampled every ``red_samp
 from __future__ import annotations
 
 import math
-import os
-import subprocess
 import tempfile
-import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,6 +80,7 @@ from .script import (
     droptail_limit,
     ns2_seed,
     tcp_agent,
+    with_progress,
 )
 
 __all__ = ["Ns2NetReport", "Ns2NetScript", "build_network_script", "build_single_flow_script",
@@ -707,38 +706,20 @@ def parse_network(stdout: str, sc: dict[str, Any], script: Ns2NetScript) -> Ns2N
 
 def run_network(sc: dict[str, Any], *, ns: str | None = None,
                 keep_script: str | Path | None = None, timeout_s: float | None = None,
-                **build: Any) -> Ns2NetReport:
+                on_time: Callable[[float], None] | None = None, **build: Any) -> Ns2NetReport:
     """Run ns-2 on the scenario's network script (see :func:`build_network_script` for
-    ``build``); wall time and peak memory as :func:`lossytcp.ns2.run_script` measures them."""
+    ``build``); wall time and peak memory as :func:`lossytcp.ns2.run_script` measures them,
+    ``on_time`` as there."""
     from dataclasses import replace
 
-    from .run import Ns2Error, _hwm_bytes, find_ns
+    from .run import find_ns, run_ns
 
     script = build_network_script(sc, **build)
     exe = find_ns(ns)
     with tempfile.TemporaryDirectory(prefix="lossytcp-ns2-") as wd:
         path = Path(keep_script) if keep_script else Path(wd) / "network.tcl"
-        path.write_text(script.text)
-        out_path = Path(wd) / "network.out"
-        t0 = time.perf_counter()
-        with open(out_path, "w") as out:
-            proc = subprocess.Popen([exe, str(path)], stdout=out, stderr=subprocess.STDOUT,
-                                    cwd=wd)
-            hwm = 0
-            while True:
-                pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
-                if pid:
-                    break
-                hwm = max(hwm, _hwm_bytes(proc.pid))
-                if timeout_s is not None and time.perf_counter() - t0 > timeout_s:
-                    proc.kill()
-                    os.wait4(proc.pid, 0)
-                    raise Ns2Error(f"ns-2 did not finish within {timeout_s} s ({path})")
-                time.sleep(0.005)
-        wall = time.perf_counter() - t0
-        text = out_path.read_text(errors="replace")
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise Ns2Error(f"ns-2 exited with {os.waitstatus_to_exitcode(status)} on "
-                           f"{path}:\n{text[-2000:]}")
+        path.write_text(script.text if on_time is None
+                        else with_progress(script.text, script.duration_s))
+        text, wall, hwm = run_ns(exe, path, Path(wd), timeout_s=timeout_s, on_time=on_time)
     rep = parse_network(text, sc, script)
     return replace(rep, wall_s=wall, peak_rss_bytes=hwm)

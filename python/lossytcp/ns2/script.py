@@ -61,6 +61,8 @@ DELACK_INTERVAL_S = 0.1
 NS2_MAX_BACKOFF = 64
 #: The result line the script prints at the end of the run.
 RESULT_TAG = "LOSSYTCP-RESULT"
+#: The simulated-time lines of :func:`with_progress`.
+PROGRESS_TAG = "LOSSYTCP-T"
 
 
 class Ns2Unsupported(ParameterError):
@@ -106,6 +108,22 @@ def ns2_seed(seed: int) -> int:
 
 def _num(x: float) -> str:
     return repr(float(x))
+
+
+def with_progress(text: str, duration_s: float, steps: int = 100) -> str:
+    """The script printing ``LOSSYTCP-T <simulated time>`` (flushed) ``steps`` times over
+    the run, for a progress bar. The events touch no state and draw no random number, so the
+    run is the same; the script still runs in plain ``ns``."""
+    if duration_s <= 0 or PROGRESS_TAG in text:
+        return text
+    head, sep, tail = text.rpartition("$ns run")
+    if not sep:
+        return text
+    proc = (f"proc lossytcp_progress {{}} {{\n    global ns\n"
+            f"    puts \"{PROGRESS_TAG} [$ns now]\"\n    flush stdout\n"
+            f"    $ns at [expr {{[$ns now] + {_num(duration_s / steps)}}}] lossytcp_progress\n}}\n"
+            "$ns at 0.0 lossytcp_progress\n")
+    return head + proc + sep + tail
 
 
 def _runs_from_losses(lost: list[bool]) -> list[tuple[int, int]]:
