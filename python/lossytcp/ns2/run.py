@@ -37,7 +37,7 @@ from .script import PROGRESS_TAG, RESULT_TAG, Ns2Script, build_script, with_prog
 
 __all__ = [
     "NS2_INSTALL", "Ns2Error", "Ns2NotInstalled", "Ns2Report", "Ns2Summary",
-    "compare_send_traces", "fates_channel", "find_ns", "first_divergence",
+    "compare_send_traces", "fates_channel", "fates_file", "find_ns", "first_divergence",
     "parse_link_fates", "parse_result", "run_drops", "run_ns", "run_script", "run_seeds",
     "simulate_ns2",
 ]
@@ -351,14 +351,18 @@ def parse_link_fates(text: str) -> list[tuple[float, int, bool]]:
                                                                       key=lambda kv: kv[1][0])]
 
 
+def fates_file(fates: list[bool], path: Path) -> Path:
+    """Per-transmission fates (True: lost) written for the engine's ``trace:`` channel."""
+    # past ns-2's last transmission the engine has diverged anyway; the trace channel needs
+    # at least one outcome
+    path.write_text("".join("1\n" if x else "0\n" for x in fates) or "0\n")
+    return path
+
+
 def fates_channel(fates: list[bool], wd: Path) -> str:
     """The engine's ``trace:`` channel replaying ns-2's per-transmission fates (True: lost),
     written to ``wd``/fates.txt."""
-    outcomes = wd / "fates.txt"
-    # past ns-2's last transmission the engine has diverged anyway; the trace channel needs
-    # at least one outcome
-    outcomes.write_text("".join("1\n" if x else "0\n" for x in fates) or "0\n")
-    return f"trace:file={outcomes}"
+    return f"trace:file={fates_file(fates, wd / 'fates.txt')}"
 
 
 def first_divergence(ref: list, eng: list) -> int | None:

@@ -69,6 +69,42 @@ class Ns2Unsupported(ParameterError):
     """The scenario uses a feature the generated ns-2 script cannot reproduce."""
 
 
+#: Engine variants ns-2 2.35 has no sender for, each with the reason (checked on Debian's
+#: ns 2.35: neither ``Agent/TCP/Westwood`` nor ``Agent/TCP/WestwoodNR`` exists; the Linux
+#: agent's ``westwood`` module is Westwood+ and its ``lp`` module is TCP-LP, a low-priority
+#: sender, not paper 003's loss predictor).
+NO_NS2_AGENT = {
+    "westwood-nr": "ns-2 2.35 has no TCP Westwood (NR) agent (its Agent/TCP/Linux westwood "
+                   "module is Westwood+: variant 'westwood-plus')",
+    "newreno-lp": "paper 003's NewReno with a Vegas loss predictor is not an ns-2 2.35 agent "
+                  "(the Linux agent's 'lp' module is TCP-LP, another algorithm)",
+    "ideal-lp": "paper 003's ideal loss predictor knows the cause of every loss: no ns-2 "
+                "2.35 agent does",
+}
+#: The engine variant run by ns-2's Agent/TCP/Linux (see lossytcp.ns2.linux).
+LINUX_VARIANT = "westwood-plus"
+
+
+def ns2_variant(variant: str, param: str = "variant") -> str:
+    """The :data:`AGENTS` key (or :data:`LINUX_VARIANT`) of an API or engine variant name;
+    :class:`Ns2Unsupported` naming ``param`` for a sender ns-2 2.35 does not have."""
+    from ..scenario import _ENGINE_VARIANT
+
+    name = {e: a for a, e in _ENGINE_VARIANT.items()}.get(variant, variant)
+    if name in AGENTS or name == LINUX_VARIANT:
+        return name
+    why = NO_NS2_AGENT.get(name, "ns-2 2.35 has no agent for this sender; it runs "
+                                 + ", ".join([*AGENTS, LINUX_VARIANT]))
+    raise Ns2Unsupported(param, name, why)
+
+
+def agent_lines(var: str, settings: dict[str, Any]) -> list[str]:
+    """``$agent set NAME VALUE`` per setting, in order; a key ``@cmd`` is the command
+    ``$agent cmd VALUE`` (the Linux agent's ``select_ca``)."""
+    return [f"{var} {k[1:]} {val}" if k.startswith("@") else f"{var} set {k} {val}"
+            for k, val in settings.items()]
+
+
 @dataclass(frozen=True)
 class Ns2Script:
     """A generated script and what it needs to be read back."""
@@ -264,9 +300,15 @@ def droptail_limit(packets: int, param: str) -> int:
 
 
 def tcp_agent(variant: str, tcp: dict[str, Any], agent_settings: dict[str, Any] | None = None,
-              ) -> tuple[str, str, dict[str, Any], list[str]]:
-    """ns-2's sender and receiver classes for an engine TCP config, the ``$tcp set`` lines,
-    and notes; raises :class:`Ns2Unsupported` for what ns-2's agents cannot do."""
+              param: str = "variant") -> tuple[str, str, dict[str, Any], list[str]]:
+    """ns-2's sender and receiver classes for an engine TCP config, the ``$tcp set`` lines
+    (:func:`agent_lines`), and notes; raises :class:`Ns2Unsupported` for what ns-2's agents
+    cannot do (a variant without an agent names ``param``)."""
+    variant = ns2_variant(variant, param)
+    if variant == LINUX_VARIANT:
+        from .linux import linux_agent
+
+        return linux_agent("westwood", tcp, agent_settings)
     notes: list[str] = []
     if tcp["granularity_s"] <= 0:
         raise ParameterError("granularity_s", tcp["granularity_s"],
@@ -345,9 +387,12 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
     if kw.get("slot_model"):
         raise Ns2Unsupported("slot_model", True, "ns-2 has no one-packet-per-slot link; "
                              "cross-check paper 004's slot model against the model instead")
+    if ns2_variant(variant) == LINUX_VARIANT:
+        return _westwood_plus_script(trace_file, drop_counts, agent_settings, kw)
     sc = build_scenario(variant, **kw)
-    if len(sc["links"]) != 2:
-        # Several hops: the network writer (hops as a chain of nodes).
+    if len(sc["links"]) != 2 or any("queue" in lk for lk in sc["links"]):
+        # Several hops, or a RED queue or one limited in bytes: the network writer (hops as
+        # a chain of nodes), which writes every queue ns-2 has.
         from .network import build_single_flow_script
 
         return build_single_flow_script(sc, variant, agent_settings=agent_settings,
@@ -384,7 +429,7 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
     rev_tcl, _ = _channel_tcl(rev["channel"], "em_rev", "$rng_rev",
                               ack_slot_s + (0.0 if semi_markov else one_way), ack_slot_s,
                               "ack_channel", None)
-    sets = "\n".join(f"$tcp set {k} {v}" for k, v in tcp_settings.items())
+    sets = "\n".join(agent_lines("$tcp", tcp_settings))
     sink_sets = f"$sink set packetSize_ {ack}"
     if tcp["delayed_ack"]:
         sink_sets += f"\n$sink set interval_ {DELACK_INTERVAL_S}"
@@ -452,3 +497,29 @@ $ns run
     return Ns2Script(text=text, variant=variant, seed=sc["seed"], duration_s=duration,
                      packet_size_bytes=size, capacity_pps=rate / (8.0 * size),
                      channel_kind=kind, notes=tuple(notes))
+
+
+def _westwood_plus_script(trace_file: str | None, drop_counts: list[int] | None,
+                          agent_settings: dict[str, Any] | None, kw: dict[str, Any]
+                          ) -> Ns2Script:
+    """Westwood+ as ns-2 2.35 has it: Agent/TCP/Linux with Linux 2.6.22's westwood module
+    and a SACK receiver, whose blocks its scoreboard recovery needs (lossytcp.ns2.linux)."""
+    from dataclasses import replace
+
+    from .linux import build_linux_script
+
+    kw = dict(kw)
+    slow_start = kw.pop("westwood_slow_start", None)
+    if slow_start not in (None, "per_ack"):
+        raise Ns2Unsupported("westwood_slow_start", slow_start, "ns-2's Agent/TCP/Linux runs "
+                             "Linux 2.6.22's slow start, one segment per ACK ('per_ack')")
+    sc = build_linux_script("westwood", sack=True, trace_file=trace_file,
+                            drop_counts=drop_counts, agent_settings=agent_settings, **kw)
+    return replace(sc, notes=(WESTWOOD_PLUS_NOTE,))
+
+
+#: What a cross-check of westwood-plus against ns-2 compares.
+WESTWOOD_PLUS_NOTE = (
+    "westwood-plus runs in ns-2 as Agent/TCP/Linux with Linux 2.6.22's westwood module and a "
+    "SACK receiver (its own scoreboard recovery, a 1 ms tick): lossytcp/ns2/README.md lists "
+    "the measured differences from the engine (L1-L9); expect some metrics to differ")
