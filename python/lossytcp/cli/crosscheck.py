@@ -33,8 +33,9 @@ simulated time on a terminal; --keep-script keeps each seed's Tcl script, which 
 plain ``ns``. No ns-2 process outlives the command, however it ends.
 
 Exit codes: 0 every judged quantity agrees; 1 some quantity differs; 2 bad input or a
-scenario ns-2 cannot express (nothing was run); 3 ns-2 is not installed; 4 ns-2 or the engine
-failed while running; 130 interrupted (SIGINT, Ctrl-C); 143 terminated (SIGTERM).
+scenario ns-2 cannot express (nothing was run); 3 ns-2 is not installed;
+4 ns-2 or the engine failed while running; 130 interrupted (SIGINT, Ctrl-C);
+143 terminated (SIGTERM).
 """
 
 from __future__ import annotations
@@ -571,7 +572,7 @@ def _network(a: argparse.Namespace, seeds: list[int], agent: dict[str, str]
             names[i] for i in replay))
     variants = sorted({f.variant for f in flows})
     head = {"reference": "ns2", "variant": variants[0] if len(variants) == 1 else variants,
-            "writer": "network", "flows": sc.flow_labels(), "scenario": sc.to_dict(),
+            "writer": "network", "flow_labels": sc.flow_labels(), "scenario": sc.to_dict(),
             "notes": notes}
     return engine_obs, ns_obs, head
 
@@ -633,7 +634,7 @@ def _run(a: argparse.Namespace) -> int:
         print(json.dumps(out))
         return out["exit_code"]
     variant = head["variant"] if isinstance(head["variant"], str) else "+".join(head["variant"])
-    flows = head.get("flows") or [variant]
+    flows = head.get("flow_labels") or [variant]
     what = variant if len(flows) == 1 else f"{len(flows)} flows ({variant})"
     on = " on ns-2's own losses" if a.paired else ""
     print_verdicts(rows, title=f"{what}: lossytcp vs ns-2 2.35{on}, {len(seeds)} seed(s)",

@@ -201,8 +201,9 @@ def _resolve(sc: dict[str, Any], names: list[str], ends: list[tuple[int, int]],
 
 # --- pieces of Tcl ----------------------------------------------------------------------
 
-def _queue_tcl(i: int, lk: dict[str, Any], a: str, b: str) -> tuple[str, str]:
-    """(queue class, Tcl configuring the queue after the link exists)."""
+def _queue_tcl(i: int, lk: dict[str, Any], a: str, b: str, sizes: set[int]) -> tuple[str, str]:
+    """(queue class, Tcl configuring the queue after the link exists); ``sizes``: the packet
+    sizes crossing the link."""
     q = lk.get("queue")
     if q is None:
         limit = droptail_limit(lk["queue_packets"], f"links[{i}].queue_packets")
@@ -210,8 +211,15 @@ def _queue_tcl(i: int, lk: dict[str, Any], a: str, b: str) -> tuple[str, str]:
     if q["kind"] == "droptail":
         packets, nbytes = q.get("packets"), q.get("bytes")
         if packets is not None and nbytes is not None:
-            raise Ns2Unsupported(f"links[{i}].queue", q, "ns-2's DropTail counts packets or "
-                                 "bytes, not both")
+            # Both limits: ns-2 has one. The packet limit never binds when that many of the
+            # smallest packets would already exceed the byte limit: then bytes alone.
+            if sizes and packets * min(sizes) > nbytes:
+                packets = None
+            else:
+                raise Ns2Unsupported(f"links[{i}].queue", q, "ns-2's DropTail counts packets "
+                                     "or bytes, not both (here either limit can bind: "
+                                     f"{packets} packets of {min(sizes or {0})} bytes are "
+                                     f"within {nbytes} bytes)")
         if packets is not None:
             return "DropTail", (f"$ns queue-limit {a} {b} "
                                 f"{droptail_limit(packets, f'links[{i}].queue.packets')}")
@@ -344,7 +352,7 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
         if delay["kind"] != "fixed":
             raise Ns2Unsupported(f"links[{i}].delay", delay["kind"], "the network writer "
                                  "takes fixed delays (semi-Markov: lossytcp.ns2.build_script)")
-        qclass, qtcl = _queue_tcl(i, lk, a, b)
+        qclass, qtcl = _queue_tcl(i, lk, a, b, sizes[i])
         out.append(f"$ns simplex-link {a} {b} {_num(lk['rate_bps'])} {_num(delay['delay_s'])} "
                    f"{qclass}")
         out.append(qtcl)

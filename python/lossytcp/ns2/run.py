@@ -235,6 +235,8 @@ def run_ns(exe: str, script: Path, cwd: Path, *, timeout_s: float | None = None,
             proc.returncode = -9
             raise
     wall = time.perf_counter() - t0
+    if on_time is not None:
+        _report_time(out_path, read_at, PROGRESS_TAG, on_time)
     stdout = out_path.read_text(errors="replace")
     if proc.returncode != 0:
         raise Ns2Error(f"ns-2 exited with {proc.returncode} on {script}:\n{stdout[-2000:]}")
