@@ -286,7 +286,8 @@ def _single_flow(a: argparse.Namespace, seeds: list[int], agent: dict[str, str]
                     progress(n + i + min(t / duration, 0.999), 2 * n)
 
                 if is_drops:
-                    sims.append(ns2.simulate_ns2(variant, seed=s, agent_settings=agent, **kw))
+                    sims.append(ns2.simulate_ns2(variant, seed=s, agent_settings=agent,
+                                                 keep_script=keep, **kw))
                 else:
                     sims.append(ns2.run_script(
                         ns2.build_script(variant, seed=s, agent_settings=agent, **kw),

@@ -287,7 +287,7 @@ def simulate_ns2(variant: str = "newreno", *, ns: str | None = None,
     """The ns-2 twin of :func:`lossytcp.simulate` for one seed."""
     ch = kwargs.get("channel", "none")
     if isinstance(ch, str) and ch.strip().lower().startswith("drops"):
-        return run_drops(variant, ns=ns, **kwargs)[0]
+        return run_drops(variant, ns=ns, keep_script=keep_script, **kwargs)[0]
     return run_script(build_script(variant, **kwargs), ns=ns, keep_script=keep_script)[0]
 
 
@@ -422,9 +422,11 @@ def compare_send_traces(variant: str = "newreno", *, context: int = 6,
 
 
 def run_drops(variant: str = "newreno", *, ns: str | None = None,
-              agent_settings: dict[str, Any] | None = None, **kwargs: Any,
+              agent_settings: dict[str, Any] | None = None,
+              keep_script: str | Path | None = None, **kwargs: Any,
               ) -> tuple[Ns2Report, list[tuple[float, int, bool]]]:
-    """A run with ``channel='drops:seq=...'`` and its send trace.
+    """A run with ``channel='drops:seq=...'`` and its send trace (``keep_script``: where to
+    keep the last script, the one with every drop in place).
 
     The engine drops the first k transmissions of a listed segment; ns-2's error model sees
     only a stream of packets. The positions are found one at a time: with the drops found so
@@ -445,9 +447,10 @@ def run_drops(variant: str = "newreno", *, ns: str | None = None,
             sc = build_script(variant, channel="drops:seq=0", drop_counts=counts,
                               trace_file=str(trace_path), agent_settings=agent_settings,
                               **kwargs)
-            rep, _ = run_script(sc, ns=ns, workdir=wd)
+            last = step == len(wanted)
+            rep, _ = run_script(sc, ns=ns, workdir=wd, keep_script=keep_script if last else None)
             trace = parse_send_trace(trace_path.read_text())
-            if step == len(wanted):
+            if last:
                 return rep, trace
             seq = wanted[step]
             nth = wanted[:step].count(seq)  # this is the (nth+1)-th transmission of seq
