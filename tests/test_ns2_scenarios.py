@@ -220,3 +220,21 @@ def test_per_link_fates_replay_ns2s_losses_exactly() -> None:
     for f, g in zip(rep.flows, ref.flows, strict=True):
         assert (f.packets_sent, f.retransmissions, f.timeouts, f.packets_delivered) == (
             g["packets_sent"], g["retransmissions"], g["timeouts"], g["packets_delivered"])
+
+
+@needs_ns
+def test_timer_on_every_partial_ack_is_newreno_changes1_off() -> None:
+    # Seven losses in one window, a 200 ms path: NewReno spends several partial ACKs in one
+    # recovery. The engine's knob and ns-2's newreno_changes1_ send the same, send for send.
+    from lossytcp.ns2 import compare_send_traces
+
+    assert "$tcp set newreno_changes1_ 0" in build_script(
+        "newreno", timer_every_partial_ack=True, granularity_s=0.01).text
+    sends = {}
+    for every in (True, False):
+        r = compare_send_traces("newreno", channel="drops:seq=30+31+32+33+34+35+36",
+                                timer_every_partial_ack=every, granularity_s=0.01, window=40,
+                                duration_s=4.0, rtt_s=0.2)
+        assert r["index"] is None, r
+        sends[every] = r["ns2_sends"]
+    assert sends[True] != sends[False]

@@ -94,41 +94,23 @@ NET_PER_FLOW = ("goodput_norm", "packets_sent", "retransmissions", "timeouts",
                 "fast_retransmits")
 
 
-def _aggregate(flows: Sequence[FlowCounts], metric: str) -> float:
-    """The flows together, as :meth:`lossytcp.sim.NetReport.metric` defines it: counters
-    summed, goodput normalised by the largest flow's bottleneck capacity."""
-    if metric == "goodput_norm":
-        return sum(f.goodput_pps for f in flows) / max(f.capacity_pps for f in flows)
-    if metric == "timeout_fraction":
-        ev = sum(f.loss_events for f in flows)
-        return sum(f.timeouts for f in flows) / ev if ev else math.nan
-    if metric == "transmissions_per_delivered":
-        d = sum(f.packets_delivered for f in flows)
-        return sum(f.packets_sent for f in flows) / d if d else math.nan
-    if metric == "completion_time_s":
-        done = [f.completion_time_s for f in flows if f.completion_time_s is not None]
-        return sum(done) / len(done) if done else math.nan
-    return float(sum(f.metric(metric) for f in flows))
-
-
-def jain(values: Iterable[float]) -> float:
-    """Jain's fairness index (sum x)^2 / (n sum x^2): 1 when all get the same."""
-    x = list(values)
-    s2 = sum(y * y for y in x)
-    return sum(x) ** 2 / (len(x) * s2) if s2 > 0 else math.nan
-
-
 def flow_observation(flows: Sequence[FlowCounts], finite: bool = False
                      ) -> dict[Quantity, float]:
-    """The aggregate, per-flow (several flows) and fairness quantities of one run.
+    """The aggregate, per-flow (several flows) and fairness quantities of one run, by the
+    definitions of :class:`lossytcp.sim.NetReport` (counters summed, goodput over the largest
+    flow's bottleneck capacity, Jain's index of goodput) whichever side counted them.
     ``finite``: some flow is a finite transfer (its completion time is judged)."""
+    from ..sim import NetReport
+
+    together = NetReport(seed=0, flows=tuple(flows), links=(), traffic=(), events=0,
+                         simulated_s=0.0)
     extra = ("completion_time_s",) if finite else ()
-    out = {Quantity("aggregate", "", m): _aggregate(flows, m) for m in (*NET_AGGREGATE, *extra)}
+    out = {Quantity("aggregate", "", m): together.metric(m) for m in (*NET_AGGREGATE, *extra)}
     if len(flows) > 1:
         for f in flows:
             out.update({Quantity("flow", f.label, m): f.metric(m)
                         for m in (*NET_PER_FLOW, *extra)})
-        out[Quantity("fairness", "", "jain_index")] = jain(f.goodput_pps for f in flows)
+        out[Quantity("fairness", "", "jain_index")] = together.jain()
     return out
 
 

@@ -101,7 +101,7 @@ NS2_AGENT_VARIABLES = frozenset("""
     tcp_qs_recovery_ tcpip_base_hdr_size_ timerfix_ timestamps_ trace_all_oneline_
     ts_option_size_ ts_resetRTO_ updated_rttvar_ useHeaders_ v_alpha_ v_beta_ v_gamma_
     v_rtt_ windowConstant_ windowInit_ windowOption_ windowThresh_
-    window_
+    window_ newreno_changes1_
 """.split())
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 #: The crosscheck's timer defaults for ns-2's own agents (like with like).

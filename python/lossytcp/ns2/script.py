@@ -361,6 +361,10 @@ def tcp_agent(variant: str, tcp: dict[str, Any], agent_settings: dict[str, Any] 
         tcp_settings.update({f"v_{k}_": tcp["vegas"][k] for k in ("alpha", "beta", "gamma")})
     if variant == "newreno" and tcp.get("partial_window_deflation") is not None:
         tcp_settings["partial_window_deflation_"] = int(tcp["partial_window_deflation"])
+    if variant == "newreno" and tcp.get("timer_every_partial_ack") is not None:
+        # tcp-newreno.cc partialnewack_helper(): with newreno_changes1_ (ns-2 2.35's default
+        # 1) only the first partial ACK restarts the timer, without it every one does
+        tcp_settings["newreno_changes1_"] = 0 if tcp["timer_every_partial_ack"] else 1
     for k, val in (agent_settings or {}).items():
         if not (isinstance(k, str) and k.endswith("_") and k[:-1].replace("_", "").isalnum()):
             raise ParameterError("agent_settings", k, "keys are ns-2 agent variables such as "
