@@ -248,7 +248,8 @@ def verdicts_json(rows: list[dict[str, Any]], **head: Any) -> dict[str, Any]:
 
 def _num(x: float, digits: int) -> str:
     # counts in the thousands read better whole than as 1.036e+04
-    return f"{x:.0f}" if 1e3 <= abs(x) < 1e9 else f"{x:.{digits}g}"
+    whole = 10.0 ** min(digits, 3)
+    return f"{x:.0f}" if whole <= abs(x) < 1e9 else f"{x:.{digits}g}"
 
 
 def _fmt(x: float | None, se: float = math.nan) -> str:
