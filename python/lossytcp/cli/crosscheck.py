@@ -649,7 +649,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("crosscheck", help="compare a scenario against another simulator",
                        description="Run one scenario in lossytcp and in another simulator.")
     which = p.add_subparsers(dest="against", required=True, metavar="SIMULATOR")
-    doc = __doc__.split("\n\n")
+    doc = __doc__.replace("``", "'").split("\n\n")
     q = which.add_parser("ns2", help="ns-2 2.35 (Debian package ns2)",
                          description="\n\n".join(doc[1:-1]), epilog=doc[-1],
                          formatter_class=argparse.RawDescriptionHelpFormatter)
