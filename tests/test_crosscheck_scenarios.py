@@ -117,7 +117,7 @@ def test_what_ns2_cannot_express_is_refused_by_name_before_any_run(
 def test_five_red_flows_get_per_flow_aggregate_and_queue_verdicts() -> None:
     # the example, shortened: a few seconds of ns-2
     r = _cli("--flows", "3", "--queue", "red:packets=30,min_th=5,max_th=15,max_p=0.1,w_q=0.002",
-             "--rtt", "40ms", "--duration", "20s", "--seeds", "3", "--json")
+             "--rtt", "40ms", "--duration", "10s", "--seeds", "3", "--json")
     assert r.returncode in (0, 1), r.stderr
     out = json.loads(r.stdout)
     assert out["exit_code"] == r.returncode == (1 if out["differ"] else 0)
@@ -139,7 +139,7 @@ def test_five_red_flows_get_per_flow_aggregate_and_queue_verdicts() -> None:
         assert m["p_holm"] >= min(1.0, m["p"]) and (m["p_holm"] == 1 or m["p_holm"] >= m["p"])
     assert n >= 3 * 5 + 7
     text = _cli("--flows", "3", "--queue", "red:packets=30,min_th=5,max_th=15", "--rtt", "40ms",
-                "--duration", "20s", "--seeds", "3").stdout
+                "--duration", "10s", "--seeds", "3").stdout
     for heading in ("all flows together", "per flow", "fairness", "queues and channels",
                     "quantities judged"):
         assert heading in text
