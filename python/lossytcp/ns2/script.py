@@ -77,6 +77,10 @@ NO_NS2_AGENT = {
                   "(the Linux agent's 'lp' module is TCP-LP, another algorithm)",
     "ideal-lp": "paper 003's ideal loss predictor knows the cause of every loss: no ns-2 "
                 "2.35 agent does",
+    "cubic": "ns-2 2.35's only CUBIC is Agent/TCP/Linux's module of Linux 2.6.22 (CUBIC "
+             "before RFC 9438, without HyStart++); compare with ns-3 instead (lossytcp "
+             "crosscheck ns3)",
+    "bbr": "ns-2 2.35 has no BBR; compare with ns-3 instead (lossytcp crosscheck ns3)",
 }
 #: The engine variant run by ns-2's Agent/TCP/Linux (see lossytcp.ns2.linux).
 LINUX_VARIANT = "westwood-plus"
@@ -85,9 +89,7 @@ LINUX_VARIANT = "westwood-plus"
 def ns2_variant(variant: str, param: str = "variant") -> str:
     """The :data:`AGENTS` key (or :data:`LINUX_VARIANT`) of an API or engine variant name;
     :class:`Ns2Unsupported` naming ``param`` for a sender ns-2 2.35 does not have."""
-    from ..scenario import _ENGINE_VARIANT
-
-    name = {e: a for a, e in _ENGINE_VARIANT.items()}.get(variant, variant)
+    name = {x.engine: n for n, x in REGISTRY.items()}.get(variant, variant)
     if name in AGENTS or name == LINUX_VARIANT:
         return name
     why = NO_NS2_AGENT.get(name, "ns-2 2.35 has no agent for this sender; it runs "
