@@ -206,6 +206,17 @@ impl SendLog {
         true
     }
 
+    /// The recovery found the retransmission of `seq` lost: it leaves the network again
+    /// (`retrans_out`) and counts as lost once more.
+    pub fn mark_relost(&mut self, seq: u64) {
+        let s = &mut self.slots[(seq & self.mask) as usize];
+        if s.seq == seq && s.lost_retransmitted {
+            s.lost_retransmitted = false;
+            self.acct.retrans_out -= 1;
+            self.acct.lost += 1;
+        }
+    }
+
     /// A timeout: every outstanding segment not SACKed is lost, and no retransmission is in
     /// the network any more (Linux `tcp_timeout_mark_lost()`).
     pub fn mark_all_lost(&mut self, snd_una: u64, snd_max: u64) {

@@ -61,6 +61,8 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     tx_start: bool,
     /// When the last segment left (for `CaEvent::TxStart`'s idle time).
     last_sent_at: Option<Time>,
+    /// Retransmissions the recovery found lost (a buffer reused every ACK).
+    relost: Vec<u64>,
     /// Every unSACKed segment below this one has been marked lost in the send log (a sampling
     /// sender's loss marking, see `mark_losses`).
     marked_upto: u64,
@@ -129,6 +131,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             dup_run: 0,
             tx_start,
             last_sent_at: None,
+            relost: Vec::new(),
             marked_upto: 0,
         }
     }
@@ -432,6 +435,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.log.mark_lost(q);
         }
         self.marked_upto = self.marked_upto.max(below);
+        self.recovery.take_relost(&mut self.relost);
+        for q in self.relost.drain(..) {
+            self.log.mark_relost(q);
+        }
         self.state.acct = self.log.accounting();
     }
 

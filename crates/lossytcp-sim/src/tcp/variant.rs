@@ -107,8 +107,10 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             ns2_timeout: ns2,
         }),
         Variant::Sack if ns2 => RecoveryConfig::Sack1,
-        // Linux pairs CUBIC with SACK recovery, whatever the profile of the timers.
-        Variant::Sack | Variant::Cubic | Variant::Bbr => RecoveryConfig::Sack,
+        Variant::Sack => RecoveryConfig::Sack,
+        // Linux pairs CUBIC and BBR with SACK recovery that also finds lost retransmissions,
+        // whatever the profile of the timers.
+        Variant::Cubic | Variant::Bbr => RecoveryConfig::SackLinux,
         // Brakmo & Peterson's Vegas changes both axes: the window rule and retransmission.
         Variant::Vegas => RecoveryConfig::Vegas(VegasRecoveryParams {
             zero_window_deflation: ns2,

@@ -122,6 +122,9 @@ pub trait Recovery {
     fn lost_below(&self, _s: &SenderState) -> u64 {
         0
     }
+    /// Retransmissions this plugin found lost since last asked (moved into `out`), for a
+    /// sender that keeps delivery accounting.
+    fn take_relost(&mut self, _out: &mut Vec<u64>) {}
 }
 
 /// Which recovery plugin, with its parameters.
@@ -133,6 +136,8 @@ pub enum RecoveryConfig {
     NewReno(NewRenoParams),
     /// RFC 6675.
     Sack,
+    /// RFC 6675 with Linux's detection of lost retransmissions (CUBIC's and BBR's).
+    SackLinux,
     /// ns-2 2.35's `Agent/TCP/Sack1`.
     Sack1,
     Vegas(VegasRecoveryParams),
@@ -157,6 +162,7 @@ impl RecoveryImpl {
             RecoveryConfig::Reno(p) => RecoveryImpl::Reno(Reno::new(*p)),
             RecoveryConfig::NewReno(p) => RecoveryImpl::NewReno(NewReno::new(*p)),
             RecoveryConfig::Sack => RecoveryImpl::Sack(Sack::default()),
+            RecoveryConfig::SackLinux => RecoveryImpl::Sack(Sack::linux()),
             RecoveryConfig::Sack1 => RecoveryImpl::Sack1(Sack1::default()),
             RecoveryConfig::Vegas(p) => RecoveryImpl::Vegas(Vegas::new(*p)),
         }
@@ -226,5 +232,8 @@ impl Recovery for RecoveryImpl {
     }
     fn lost_below(&self, s: &SenderState) -> u64 {
         dispatch!(self, r => r.lost_below(s))
+    }
+    fn take_relost(&mut self, out: &mut Vec<u64>) {
+        dispatch!(self, r => r.take_relost(out))
     }
 }

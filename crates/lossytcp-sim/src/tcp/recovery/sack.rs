@@ -4,10 +4,19 @@
 //! (§4 SetPipe) against cwnd, and what to send by NextSeg (§4); the optional rescue
 //! retransmission (NextSeg rule 4) is not implemented. After a timeout the scoreboard is kept
 //! and go-back-N skips SACKed segments (§5.1). ns-2's `Agent/TCP/Sack1` is `sack1.rs`.
+//!
+//! RFC 6675 finds a lost retransmission only by the timer. Linux finds it from the SACK
+//! blocks (`tcp_mark_lost_retrans()` before RACK, RFC 8985's time order since): a
+//! retransmission is lost once a segment sent after it is SACKed while it is not. With that
+//! detection on (`Sack::linux()`, CUBIC's and BBR's recovery, as Linux pairs them) such a
+//! segment leaves the pipe and is sent again before anything else; the `sack` variant keeps
+//! RFC 6675 alone.
+
+use std::collections::VecDeque;
 
 use super::scoreboard::Scoreboard;
 use super::{AckVerdict, DupAck, Recovery};
-use crate::tcp::state::{LossKind, SenderState};
+use crate::tcp::state::{CaState, LossKind, SenderState};
 use crate::tcp::Cut;
 
 #[derive(Clone, Debug, Default)]
@@ -16,9 +25,56 @@ pub struct Sack {
     /// Highest segment retransmitted in this recovery (HighRxt), if any.
     high_rxt: Option<u64>,
     recovery_point: u64,
+    /// Detect lost retransmissions from the SACK blocks (see the module doc).
+    detect_lost_retransmissions: bool,
+    /// This recovery's retransmissions in flight, in the order sent, each with snd_max when
+    /// it left (Linux's `ack_seq`): a SACKed segment at or above it was sent after it.
+    rexmits: VecDeque<(u64, u64)>,
+    /// Retransmissions found lost, to send again first (out of the pipe meanwhile).
+    lost_again: Vec<u64>,
+    /// The same, not yet reported to the sender's accounting (`Recovery::take_relost`).
+    relost: Vec<u64>,
 }
 
 impl Sack {
+    /// RFC 6675 with Linux's detection of lost retransmissions.
+    pub fn linux() -> Self {
+        Self {
+            detect_lost_retransmissions: true,
+            ..Self::default()
+        }
+    }
+
+    fn retransmitted(&mut self, q: u64, s: &SenderState) {
+        if self.detect_lost_retransmissions {
+            self.rexmits.push_back((q, s.snd_max));
+        }
+    }
+
+    fn forget_retransmissions(&mut self) {
+        self.rexmits.clear();
+        self.lost_again.clear();
+    }
+
+    /// After a timeout, a go-back-N retransmission found lost goes again, within the window
+    /// (Linux retransmits what it marks lost in TCP_CA_Loss too).
+    fn again_after_timeout(&mut self, s: &mut SenderState) -> Option<u64> {
+        if s.ca_state != CaState::Loss || self.lost_again.is_empty() {
+            return None;
+        }
+        if s.snd_nxt - s.snd_una >= s.usable_window() {
+            return None;
+        }
+        while !self.lost_again.is_empty() {
+            let q = self.lost_again.remove(0);
+            if q >= s.snd_una && q < s.snd_nxt && !self.board.is_sacked(q) {
+                self.retransmitted(q, s);
+                return Some(q);
+            }
+        }
+        None
+    }
+
     /// §4 IsLost: at least DupThresh SACKed segments above `seq`.
     fn is_lost(&self, seq: u64, dupthresh: u32) -> bool {
         let mut n = 0u32;
@@ -46,8 +102,8 @@ impl Sack {
             if sacked_above < s.dupthresh {
                 pipe += 1; // (a) not lost: original still in flight
             }
-            if self.high_rxt.is_some_and(|h| q <= h) {
-                pipe += 1; // (b) retransmitted in this recovery
+            if self.high_rxt.is_some_and(|h| q <= h) && !self.lost_again.contains(&q) {
+                pipe += 1; // (b) retransmitted in this recovery (and not found lost since)
             }
         }
         pipe
@@ -62,6 +118,23 @@ impl Recovery for Sack {
     #[inline]
     fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
         self.board.mark(s, blocks);
+        // In fast recovery, and after a timeout while its retransmissions are out (Linux's
+        // TCP_CA_Loss).
+        if !self.detect_lost_retransmissions || self.rexmits.is_empty() {
+            return;
+        }
+        // A retransmission whose later-sent segments are SACKed while it is not was lost.
+        let high = self.board.high_sacked();
+        while let Some(&(q, mark)) = self.rexmits.front() {
+            if mark >= high {
+                break;
+            }
+            self.rexmits.pop_front();
+            if q >= s.snd_una && !self.board.is_sacked(q) {
+                self.lost_again.push(q);
+                self.relost.push(q);
+            }
+        }
     }
 
     fn on_dupack(&mut self, s: &mut SenderState) -> DupAck {
@@ -87,6 +160,8 @@ impl Recovery for Sack {
         // (4.3): retransmit the first segment presumed dropped, outside the pipe check.
         s.retransmit_now.push(s.snd_una);
         self.high_rxt = Some(s.snd_una);
+        self.forget_retransmissions();
+        self.retransmitted(s.snd_una, s);
     }
 
     #[inline]
@@ -100,6 +175,7 @@ impl Recovery for Sack {
             // §5.1 exit: recovery ends once RecoveryPoint is acknowledged.
             s.in_recovery = false;
             self.high_rxt = None;
+            self.forget_retransmissions();
         }
         AckVerdict {
             grow: false,
@@ -131,20 +207,41 @@ impl Recovery for Sack {
     fn after_timeout(&mut self, s: &mut SenderState) {
         s.in_recovery = false;
         self.high_rxt = None;
+        self.forget_retransmissions();
+    }
+
+    fn take_relost(&mut self, out: &mut Vec<u64>) {
+        out.append(&mut self.relost);
     }
 
     #[inline]
     fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
         self.board.align(s.snd_una);
         if !s.in_recovery {
+            if let Some(q) = self.again_after_timeout(s) {
+                return Some(q);
+            }
             // Go-back-N after a timeout skips what the receiver already holds (§5.1).
             while s.snd_nxt < s.snd_max && self.board.is_sacked(s.snd_nxt) {
                 s.snd_nxt += 1;
             }
-            return s.next_in_window();
+            let q = s.next_in_window()?;
+            if q < s.snd_max && s.ca_state == CaState::Loss {
+                self.retransmitted(q, s);
+            }
+            return Some(q);
         }
         if (s.cwnd.floor() as u64) <= self.pipe(s) {
             return None;
+        }
+        // A retransmission found lost goes again first (Linux retransmits its lost
+        // segments in order, this one among them).
+        while !self.lost_again.is_empty() {
+            let q = self.lost_again.remove(0);
+            if q >= s.snd_una && !self.board.is_sacked(q) {
+                self.retransmitted(q, s);
+                return Some(q);
+            }
         }
         let lowest = self.high_rxt.map_or(s.snd_una, |h| h + 1).max(s.snd_una);
         let high_sacked = self.board.high_sacked();
@@ -152,6 +249,7 @@ impl Recovery for Sack {
         for q in lowest..high_sacked {
             if !self.board.is_sacked(q) && self.is_lost(q, s.dupthresh) {
                 self.high_rxt = Some(q);
+                self.retransmitted(q, s);
                 return Some(q);
             }
         }
@@ -166,6 +264,7 @@ impl Recovery for Sack {
         for q in lowest..high_sacked {
             if !self.board.is_sacked(q) {
                 self.high_rxt = Some(q);
+                self.retransmitted(q, s);
                 return Some(q);
             }
         }
@@ -231,5 +330,61 @@ mod tests {
         r.on_sack_blocks(&s, &[(2, 8)]);
         // pipe 4 again: no lost segment left above HighRxt = 1, so rule 2 sends new data 10.
         assert_eq!(r.next_segment(&mut s), Some(10));
+    }
+}
+
+#[cfg(test)]
+mod lost_retransmission_tests {
+    use super::*;
+
+    #[test]
+    fn a_retransmission_is_lost_once_a_later_sent_segment_is_sacked() {
+        // 0..10 out; 0 lost; 1-3 SACKed: recovery, 0 retransmitted when snd_max was 10.
+        let mut s = SenderState::new(1, 100, 3, u64::MAX);
+        s.snd_max = 10;
+        s.snd_nxt = 10;
+        s.cwnd = 10.0;
+        let mut r = Sack::linux();
+        r.on_sack_blocks(&s, &[(1, 4)]);
+        s.dupacks = 3;
+        assert_eq!(r.on_dupack(&mut s), DupAck::Enter);
+        r.enter(
+            &mut s,
+            Some(Cut {
+                ssthresh: 7.0,
+                cwnd: 7.0,
+            }),
+        );
+        assert_eq!(s.retransmit_now, vec![0]);
+        // New data 10, 11 goes out after it.
+        s.retransmit_now.clear();
+        s.snd_max = 12;
+        s.snd_nxt = 12;
+        // SACKs up to 9: sent before the retransmission, says nothing of it.
+        r.on_sack_blocks(&s, &[(1, 10)]);
+        assert!(r.lost_again.is_empty());
+        // Segment 10, sent after it, is SACKed and 0 is not: the retransmission was lost.
+        r.on_sack_blocks(&s, &[(1, 11)]);
+        assert_eq!(r.lost_again, vec![0]);
+        let mut relost = Vec::new();
+        r.take_relost(&mut relost);
+        assert_eq!(relost, vec![0]);
+        // It leaves the pipe and goes again first.
+        assert_eq!(r.next_segment(&mut s), Some(0));
+        // RFC 6675 alone waits for the timer.
+        let mut plain = Sack::default();
+        plain.on_sack_blocks(&s, &[(1, 4)]);
+        s.in_recovery = false;
+        s.recover = None;
+        assert_eq!(plain.on_dupack(&mut s), DupAck::Enter);
+        plain.enter(
+            &mut s,
+            Some(Cut {
+                ssthresh: 7.0,
+                cwnd: 7.0,
+            }),
+        );
+        plain.on_sack_blocks(&s, &[(1, 11)]);
+        assert!(plain.lost_again.is_empty());
     }
 }
