@@ -779,7 +779,7 @@ class Tcp(_Data):
         _set(self, "delayed_ack", v.boolean("delayed_ack", self.delayed_ack))
         _set(self, "profile", v.choice("profile", self.profile, ["rfc", "ns2"]))
         _set(self, "rto_estimator", v.choice("rto_estimator", self.rto_estimator,
-                                             ["rfc6298", "last_sample"]))
+                                             ["rfc6298", "last_sample", "linux"]))
         if self.rto_estimator != "rfc6298" and (self.profile != "rfc"
                                                 or self.fixed_rto_s is not None
                                                 or self.rtt_sampling != "per_ack"):

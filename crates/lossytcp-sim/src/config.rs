@@ -382,6 +382,10 @@ pub enum RtoEstimator {
     /// the previous state until the first segment sent in the new state is acknowledged: the
     /// paper's timer. Backoff as for RFC 6298 (`max_backoff`).
     LastSample,
+    /// Linux's `tcp_set_rto()` on RFC 6298's estimates: RTO = SRTT + max(G, 4 RTTVAR,
+    /// RTO_min), so the timer stays at least RTO_min beyond the RTT (RFC 6298's floors the
+    /// RTO itself: with RTT ~ RTO_min it fires as soon as a queue delays an ACK).
+    Linux,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]

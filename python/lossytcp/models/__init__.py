@@ -12,7 +12,8 @@ import importlib
 from .base import Model, ModelResult, available, evaluate, get, register, sweep
 
 # Each module registers itself on import.
-_MODULES = ("mathis", "pftk", "packet_train", "aqm_renewal", "fading_energy", "abrupt_rtt")
+_MODULES = ("mathis", "pftk", "packet_train", "aqm_renewal", "fading_energy", "abrupt_rtt",
+            "cubic_response", "bbr_goodput")
 for _m in _MODULES:
     importlib.import_module(f"{__name__}.{_m}")
 

@@ -129,6 +129,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             },
             (false, RtoEstimator::Rfc6298) => EstimatorKind::Rfc6298,
             (false, RtoEstimator::LastSample) => EstimatorKind::LastSample,
+            (false, RtoEstimator::Linux) => EstimatorKind::Linux,
         },
         rule: t
             .fixed_rto_s

@@ -47,6 +47,8 @@ impl Default for RttConfig {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum EstimatorKind {
     Rfc6298,
+    /// RFC 6298's smoothing with Linux's rule: the minimum RTO floors the variance term.
+    Linux,
     /// Paper 001 eq. (2): `Y = max(T, G, RTO_min)`, T the latest sample, no smoothing and no
     /// variance term (`config::RtoEstimator::LastSample`).
     LastSample,
@@ -87,6 +89,7 @@ impl RttEstimator {
     pub fn new(cfg: RttConfig) -> Self {
         let est = match cfg.estimator {
             EstimatorKind::Rfc6298 => Estimator::Rfc6298(Rfc6298::default()),
+            EstimatorKind::Linux => Estimator::Rfc6298(Rfc6298::linux()),
             EstimatorKind::LastSample => Estimator::LastSample(None),
             EstimatorKind::Ns2Ticks { tick_phase } => {
                 Estimator::Ns2Ticks(Ns2Ticks::new(&cfg, tick_phase))
