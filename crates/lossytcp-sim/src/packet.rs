@@ -87,6 +87,30 @@ impl std::ops::Deref for SackBlocks {
     }
 }
 
+impl crate::frame::Frame for Packet {
+    #[inline]
+    fn size_bytes(&self) -> u32 {
+        self.size_bytes
+    }
+    #[inline]
+    fn segment(&self) -> Option<(u32, u64)> {
+        match self.kind {
+            Kind::Data { seq, .. } => Some((self.flow, seq)),
+            _ => None,
+        }
+    }
+    #[inline]
+    fn is_retransmission(&self) -> bool {
+        matches!(
+            self.kind,
+            Kind::Data {
+                retransmission: true,
+                ..
+            }
+        )
+    }
+}
+
 /// Why a packet did not arrive: ground truth that only the engine has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
