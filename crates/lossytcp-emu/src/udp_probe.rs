@@ -54,7 +54,9 @@ pub fn run(
         ));
     }
     let (ready_tx, ready) = std::sync::mpsc::channel();
-    let deadline = sys::now_ns() + spec.duration_ns + 500_000_000;
+    // When the sender has sent its last datagram (0: not yet).
+    let sender_done = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let done_rx = sender_done.clone();
     let rx = receiver.run(move || -> Result<Vec<Reception>, String> {
         let s = UdpSocket::bind(SocketAddrV4::new(RECEIVER_ADDR, PORT))
             .map_err(|e| format!("probe receiver: bind: {e}"))?;
@@ -68,12 +70,18 @@ pub fn run(
         let _ = ready_tx.send(());
         let mut out = Vec::new();
         let mut buf = vec![0u8; 65_536];
-        // Until the last datagram can have arrived (the sender's time plus the path's
-        // delays, bounded by 2 s after the sender stops).
-        while sys::now_ns() < deadline + 2_000_000_000 {
+        let mut last = sys::now_ns();
+        // Until the path is quiet: the sender has stopped and nothing has arrived for a
+        // second (a queue drains back to back, a propagation delay is under a second).
+        loop {
+            let done = done_rx.load(Ordering::Relaxed);
+            if done > 0 && sys::now_ns() > last.max(done) + 1_000_000_000 {
+                break;
+            }
             match s.recv(&mut buf) {
                 Ok(n) if n >= PROBE_HEADER => {
-                    let t = sys::now_ns() - origin;
+                    last = sys::now_ns();
+                    let t = last - origin;
                     let seq = u64::from_be_bytes(buf[..8].try_into().expect("8 bytes"));
                     let sent = u64::from_be_bytes(buf[8..16].try_into().expect("8 bytes"));
                     out.push((seq, sent, t));
@@ -105,6 +113,8 @@ pub fn run(
         duration_ns,
     } = spec;
     let tx = sender.run(move || -> Result<ProbeReport, String> {
+        // However the sender ends, the receiver learns it has.
+        let _done = Done(sender_done);
         let s = UdpSocket::bind("0.0.0.0:0").map_err(|e| format!("probe sender: bind: {e}"))?;
         s.connect(SocketAddrV4::new(RECEIVER_ADDR, PORT))
             .map_err(|e| format!("probe sender: connect: {e}"))?;
@@ -114,9 +124,10 @@ pub fn run(
         let end = begin + duration_ns;
         let (mut sent, mut errors) = (0u64, 0u64);
         let mut next = begin;
-        while next < end && !stop.load(Ordering::Relaxed) {
+        while next < end && sys::now_ns() < end && !stop.load(Ordering::Relaxed) {
             // Every datagram due by now, then sleep to the next (absolute times: no drift).
-            while next <= sys::now_ns() && next < end {
+            // A sender that cannot keep up ends on time all the same, its rate short.
+            while next <= sys::now_ns() && next < end && sys::now_ns() < end {
                 buf[..8].copy_from_slice(&sent.to_be_bytes());
                 buf[8..16].copy_from_slice(&(sys::now_ns() - origin).to_be_bytes());
                 match s.send(&buf) {
@@ -147,4 +158,13 @@ pub fn run(
         .map_err(|_| "probe receiver: the namespace thread died".to_string())??;
     report.received = got.len() as u64;
     Ok((report, got))
+}
+
+/// Marks the sender done when dropped.
+struct Done(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        self.0.store(sys::now_ns(), Ordering::Relaxed);
+    }
 }

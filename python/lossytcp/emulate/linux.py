@@ -110,13 +110,10 @@ def _trace_channel(outcomes: Any, path: Path) -> str:
     return f"trace:file={path}"
 
 
-def replay(report: Any, variant: str | None = None, **engine: Any) -> Any:
-    """The engine on ``report``'s path with the kernel run's own losses (see
-    :func:`lossytcp.emulate.replay_in_engine`): the data link's channel decisions for data
-    segments, the ACK link's for ACKs, each in transmission order. Returns the engine's
-    :class:`~lossytcp.sim.SimReport`."""
-    from ..sim import simulate
-
+def replay_keywords(report: Any, variant: str | None = None,
+                    **engine: Any) -> tuple[str, dict[str, Any]]:
+    """The engine variant and simulate() keywords replaying ``report``'s losses (see
+    :func:`replay`); the trace files go into the report's log directory."""
     if report.log_dir is None:
         raise ParameterError("report", report.cc, "has no fate log to replay: run emulate() "
                              "with log_dir")
@@ -125,14 +122,25 @@ def replay(report: Any, variant: str | None = None, **engine: Any) -> Any:
     packet = path["packet_size_bytes"]
     window = path.pop("window")
     kw = {**engine_config(packet_size_bytes=packet, window=window), **engine}
-    channel = _trace_channel(report.fates("forward").channel_outcomes("data"),
-                             d / "replay-data.txt")
-    acks = _trace_channel(report.fates("reverse").channel_outcomes("ack"),
-                          d / "replay-acks.txt")
+    kw["channel"] = _trace_channel(report.fates("forward").channel_outcomes("data"),
+                                   d / "replay-data.txt")
+    kw["ack_channel"] = _trace_channel(report.fates("reverse").channel_outcomes("ack"),
+                                       d / "replay-acks.txt")
     for k in ("channel", "ack_channel"):
         path.pop(k, None)
-    return simulate(variant or engine_variant(report.cc), channel=channel, ack_channel=acks,
-                    **path, **kw)
+    return variant or engine_variant(report.cc), {**path, **kw}
+
+
+def replay(report: Any, variant: str | None = None, **engine: Any) -> Any:
+    """The engine on ``report``'s path with the kernel run's own losses (see
+    :func:`lossytcp.emulate.replay_in_engine`): the data link's channel decisions for data
+    segments, the ACK link's for ACKs, each in transmission order (a ``trace:`` channel,
+    which repeats from its start if the engine transmits more). Returns the engine's
+    :class:`~lossytcp.sim.SimReport`."""
+    from ..sim import simulate
+
+    v, kw = replay_keywords(report, variant, **engine)
+    return simulate(v, **kw)
 
 
 def model_predictions(report: Any, loss_rate: float) -> dict[str, float]:
