@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from lossytcp.emulate import emulate, replay_in_engine
-from lossytcp.emulate.linux import model_predictions, replay_keywords
+from lossytcp.emulate.linux import loss_event_rate, model_predictions, replay_keywords
 
 pytestmark = pytest.mark.usefixtures("emulator")
 
@@ -31,9 +31,16 @@ def reno_ge(tmp_path_factory):
 def test_the_kernel_measures_the_configured_round_trip(reno_ge):
     r = reno_ge
     assert r.accuracy["ok"], r.accuracy
-    # Propagation both ways, a 1500 B data packet and a 52 B ACK at 5 Mb/s.
-    want = 0.04 + (1500 + 52) * 8 / 5e6
+    # The kernel's minimum RTT is its handshake's (tcp_synack_rtt_meas): propagation both
+    # ways and the SYN and SYN-ACK transmitted at 5 Mb/s.
+    syn = [f.size[f.is_kind("syn")][0] for f in (r.fates("forward"), r.fates("reverse"))]
+    want = 0.04 + sum(syn) * 8 / 5e6
     assert abs(r.min_rtt_s / want - 1) < 0.05, (r.min_rtt_s, want)
+    # Data RTTs add a 1500 B packet and a 52 B ACK: no smoothed RTT sampled once data flows
+    # is shorter (nothing arrives before its time).
+    want_data = 0.04 + (1500 + 52) * 8 / 5e6
+    srtt = [x for t, x in zip(r.samples["t_s"], r.samples["srtt_s"], strict=True) if t > 0.2]
+    assert min(srtt) > 0.99 * want_data, (min(srtt), want_data)
     assert r.snd_mss == 1448
     assert r.packets_sent > 1000 and r.channel_losses > 5
 
@@ -78,11 +85,15 @@ def test_the_engine_differs_from_the_kernel_where_its_growth_does(reno_ge):
     assert abs(per_segment / k - 1) < abs(linux_like / k - 1)
 
 
-def test_model_predictions_are_for_the_runs_path(reno_ge):
-    p = reno_ge.channel_losses / reno_ge.packets_sent
-    m = model_predictions(reno_ge, p)
+def test_the_models_see_the_runs_loss_events(reno_ge):
+    # Bursts of 1 / 0.3 = 3.3 transmissions: far fewer loss events than lost packets.
+    p_event = loss_event_rate(reno_ge)
+    p_packet = (reno_ge.channel_losses + reno_ge.queue_drops) / reno_ge.packets_sent
+    assert 0 < p_event < 0.6 * p_packet
+    m = model_predictions(reno_ge)
     assert set(m) == {"mathis", "pftk"}
     assert all(0 < x <= 1 for x in m.values())
+    assert m["pftk"] > model_predictions(reno_ge, p_packet)["pftk"]
 
 
 @pytest.mark.slow
@@ -99,14 +110,15 @@ def test_kernel_against_the_engine_and_the_models(cc, channel, rate_bps, tmp_pat
                 channel=channel, duration_s=20.0, seed=1, log_dir=tmp_path)
     assert r.accuracy["ok"], r.accuracy
     engine = replay_in_engine(r, "sack", delayed_ack=False)
-    p = r.channel_losses / r.packets_sent
-    pftk = model_predictions(r, p)["pftk"]
+    pftk = model_predictions(r)["pftk"]
     if cc == "reno":
         assert abs(engine.goodput_norm / r.goodput_norm - 1) < 0.25, (engine, r)
     else:
         reno = emulate("reno", rate_bps=rate_bps, rtt_s=0.04, packet_size_bytes=1500,
                        queue=50, channel=channel, duration_s=20.0, seed=1)
-        assert r.goodput_norm > 0.9 * reno.goodput_norm
-    # PFTK's timeout-aware law is a floor for a TCP that avoids most timeouts (TLP, RACK)
-    # on random losses, and the link's capacity the ceiling.
+        # On random losses at 1% CUBIC sits in its Reno-friendly region and measures
+        # 0.9-1.0 of Reno (scripts/linux_crosscheck.py); not much less.
+        assert r.goodput_norm > 0.8 * reno.goodput_norm
+    # PFTK at the run's loss-event rate: within a factor of two (its timeout term and a
+    # window that never meets the link's capacity), the capacity the ceiling.
     assert 0.5 * pftk < r.goodput_norm <= 1.0, (r.goodput_norm, pftk)

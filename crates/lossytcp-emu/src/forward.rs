@@ -338,3 +338,113 @@ pub fn run(
         realtime_error: rt,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+    /// A pair of connected datagram sockets: packet boundaries kept, as a TUN device does,
+    /// so the forwarder runs without root or devices.
+    fn pair() -> (OwnedFd, OwnedFd) {
+        let mut fds = [0; 2];
+        // SAFETY: fds has room for the two descriptors.
+        let r = unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_DGRAM, 0, fds.as_mut_ptr()) };
+        assert_eq!(r, 0);
+        // SAFETY: both were just created and are owned here.
+        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
+    }
+
+    /// An IPv4 datagram of `size` bytes.
+    fn ipv4(size: usize) -> Vec<u8> {
+        let mut p = vec![0u8; size];
+        p[0] = 0x45;
+        p[2..4].copy_from_slice(&(size as u16).to_be_bytes());
+        p[9] = 17;
+        p
+    }
+
+    fn link(json: serde_json::Value) -> Link {
+        let cfg: lossytcp_sim::config::LinkConfig = serde_json::from_value(json).unwrap();
+        Link::new(&cfg, 1, 0, lossytcp_sim::time::Dur(1))
+    }
+
+    #[test]
+    fn a_burst_leaves_at_the_link_rate_after_the_delay() {
+        // 8 Mb/s: a 1000 B packet takes 1 ms; 10 ms of propagation; a queue of 12 waiting.
+        let (in_w, in_r) = pair();
+        let (out_w, out_r) = pair();
+        let (idle_w, idle_r) = pair();
+        let (idle2_w, _idle2_r) = pair();
+        let mut dirs = [
+            Direction::new(
+                "forward",
+                link(serde_json::json!({"rate_bps": 8e6, "queue_packets": 12,
+                    "delay": {"kind": "fixed", "delay_s": 0.01}})),
+                in_r.as_raw_fd(),
+                out_w.as_raw_fd(),
+                1000,
+            ),
+            Direction::new(
+                "reverse",
+                link(serde_json::json!({"rate_bps": 8e6, "queue_packets": 5,
+                    "delay": {"kind": "fixed", "delay_s": 0.01}})),
+                idle_r.as_raw_fd(),
+                idle2_w.as_raw_fd(),
+                1000,
+            ),
+        ];
+        for fd in [&in_r, &idle_r] {
+            // As the TUN devices are: the forwarder reads until nothing is waiting.
+            sys::set_nonblocking(fd.as_raw_fd()).unwrap();
+        }
+        let stop = AtomicBool::new(false);
+        let origin = sys::now_ns();
+        for _ in 0..16 {
+            sys::write(in_w.as_raw_fd(), &ipv4(1000)).unwrap();
+        }
+        let stats = std::thread::scope(|s| {
+            let h = s.spawn(|| run(&mut dirs, origin, &stop, false));
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            stop.store(true, Ordering::SeqCst);
+            h.join().unwrap()
+        });
+        drop(idle_w);
+        let r = dirs[0].report();
+        // One on the wire and twelve waiting: the last three are dropped.
+        assert_eq!((r.packets_in, r.delivered, r.forced_drops), (16, 13, 3));
+        assert!(stats.wall_s > 0.0 && stats.cpu_fraction < 1.0);
+        // The model: arrivals 11, 12, ... 16 ms after the burst.
+        let log = &dirs[0].log;
+        for (k, x) in log
+            .iter()
+            .filter(|x| x.outcome == Outcome::Delivered)
+            .enumerate()
+        {
+            assert_eq!(x.due - log[0].t_in, 11_000_000 + k as u64 * 1_000_000);
+            assert!(x.sent >= x.due, "written before its arrival time");
+        }
+        // Written at those times, give or take the scheduler: what the report measures.
+        assert_eq!(r.back_to_back_pairs, 12);
+        let rate = r
+            .achieved_rate_bps
+            .expect("measured over back-to-back pairs");
+        assert!((rate / 8e6 - 1.0).abs() < 0.5, "{rate}");
+        let mut buf = [0u8; 2000];
+        let mut got = 0;
+        sys::set_nonblocking(out_r.as_raw_fd()).unwrap();
+        while let Ok(Some(n)) = sys::read(out_r.as_raw_fd(), &mut buf) {
+            assert_eq!(n, 1000);
+            got += 1;
+        }
+        assert_eq!(got, 13);
+    }
+
+    #[test]
+    fn lateness_quantiles() {
+        let l = Lateness::of((1..=100).map(|x| x * 1000).collect());
+        assert_eq!(l.packets, 100);
+        assert!((l.p50_s - 51e-6).abs() < 1e-9 && (l.max_s - 100e-6).abs() < 1e-9);
+        assert!((l.p99_s - 99e-6).abs() < 1e-9, "{}", l.p99_s);
+    }
+}

@@ -143,23 +143,42 @@ def replay(report: Any, variant: str | None = None, **engine: Any) -> Any:
     return simulate(v, **kw)
 
 
-def model_predictions(report: Any, loss_rate: float) -> dict[str, float]:
+def loss_event_rate(report: Any) -> float:
+    """Loss events per data transmission in the run's window: a run of consecutive lost
+    transmissions (on the channel or in the queue) is one event, as a window reduction is
+    one (the rate the throughput laws take; a bursty channel's packet loss rate would
+    count each burst as many)."""
+    import numpy as np
+
+    f = report.fates("forward")
+    t0 = report.raw["tcp"]["t0_s"] * 1e9
+    m = f.is_kind("data") & (f.t_in_ns >= t0) & (f.t_in_ns < t0 + report.elapsed_s * 1e9)
+    lost = f.is_outcome("lost", "early", "forced")[m].astype(np.int8)
+    if lost.size == 0:
+        return 0.0
+    events = int(np.sum(np.diff(np.concatenate([[0], lost])) == 1))
+    return events / lost.size
+
+
+def model_predictions(report: Any, loss_rate: float | None = None) -> dict[str, float]:
     """Normalised goodput of the square-root law (Mathis et al. 1997) and of PFTK (Padhye et
-    al. 1998) at the run's loss rate, with its median smoothed RTT and median RTO (TCP_INFO
-    samples) and b = 2 (delayed ACKs): the models the comparison tables set beside the kernel
-    and the engine. Empty when there was no loss."""
+    al. 1998) for the run: at its loss-event rate (:func:`loss_event_rate`, unless given),
+    its median smoothed RTT and median RTO (TCP_INFO samples), and b = 1: Linux grows the
+    window by the segments an ACK covers, so its delayed ACKs do not slow its growth as the
+    models' b = 2 assumes. Empty when there was no loss."""
     import statistics
 
     from ..models import evaluate
 
+    p = loss_event_rate(report) if loss_rate is None else loss_rate
     srtt = [x for x in report.samples.get("srtt_s", []) if x > 0]
     rto = [x for x in report.samples.get("rto_s", []) if x > 0]
-    if not (srtt and rto and 0 < loss_rate < 1):
+    if not (srtt and rto and 0 < p < 1):
         return {}
     link = dict(rate_bps=report.capacity_pps * 8.0 * report.path["packet_size_bytes"],
                 packet_size_bytes=report.path["packet_size_bytes"])
     rtt = statistics.median(srtt)
-    out = {"mathis": evaluate("mathis", rtt_s=rtt, p=loss_rate, packets_per_ack=2, **link),
-           "pftk": evaluate("pftk", rtt_s=rtt, p=loss_rate, timeout_s=statistics.median(rto),
-                            packets_per_ack=2, **link)}
+    out = {"mathis": evaluate("mathis", rtt_s=rtt, p=p, packets_per_ack=1, **link),
+           "pftk": evaluate("pftk", rtt_s=rtt, p=p, timeout_s=statistics.median(rto),
+                            packets_per_ack=1, **link)}
     return {k: float(r.throughput_norm) for k, r in out.items()}
