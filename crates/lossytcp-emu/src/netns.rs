@@ -89,6 +89,13 @@ impl End {
     }
 }
 
+/// Waits (5 s at most) for a receiving job's word that it listens.
+pub fn await_listening(ready: &mpsc::Receiver<()>, who: &str) -> Result<(), String> {
+    ready
+        .recv_timeout(std::time::Duration::from_secs(5))
+        .map_err(|_| format!("{who}: not listening"))
+}
+
 impl Drop for End {
     fn drop(&mut self) {
         self.jobs.take();

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::netns::{End, RECEIVER_ADDR};
+use crate::netns::{await_listening, End, RECEIVER_ADDR};
 use crate::sys;
 
 const PORT: u16 = 5001;
@@ -288,9 +288,7 @@ pub fn run(
             Ok((in_time, total))
         })
     };
-    listening
-        .recv_timeout(Duration::from_secs(5))
-        .map_err(|_| "receiver: not listening".to_string())?;
+    await_listening(&listening, "receiver")?;
     let TcpSpec {
         cc,
         mss,

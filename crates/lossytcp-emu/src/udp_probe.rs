@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::netns::{End, RECEIVER_ADDR};
+use crate::netns::{await_listening, End, RECEIVER_ADDR};
 use crate::sys;
 use crate::wire::PROBE_HEADER;
 
@@ -104,9 +104,7 @@ pub fn run(
         }
         Ok(out)
     });
-    ready
-        .recv_timeout(Duration::from_secs(5))
-        .map_err(|_| "probe receiver: not listening".to_string())?;
+    await_listening(&ready, "probe receiver")?;
     let ProbeSpec {
         rate_bps,
         packet_size,

@@ -9,6 +9,7 @@
 //! implementation, one [`super::Owner`] and one arm in `Simulation::dispatch`.
 
 use super::net::Net;
+use crate::metrics::{FlowReport, TrafficReport};
 use crate::packet::{LossCause, Packet};
 use crate::queue::DropReason;
 use crate::time::Time;
@@ -41,23 +42,29 @@ pub(super) trait Endpoint {
     fn on_loss(&mut self, p: &Packet, loss: Loss);
 }
 
-/// Books a loss in a report's drop counters.
-pub(super) fn count_drop(
-    cause: Loss,
-    channel: &mut u64,
-    early: &mut u64,
-    forced: &mut u64,
-    queue: &mut u64,
-) {
-    match cause {
-        Loss::Channel => *channel += 1,
-        Loss::Queue(DropReason::Early) => {
-            *early += 1;
-            *queue += 1;
-        }
-        Loss::Queue(DropReason::Forced) => {
-            *forced += 1;
-            *queue += 1;
-        }
-    }
+/// Reports that count their packets' losses by cause (a flow's, a traffic entry's).
+pub(super) trait DropCounts {
+    fn count_drop(&mut self, cause: Loss);
 }
+
+macro_rules! drop_counts {
+    ($($report:ty),+) => {$(
+        impl DropCounts for $report {
+            fn count_drop(&mut self, cause: Loss) {
+                match cause {
+                    Loss::Channel => self.channel_losses += 1,
+                    Loss::Queue(DropReason::Early) => {
+                        self.early_drops += 1;
+                        self.queue_drops += 1;
+                    }
+                    Loss::Queue(DropReason::Forced) => {
+                        self.forced_drops += 1;
+                        self.queue_drops += 1;
+                    }
+                }
+            }
+        }
+    )+};
+}
+
+drop_counts!(FlowReport, TrafficReport);

@@ -8,7 +8,7 @@
 //! connection still crosses the links it is on but is discarded at its end, never
 //! delivered to the successor (`is_current`).
 
-use super::endpoint::{count_drop, Endpoint, Loss};
+use super::endpoint::{DropCounts, Endpoint, Loss};
 use super::net::Net;
 use super::oracle::Oracle;
 use super::traffic::Entry;
@@ -638,27 +638,12 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Endpoint for Tcp<G, R> {
             return;
         };
         let f = &mut self.flows[p.flow as usize];
-        let report = if f.is_current(p) {
+        if f.is_current(p) {
             f.oracle.on_drop(seq, loss.cause());
-            &mut f.report
+            f.report.count_drop(loss);
         } else {
             let s = f.source.expect("only transfers retire") as usize;
-            let r = &mut self.sources[s].entry.report;
-            count_drop(
-                loss,
-                &mut r.channel_losses,
-                &mut r.early_drops,
-                &mut r.forced_drops,
-                &mut r.queue_drops,
-            );
-            return;
-        };
-        count_drop(
-            loss,
-            &mut report.channel_losses,
-            &mut report.early_drops,
-            &mut report.forced_drops,
-            &mut report.queue_drops,
-        );
+            self.sources[s].entry.report.count_drop(loss);
+        }
     }
 }

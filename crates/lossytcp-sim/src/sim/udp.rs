@@ -2,7 +2,7 @@
 //! its route as its generator (`app::UdpSource`) times them, and counts those that arrive.
 //! Its packets carry the source's index among the UDP sources as their flow.
 
-use super::endpoint::{count_drop, Endpoint, Loss};
+use super::endpoint::{DropCounts, Endpoint, Loss};
 use super::net::Net;
 use super::traffic::Entry;
 use super::Event;
@@ -147,13 +147,6 @@ impl Endpoint for Udp {
     }
 
     fn on_loss(&mut self, p: &Packet, loss: Loss) {
-        let r = &mut self.sources[p.flow as usize].entry.report;
-        count_drop(
-            loss,
-            &mut r.channel_losses,
-            &mut r.early_drops,
-            &mut r.forced_drops,
-            &mut r.queue_drops,
-        );
+        self.sources[p.flow as usize].entry.report.count_drop(loss);
     }
 }
