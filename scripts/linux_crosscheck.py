@@ -8,8 +8,9 @@ Per congestion control, channel (Bernoulli p = 1%, Gilbert-Elliott alpha 0.002, 
 per transmission: bursts of 3.3, 0.66% lost), rate and seed: the kernel's transfer through
 the emulator (RTT 40 ms, 1500 B packets, a 50-packet DropTail), then the engine on the
 kernel run's own losses in two configurations, and PFTK and the square-root law at the
-loss-event rate the kernel saw (runs of consecutive losses, channel or queue, per data
-transmission; b = 1, as Linux grows by segments acked):
+channel's loss-event rate the kernel saw (runs of consecutive channel losses per data
+transmission), the window bounded by what the path holds (BDP + queue), b = 1 (Linux grows
+by segments acked), lossytcp.emulate.linux.model_predictions:
 
 * ``engine`` -- the engine's closest Linux-like configuration (lossytcp.emulate.linux: sack,
   IW10, delayed ACKs, limited transmit, RTO = SRTT + max(200 ms, 4 RTTVAR));
@@ -53,6 +54,7 @@ def run(cc: str, channel: str, rate: float, seed: int, duration: float, wd: Path
            "lateness_p99_s": r.links[0]["lateness"]["p99_s"]}
     row["loss_rate"] = (r.channel_losses + r.queue_drops) / max(r.packets_sent, 1)
     row["loss_event_rate"] = loss_event_rate(r)
+    row["loss_event_rate_all"] = loss_event_rate(r, channel_only=False)
     row["models"] = model_predictions(r)
     variant = ENGINE_VARIANT.get(cc)
     if variant in VARIANTS:

@@ -15,7 +15,12 @@ import numpy as np
 import pytest
 
 from lossytcp.emulate import emulate, replay_in_engine
-from lossytcp.emulate.linux import loss_event_rate, model_predictions, replay_keywords
+from lossytcp.emulate.linux import (
+    loss_event_rate,
+    model_predictions,
+    pipe_packets,
+    replay_keywords,
+)
 
 pytestmark = pytest.mark.usefixtures("emulator")
 
@@ -88,12 +93,14 @@ def test_the_engine_differs_from_the_kernel_where_its_growth_does(reno_ge):
 def test_the_models_see_the_runs_loss_events(reno_ge):
     # Bursts of 1 / 0.3 = 3.3 transmissions: far fewer loss events than lost packets.
     p_event = loss_event_rate(reno_ge)
-    p_packet = (reno_ge.channel_losses + reno_ge.queue_drops) / reno_ge.packets_sent
-    assert 0 < p_event < 0.6 * p_packet
+    assert 0 < p_event < 0.6 * reno_ge.channel_losses / reno_ge.packets_sent
+    assert loss_event_rate(reno_ge, channel_only=False) > p_event   # the queue's too
+    # The pipe: 5 Mb/s x 40 ms of 1500 B packets and the 50-packet queue.
+    assert pipe_packets(reno_ge) == pytest.approx(5e6 / 12000 * 0.04 + 50)
     m = model_predictions(reno_ge)
     assert set(m) == {"mathis", "pftk"}
     assert all(0 < x <= 1 for x in m.values())
-    assert m["pftk"] > model_predictions(reno_ge, p_packet)["pftk"]
+    assert m["pftk"] > model_predictions(reno_ge, 2 * p_event)["pftk"]
 
 
 @pytest.mark.slow

@@ -143,29 +143,45 @@ def replay(report: Any, variant: str | None = None, **engine: Any) -> Any:
     return simulate(v, **kw)
 
 
-def loss_event_rate(report: Any) -> float:
+def loss_event_rate(report: Any, *, channel_only: bool = True) -> float:
     """Loss events per data transmission in the run's window: a run of consecutive lost
-    transmissions (on the channel or in the queue) is one event, as a window reduction is
-    one (the rate the throughput laws take; a bursty channel's packet loss rate would
-    count each burst as many)."""
+    transmissions is one event, as a window reduction is one (a bursty channel's packet
+    loss rate would count each burst as many). ``channel_only``: the channel's losses, the
+    ones the models take as given; the queue's are the window's own doing (the models bound
+    the window by the pipe instead, :func:`model_predictions`)."""
     import numpy as np
 
     f = report.fates("forward")
     t0 = report.raw["tcp"]["t0_s"] * 1e9
     m = f.is_kind("data") & (f.t_in_ns >= t0) & (f.t_in_ns < t0 + report.elapsed_s * 1e9)
-    lost = f.is_outcome("lost", "early", "forced")[m].astype(np.int8)
+    kinds = ("lost",) if channel_only else ("lost", "early", "forced")
+    lost = f.is_outcome(*kinds)[m].astype(np.int8)
     if lost.size == 0:
         return 0.0
     events = int(np.sum(np.diff(np.concatenate([[0], lost])) == 1))
     return events / lost.size
 
 
+def pipe_packets(report: Any) -> float | None:
+    """The most packets the path holds: the bandwidth-delay product at the propagation
+    round trip plus the queue's room (DropTail packets, RED's limit); None when the queue
+    is not counted in packets or the delay is not fixed."""
+    link = report.scenario["links"][0]
+    q = link.get("queue") or {"kind": "droptail", "packets": link.get("queue_packets")}
+    room = q.get("packets") if q.get("kind") in ("droptail", "red") else None
+    rtt = report.path.get("rtt_s")
+    if room is None or rtt is None:
+        return None
+    return report.capacity_pps * rtt + room
+
+
 def model_predictions(report: Any, loss_rate: float | None = None) -> dict[str, float]:
     """Normalised goodput of the square-root law (Mathis et al. 1997) and of PFTK (Padhye et
-    al. 1998) for the run: at its loss-event rate (:func:`loss_event_rate`, unless given),
-    its median smoothed RTT and median RTO (TCP_INFO samples), and b = 1: Linux grows the
-    window by the segments an ACK covers, so its delayed ACKs do not slow its growth as the
-    models' b = 2 assumes. Empty when there was no loss."""
+    al. 1998) for the run: at its channel's loss-event rate (:func:`loss_event_rate`, unless
+    given), its median smoothed RTT and median RTO (TCP_INFO samples), the window bounded by
+    what the path holds (:func:`pipe_packets`: the queue's drops are that bound at work),
+    and b = 1: Linux grows the window by the segments an ACK covers, so its delayed ACKs do
+    not slow its growth as the models' b = 2 assumes. Empty when the channel lost nothing."""
     import statistics
 
     from ..models import evaluate
@@ -176,7 +192,8 @@ def model_predictions(report: Any, loss_rate: float | None = None) -> dict[str, 
     if not (srtt and rto and 0 < p < 1):
         return {}
     link = dict(rate_bps=report.capacity_pps * 8.0 * report.path["packet_size_bytes"],
-                packet_size_bytes=report.path["packet_size_bytes"])
+                packet_size_bytes=report.path["packet_size_bytes"],
+                max_window=pipe_packets(report))
     rtt = statistics.median(srtt)
     out = {"mathis": evaluate("mathis", rtt_s=rtt, p=p, packets_per_ack=1, **link),
            "pftk": evaluate("pftk", rtt_s=rtt, p=p, timeout_s=statistics.median(rto),
