@@ -16,9 +16,10 @@ quick-ack heuristic, window autotuning) is listed under the table; a metric that
 is expected there and says where the engine would need a ``linux`` profile. Each seed's
 emulator accuracy is checked: a run whose accuracy did not hold is refused, not compared.
 
-Exit codes: 0 every judged metric agrees; 1 some metric differs; 2 bad input (nothing was
-run); 3 this machine cannot emulate; 4 the emulator or the engine failed; 5 the emulator
-refused the rate or its accuracy did not hold; 130 interrupted.
+Exit codes (crosscheck's): 0 every judged metric agrees; 1 some metric differs; 2 bad input
+(nothing was run); 3 this machine cannot emulate (the reference is missing); 4 the emulator
+or the engine failed; 5 the emulator refused the rate or its accuracy did not hold; 130
+interrupted.
 """
 
 from __future__ import annotations
@@ -29,18 +30,25 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .crosscheck import EXIT_AGREE, EXIT_DIFFER, JUDGED, compare_paired
+from ._verdicts import (
+    EXIT_CRASH,
+    EXIT_NO_REFERENCE,
+    Quantity,
+    exit_code,
+    judge,
+    print_verdicts,
+    verdicts_json,
+)
+from .crosscheck import JUDGED
 from .emulate import (
-    EXIT_FAILED,
     EXIT_REFUSED,
-    EXIT_UNAVAILABLE,
     accuracy_lines,
     add_path_arguments,
     path_from_args,
 )
 
-#: Metrics judged: crosscheck's, less what the kernel does not expose.
-LINUX_JUDGED = tuple(m for m in JUDGED if m != "spurious_fast_retransmits")
+#: Metrics judged: crosscheck's (the kernel exposes them all).
+LINUX_JUDGED = JUDGED
 
 
 def _differences_by_construction() -> list[str]:
@@ -92,50 +100,36 @@ def run(a: argparse.Namespace) -> int:
                 progress(i + 1, len(seeds))
     except EmulatorUnavailable as e:
         print(f"lossytcp crosscheck: {e}")
-        return EXIT_UNAVAILABLE
+        return EXIT_NO_REFERENCE
     except (EmulatorRefused, EmulatorInaccurate) as e:
         print(f"lossytcp crosscheck: {e}")
         return EXIT_REFUSED
     except EmulatorError as e:
         print(f"lossytcp crosscheck: {e}")
-        return EXIT_FAILED
-    rows = compare_paired(sims, kernel, metrics=LINUX_JUDGED, alpha=a.alpha)
-    for r in rows:
-        r["kernel"] = r.pop("ns2")
-        r["engine"] = r.pop("lossytcp")
+        return EXIT_CRASH
+
+    def observe(reports: list[Any]) -> list[dict[Quantity, float]]:
+        return [{Quantity("aggregate", "", m): r.metric(m) for m in LINUX_JUDGED}
+                for r in reports]
+
+    rows = judge(observe(sims), observe(kernel), ref_name="kernel", alpha=a.alpha,
+                 paired=True)
     notes += _differences_by_construction()
     notes.append("kernel-only counters: loss probes (TLP) "
                  + ", ".join(str(k.loss_probes) for k in kernel) + " per seed")
-    code = EXIT_DIFFER if any(r["verdict"] == "DIFFER" for r in rows) else EXIT_AGREE
-    if a.json:
-        print(json.dumps(json_safe({
-            "cc": cc, "engine_variant": variant, "engine_config": engine, "seeds": seeds,
-            "path": kw, "alpha": a.alpha, "correction": "holm", "paired": True,
-            "metrics": rows, "notes": notes, "exit_code": code,
-            "kernel": [k.as_dict() for k in kernel]})))
-        return code
-    from rich.console import Console
-    from rich.table import Table
-
-    from .crosscheck import _fmt, _p
-
-    con = Console()
-    if not con.is_terminal:
-        con = Console(width=max(con.width, 130))
-    t = Table(title=f"kernel {cc} vs the engine's {variant} on the kernel's own losses, "
-                    f"{len(seeds)} seed(s) (paired t-test, Holm, family alpha {a.alpha:g})")
-    for col in ("metric", "kernel", "engine", "mean diff (engine - kernel)",
-                "identical seeds", "p (Holm)", "verdict"):
-        t.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
-    for r in rows:
-        t.add_row(r["metric"], _fmt(r["kernel"]), _fmt(r["engine"]), _fmt(r["diff"]),
-                  f"{r['identical_seeds']}/{r['seeds']}", _p(r["p_holm"]), r["verdict"])
-    con.print(t)
-    for n in notes:
-        con.print(f"note: {n}")
     if keep:
-        con.print(f"fate logs kept in {keep}")
-    return code
+        notes.append(f"fate logs kept in {keep}")
+    if a.json:
+        print(json.dumps(verdicts_json(
+            rows, cc=cc, engine_variant=variant, engine_config=engine, seeds=seeds, path=kw,
+            alpha=a.alpha, correction="holm", paired=True, notes=notes,
+            kernel=[json_safe(k.as_dict()) for k in kernel])))
+    else:
+        print_verdicts(rows, title=f"kernel {cc} vs the engine's {variant} on the kernel's "
+                                   f"own losses, {len(seeds)} seed(s)",
+                       ref_name="kernel", ref_label=f"Linux {cc}", paired=True,
+                       alpha=a.alpha, notes=notes)
+    return exit_code(rows)
 
 
 def register(which: Any) -> None:
