@@ -277,6 +277,23 @@ pub fn setsockopt_int(fd: RawFd, level: i32, opt: i32, value: i32) -> io::Result
     setsockopt_bytes(fd, level, opt, &value.to_ne_bytes())
 }
 
+/// A socket option whose value is a plain-old-data struct (`linger`, `timeval`).
+pub fn setsockopt_struct<T: Copy>(fd: RawFd, level: i32, opt: i32, value: &T) -> io::Result<()> {
+    // SAFETY: T is plain old data, valid for size_of::<T>() bytes.
+    let bytes = unsafe {
+        std::slice::from_raw_parts((value as *const T).cast::<u8>(), std::mem::size_of::<T>())
+    };
+    setsockopt_bytes(fd, level, opt, bytes)
+}
+
+/// An error a blocking call with a timeout returns when nothing happened yet.
+pub fn is_timeout(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+    )
+}
+
 /// Reads a socket option into `out` (a plain-old-data struct); the bytes the kernel wrote.
 pub fn getsockopt_into<T>(fd: RawFd, level: i32, opt: i32, out: &mut T) -> io::Result<usize> {
     let mut len = std::mem::size_of::<T>() as libc::socklen_t;

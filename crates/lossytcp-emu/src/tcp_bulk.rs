@@ -268,13 +268,7 @@ pub fn run(
                             in_time = total;
                         }
                     }
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            io::ErrorKind::WouldBlock
-                                | io::ErrorKind::TimedOut
-                                | io::ErrorKind::Interrupted
-                        ) => {}
+                    Err(e) if sys::is_timeout(&e) => {}
                     Err(_) => break,
                 }
                 if sys::now_ns()
@@ -386,14 +380,7 @@ pub fn run(
             l_onoff: 1,
             l_linger: 0,
         };
-        // SAFETY: linger is a valid struct linger.
-        let lb = unsafe {
-            std::slice::from_raw_parts(
-                (&linger as *const libc::linger).cast::<u8>(),
-                std::mem::size_of::<libc::linger>(),
-            )
-        };
-        let _ = sys::setsockopt_bytes(fd, libc::SOL_SOCKET, libc::SO_LINGER, lb);
+        let _ = sys::setsockopt_struct(fd, libc::SOL_SOCKET, libc::SO_LINGER, &linger);
         drop(sock);
         Ok((
             TcpReport {
@@ -468,13 +455,6 @@ fn send_timeout(fd: i32) -> Result<(), String> {
         tv_sec: 0,
         tv_usec: 50_000,
     };
-    // SAFETY: tv is a valid timeval.
-    let tb = unsafe {
-        std::slice::from_raw_parts(
-            (&tv as *const libc::timeval).cast::<u8>(),
-            std::mem::size_of::<libc::timeval>(),
-        )
-    };
-    sys::setsockopt_bytes(fd, libc::SOL_SOCKET, libc::SO_SNDTIMEO, tb)
+    sys::setsockopt_struct(fd, libc::SOL_SOCKET, libc::SO_SNDTIMEO, &tv)
         .map_err(|e| format!("sender: SO_SNDTIMEO: {e}"))
 }

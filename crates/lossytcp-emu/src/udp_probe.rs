@@ -3,7 +3,6 @@
 //! they show the rate the link achieves; below it, the one-way delay (one clock for both
 //! namespaces) and the channel's loss pattern, packet by packet.
 
-use std::io;
 use std::net::{SocketAddrV4, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -87,14 +86,7 @@ pub fn run(
                     out.push((seq, sent, t));
                 }
                 Ok(_) => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock
-                            | io::ErrorKind::TimedOut
-                            | io::ErrorKind::Interrupted
-                    ) =>
-                {
+                Err(e) if sys::is_timeout(&e) => {
                     if stop.load(Ordering::Relaxed) {
                         break;
                     }
