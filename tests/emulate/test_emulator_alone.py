@@ -95,3 +95,50 @@ def test_gilbert_elliott_loss_rate_and_bursts(advance):
         stay = pi + (1 - pi) * (1 - a - b) ** 2
         assert runs.mean() < 1 / b
         assert abs(runs.mean() - 1 / (1 - stay)) < 0.35 * (1 / (1 - stay)), runs.mean()
+
+
+def test_a_trace_channel_is_replayed_outcome_for_outcome(tmp_path):
+    # The same outcomes, per transmission, as the engine's trace channel gives them.
+    pattern = np.array([0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0], dtype=bool)
+    f = tmp_path / "outcomes.txt"
+    f.write_text("".join("1\n" if x else "0\n" for x in pattern))
+    res = probe(rate_bps=RATE, packet_size_bytes=500, probe_rate_bps=2e6, rtt_s=RTT,
+                duration_s=1.0, channel=f"trace:file={f}")
+    lost = _lost(res)
+    assert len(lost) > 400
+    assert (lost == np.resize(pattern, len(lost))).all()
+
+
+@pytest.mark.slow
+def test_the_other_channels_delays_and_queues():
+    """Two-state (continuous time), burst, the semi-Markov delay and RED, 4 s each."""
+    # Two-state: Bad 10% of the time, losing everything; periods of 0.45 s and 0.05 s.
+    res = probe(rate_bps=RATE, packet_size_bytes=500, probe_rate_bps=4e6, rtt_s=RTT,
+                duration_s=4.0, channel="twostate:good=450ms,bad=50ms,dist=fixed")
+    lost = _lost(res)
+    assert abs(lost.mean() - 0.1) < 0.03, lost.mean()
+    # Fixed periods: each Bad period is one run of 50 ms of packets (1 ms apart).
+    runs = _runs(lost)
+    assert abs(np.median(runs) - 50) <= 2, runs
+    # Burst: p = 0.002 per packet, then everything for 30 ms.
+    res = probe(rate_bps=RATE, packet_size_bytes=500, probe_rate_bps=4e6, rtt_s=RTT,
+                duration_s=4.0, channel="burst:p=0.002,hold=30ms")
+    runs = _runs(_lost(res))
+    assert len(runs) >= 2 and (np.abs(runs - 30) <= 2).mean() > 0.8, runs
+    # Paper 001's semi-Markov delay: each datagram's delay is one of the states' (plus its
+    # transmission and the kernel's path), the shortest state the most visited by time.
+    states = (0.058056, 0.060383, 0.081911)
+    res = probe(rate_bps=RATE, packet_size_bytes=500, probe_rate_bps=2e6, duration_s=4.0,
+                rtt_s=None, delay={"kind": "semi_markov", "rtt_s": list(states),
+                                   "H": [[0.1, 0.33, 0.57], [0.30, 0.12, 0.58],
+                                         [0.165, 0.36, 0.475]],
+                                   "excess_mean_s": [0.1067, 0.1183, 0.0042]})
+    extra = res.delay_s - 500 * 8 / RATE
+    nearest = np.min(np.abs(extra[:, None] - np.array(states)[None, :]), axis=1)
+    assert np.median(nearest) < 0.5e-3 and (nearest < 2e-3).mean() > 0.98
+    # RED (ns-2's defaults, in packets): a saturating probe meets early drops.
+    res = probe(rate_bps=RATE, packet_size_bytes=1000, probe_rate_bps=12e6, rtt_s=RTT,
+                duration_s=3.0, queue="red:packets=50")
+    fwd = res.links[0]
+    assert fwd["early_drops"] > 0 and fwd["forced_drops"] >= 0
+    assert res.accuracy["ok"], res.accuracy
