@@ -26,9 +26,9 @@ pytestmark = pytest.mark.usefixtures("emulator")
 
 
 @pytest.fixture(scope="module")
-def reno_ge(tmp_path_factory):
+def reno_ge(tmp_path_factory, held):
     d = tmp_path_factory.mktemp("reno-ge")
-    return emulate("reno", rate_bps=5e6, rtt_s=0.04, packet_size_bytes=1500, queue=50,
+    return held(emulate, "reno", rate_bps=5e6, rtt_s=0.04, packet_size_bytes=1500, queue=50,
                    channel="ge:alpha=0.005,beta=0.3,advance=transmission", duration_s=8.0,
                    seed=2, log_dir=d)
 
@@ -108,12 +108,12 @@ def test_the_models_see_the_runs_loss_events(reno_ge):
 @pytest.mark.parametrize("channel", ["bernoulli:p=0.005",
                                      "ge:alpha=0.002,beta=0.3,advance=transmission"])
 @pytest.mark.parametrize("rate_bps", [2e6, 10e6])
-def test_kernel_against_the_engine_and_the_models(cc, channel, rate_bps, tmp_path):
+def test_kernel_against_the_engine_and_the_models(cc, channel, rate_bps, tmp_path, held):
     """20 s per case: the kernel's goodput against the engine on the same losses (reno: the
     engine's sack with per-segment growth, as above) and against PFTK. The engine has no
     CUBIC yet: the kernel's CUBIC is held against its own Reno on the same channel, which it
     must not do worse than (CUBIC's window is at least Reno's, RFC 9438 §4.3)."""
-    r = emulate(cc, rate_bps=rate_bps, rtt_s=0.04, packet_size_bytes=1500, queue=50,
+    r = held(emulate, cc, rate_bps=rate_bps, rtt_s=0.04, packet_size_bytes=1500, queue=50,
                 channel=channel, duration_s=20.0, seed=1, log_dir=tmp_path)
     assert r.accuracy["ok"], r.accuracy
     engine = replay_in_engine(r, "sack", delayed_ack=False)
@@ -121,7 +121,7 @@ def test_kernel_against_the_engine_and_the_models(cc, channel, rate_bps, tmp_pat
     if cc == "reno":
         assert abs(engine.goodput_norm / r.goodput_norm - 1) < 0.25, (engine, r)
     else:
-        reno = emulate("reno", rate_bps=rate_bps, rtt_s=0.04, packet_size_bytes=1500,
+        reno = held(emulate, "reno", rate_bps=rate_bps, rtt_s=0.04, packet_size_bytes=1500,
                        queue=50, channel=channel, duration_s=20.0, seed=1)
         # On random losses at 1% CUBIC sits in its Reno-friendly region and measures
         # 0.9-1.0 of Reno (scripts/linux_crosscheck.py); not much less.

@@ -138,10 +138,13 @@ impl Direction {
             let bytes = self.bytes[idx]
                 .take()
                 .expect("a pending packet keeps its bytes");
+            // The packet reaches the far end's stack when the write starts: the write then
+            // runs that stack's receive path (and what it sends in turn) on this thread, and
+            // that time is the next packet's lateness, not this one's.
+            self.log[idx].sent = sys::now_ns() - origin;
             if sys::write(self.output, &bytes).is_err() {
                 self.write_errors += 1;
             }
-            self.log[idx].sent = sys::now_ns() - origin;
         }
     }
 }

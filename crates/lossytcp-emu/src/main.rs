@@ -91,7 +91,7 @@ struct Config {
     realtime: bool,
     #[serde(default = "yes")]
     preflight: bool,
-    /// The bound on write lateness (p99); default 2.5% of the smallest one-way delay.
+    /// The bound on write lateness (p99); default 5% of the smallest one-way delay.
     #[serde(default)]
     max_lateness_s: Option<f64>,
 }
@@ -273,7 +273,8 @@ fn run(path: &str) -> i32 {
     }
     let one_way =
         min_delay_s(&sc.links[0]) + Dur::transmission(packet_size, sc.links[0].rate_bps).as_secs();
-    let max_late = cfg.max_lateness_s.unwrap_or((0.025 * one_way).max(100e-6));
+    // The issue's accuracy figure: the delay within 5%, here for 99% of the packets.
+    let max_late = cfg.max_lateness_s.unwrap_or((0.05 * one_way).max(100e-6));
     let mut report = Report::new();
     report.log_dir = cfg.log_dir.clone();
 
@@ -322,7 +323,7 @@ fn run(path: &str) -> i32 {
         if p.timer_late_p99_s > max_late {
             refused.push(format!(
                 "timers fire {:.0} us late (p99), beyond the {:.0} us this path's delays allow \
-                 (2.5% of {:.1} ms one way): the machine is too loaded for this delay now",
+                 (5% of {:.1} ms one way): the machine is too loaded for this delay now",
                 p.timer_late_p99_s * 1e6,
                 max_late * 1e6,
                 one_way * 1e3

@@ -134,7 +134,7 @@ def run(a: argparse.Namespace) -> int:
 
 def register(which: Any) -> None:
     """Adds ``linux`` to ``crosscheck``'s simulators."""
-    doc = __doc__.split("\n\n")
+    doc = __doc__.replace("``", "'").split("\n\n")
     q = which.add_parser("linux", help="the Linux kernel's TCP through the link emulator",
                          description="\n\n".join(doc[1:-1]), epilog=doc[-1],
                          formatter_class=argparse.RawDescriptionHelpFormatter)

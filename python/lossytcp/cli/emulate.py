@@ -47,7 +47,7 @@ def add_path_arguments(p: argparse.ArgumentParser, cc: str = "cubic",
     p.add_argument("--duration", default=duration, help=f"real time per run [{duration}]")
     p.add_argument("--sample-interval", default="10ms", help="TCP_INFO sampling [10ms]")
     p.add_argument("--max-lateness", default=None,
-                   help="accuracy bound on how late packets are written (p99) [2.5%% of the "
+                   help="accuracy bound on how late packets are written (p99) [5%% of the "
                         "one-way delay]")
 
 
@@ -162,7 +162,7 @@ def run(a: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    doc = __doc__.split("\n\n")
+    doc = __doc__.replace("``", "'").split("\n\n")
     p = sub.add_parser("emulate", help="the kernel's TCP over the engine's link, in real time",
                        description="\n\n".join(doc[1:-1]), epilog=doc[-1],
                        formatter_class=argparse.RawDescriptionHelpFormatter)

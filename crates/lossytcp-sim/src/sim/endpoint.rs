@@ -6,7 +6,9 @@
 //! Each kind implements [`Endpoint`]: it sends packets on routes it was given, takes them
 //! back when they reach the end of their route or are lost, and gets its own timers back
 //! when they are due. Another kind of traffic (a kernel socket, a new generator) is another
-//! implementation, one [`super::Owner`] and one arm in `Simulation::dispatch`.
+//! implementation: its routes' `Owner`, an `Event` variant for its timers, and the arms that
+//! hand it those (`Simulation::dispatch`, `arrive`, `lost`); the loop and the network stay
+//! as they are.
 
 use super::net::Net;
 use crate::metrics::{FlowReport, TrafficReport};

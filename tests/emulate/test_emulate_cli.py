@@ -12,12 +12,23 @@ from lossytcp.cli import main
 from lossytcp.sim import METRICS
 
 
+def _held(argv: list[str], capsys) -> tuple[int, str]:
+    """The command's exit code and output; run once more if the emulator refused or its
+    accuracy did not hold (exit 5: the machine loaded by other work), skipped if twice."""
+    for _ in range(2):
+        code = main(argv)
+        out = capsys.readouterr().out
+        if code != 5:
+            return code, out
+    pytest.skip(f"the machine is too loaded for the emulator now (twice): {out.strip()}")
+
+
 @pytest.mark.usefixtures("emulator")
 def test_emulate_prints_simulates_metrics_and_its_accuracy(capsys, tmp_path):
-    code = main(["emulate", "--cc", "reno", "--rate", "5Mbps", "--rtt", "40ms",
-                 "--channel", "bernoulli:p=0.01", "--queue", "50", "--duration", "3s",
-                 "--log-dir", str(tmp_path), "--json"])
-    out = json.loads(capsys.readouterr().out)
+    code, text = _held(["emulate", "--cc", "reno", "--rate", "5Mbps", "--rtt", "40ms",
+                        "--channel", "bernoulli:p=0.01", "--queue", "50", "--duration", "3s",
+                        "--log-dir", str(tmp_path), "--json"], capsys)
+    out = json.loads(text)
     assert code == 0
     assert set(METRICS) <= set(out)
     assert out["cc"] == "reno" and out["snd_mss"] == 1448
@@ -28,10 +39,10 @@ def test_emulate_prints_simulates_metrics_and_its_accuracy(capsys, tmp_path):
 
 @pytest.mark.usefixtures("emulator")
 def test_crosscheck_linux_judges_each_metric_on_the_kernels_losses(capsys):
-    code = main(["crosscheck", "linux", "--cc", "reno", "--rate", "5Mbps",
-                 "--channel", "bernoulli:p=0.01", "--queue", "50", "--duration", "3s",
-                 "--seed", "1", "--json"])
-    out = json.loads(capsys.readouterr().out)
+    code, text = _held(["crosscheck", "linux", "--cc", "reno", "--rate", "5Mbps",
+                        "--channel", "bernoulli:p=0.01", "--queue", "50", "--duration", "3s",
+                        "--seed", "1", "--json"], capsys)
+    out = json.loads(text)
     assert code == out["exit_code"] in (0, 1)
     assert out["paired"] and out["engine_variant"] == "sack"
     rows = {r["metric"]: r for r in out["metrics"]}
