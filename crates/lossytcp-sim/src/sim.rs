@@ -16,7 +16,9 @@ mod traffic;
 
 pub use oracle::Oracle;
 
-use crate::config::{AppConfig, DelayConfig, Scenario, TcpConfig, TrafficConfig, Variant};
+use crate::config::{
+    AppConfig, DelayConfig, Profile, Scenario, TcpConfig, TrafficConfig, Variant,
+};
 use crate::link::{Fate, Link};
 use crate::metrics::{FlowReport, LinkReport, RunReport};
 use crate::packet::{FlowId, Kind, LinkId, LossCause, Packet};
@@ -125,7 +127,10 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
             R::from_impl(RecoveryImpl::new(&cfg.recovery)).expect("the simulation's recovery"),
             limit,
         );
-        let receiver = Receiver::new(sender.wants_sack(), tcp.delayed_ack);
+        let mut receiver = Receiver::new(sender.wants_sack(), tcp.delayed_ack);
+        if tcp.profile == Profile::Ns2 {
+            receiver = receiver.with_ns2_blocks();
+        }
         let sack_block_bytes = sender.sack_block_bytes();
         Flow {
             forward,
