@@ -22,11 +22,15 @@
 * ``red_table.csv``: issue 20's table (``red_table``): 1, 2, 5 and 20 NewReno flows, RED in
   packet and in byte mode and DropTail, 200 s, seeds 1-10: per run the flows' summed
   goodput, timeouts and fast retransmits and the link's drops.
+* ``grid.json``, ``grid.csv``: the network conformance grid (network_grid.py: its design,
+  and per case and seed the judged metrics of ns-2's run); about 20 minutes on two cores.
 
-    python tests/reference/make_network.py [--only average|dumbbell|five|deterministic|replays|table]
+    python tests/reference/make_network.py [--only JOB]
 
-Needs ``ns`` on PATH (Debian package ns2); the tests that read these files do not. About
-7 minutes on two shared cores (the RED dumbbells sample the average in Tcl).
+JOB is one of average, dumbbell, five, deterministic, replays, table, grid. Needs ``ns`` on
+PATH (Debian package ns2); the tests that read these files do not. About 7 minutes on two
+shared cores without the grid (the RED dumbbells sample the average in Tcl), 10-20 more
+for it.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ sys.path.insert(0, str(HERE.parents[1] / "python"))
 sys.path.insert(0, str(HERE))
 
 import network_cases as nc  # noqa: E402
-
+import network_grid as ng  # noqa: E402
 from make_replays import digests  # noqa: E402
 
 from lossytcp import ns2  # noqa: E402
@@ -198,6 +202,37 @@ def make_table() -> None:
     _write(OUT / "red_table.csv", rows)
 
 
+def _grid_run(job: tuple[dict, int]) -> dict:
+    case, seed = job
+    sc = ng.scenario(case, seed)
+    rep = run_network(sc, monitor_links=[0], red_sample_s=None)
+    return {"case": case["case"], "seed": seed,
+            **ng.metrics(case, sc, rep.flows, rep.links[0], rep.traffic)}
+
+
+def make_grid() -> None:
+    from concurrent.futures import ProcessPoolExecutor
+
+    cases = ng.design()
+    (OUT / "grid.json").write_text(json.dumps(
+        {"seeds": list(ng.SEEDS), "duration_s": ng.DURATION_S, "cases": cases,
+         "fast": ng.fast_subset(cases)}, indent=1) + "\n")
+    jobs = [(c, s) for c in cases for s in ng.SEEDS]
+    rows = []
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(2) as ex:
+        for k, row in enumerate(ex.map(_grid_run, jobs, chunksize=4), start=1):
+            rows.append(row)
+            if k % 100 == 0:
+                print(f"grid: {k}/{len(jobs)} runs, {time.perf_counter() - t0:.0f} s", flush=True)
+    names = sorted({m for r in rows for m in r} - {"case", "seed"})
+    with open(OUT / "grid.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["case", "seed", *names])
+        w.writeheader()
+        w.writerows(rows)
+    print(f"grid.csv: {len(cases)} cases x {len(ng.SEEDS)} seeds")
+
+
 def _write(path: Path, rows: list[dict]) -> None:
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -208,11 +243,12 @@ def _write(path: Path, rows: list[dict]) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", choices=["average", "dumbbell", "five", "deterministic", "replays",
-                                       "table"])
+                                       "table", "grid"])
     a = ap.parse_args()
     OUT.mkdir(exist_ok=True)
     jobs = {"average": make_average, "deterministic": make_deterministic, "five": make_five,
-            "dumbbell": make_dumbbell, "replays": make_replays, "table": make_table}
+            "dumbbell": make_dumbbell, "replays": make_replays, "table": make_table,
+            "grid": make_grid}
     for name, job in jobs.items():
         if a.only in (None, name):
             job()

@@ -219,7 +219,10 @@ mod tests {
         let got: Vec<u64> = (0..5)
             .map(|_| (g.uniform() * 2_147_483_648.0) as u64)
             .collect();
-        assert_eq!(got, [272754307, 684032738, 663971912, 1773492633, 475946620]);
+        assert_eq!(
+            got,
+            [272754307, 684032738, 663971912, 1773492633, 475946620]
+        );
         let mut g = Ns2Mrg::seeded(1);
         g.uniform();
         assert_eq!(g.uniform(), 0.555_880_715_982_799_6);

@@ -16,9 +16,7 @@ mod traffic;
 
 pub use oracle::Oracle;
 
-use crate::config::{
-    AppConfig, DelayConfig, Profile, Scenario, TcpConfig, TrafficConfig, Variant,
-};
+use crate::config::{AppConfig, DelayConfig, Profile, Scenario, TcpConfig, TrafficConfig, Variant};
 use crate::link::{Fate, Link};
 use crate::metrics::{FlowReport, LinkReport, RunReport};
 use crate::packet::{FlowId, Kind, LinkId, LossCause, Packet};

@@ -110,7 +110,11 @@ impl Receiver {
                 (0, right)
             } else {
                 // the hole at rcv_next bounds the search
-                let left = (acked..right).rev().find(|&i| !self.seen(i)).unwrap_or(acked) + 1;
+                let left = (acked..right)
+                    .rev()
+                    .find(|&i| !self.seen(i))
+                    .unwrap_or(acked)
+                    + 1;
                 out.sack[0] = (left, right);
                 out.n_sack = 1;
                 (left, right)
