@@ -18,7 +18,8 @@ single flows). Its ns-2 runs alone would take about an hour of this shared two-c
 machine per 10 seeds, and, more to the point, judging 945 cells at a family-wise error of 5%
 leaves each cell a test so weak (|t| > 6 on 10 seeds) that a 30% gap in timeouts would pass.
 The grid is a covering array of strength 3 instead: every combination of levels of any
-three factors occurs in at least one case (built greedily, ``covering_array``; 65 cases),
+three factors occurs in at least one case (built greedily, ``covering_array``; 73 cases,
+against a lower bound of 60),
 so every two- and three-factor interaction is exercised, with 20 seeds per case. Added: the
 corners of heaviest load for each queue and variant (20 flows, window 1000, RTT 20 ms,
 staggered) and of the longest pipe for each queue (one NewReno flow, window 1000, RTT
@@ -26,7 +27,7 @@ staggered) and of the longest pipe for each queue (one NewReno flow, window 1000
 (``dumbbell``): five flows from S1..S5 to D1..D5 (access links 100 Mb/s with one-way delays
 1-5 ms, a 10 Mb/s 20 ms bottleneck, 1000 B segments, window 100, starts drawn in [0, 1) s),
 an exponential on/off UDP source (4 Mb/s, 0.5 s on and off, 500 B) and Poisson arrivals of
-100 KB transfers (1/s, at most 10 at once, window 20) across it.
+100 KB transfers (1/s, at most 10 at once, window 20) across it. 100 cases in all.
 
 **Verdict** (``judge``): per case and metric, Welch's t-test of the means over the seeds,
 Holm's correction over the case's metrics, and Bonferroni's over the cases (each case tested

@@ -138,25 +138,24 @@ impl Ns2Mrg {
         }
     }
 
+    /// One component's recurrence on its three words: x_n = (a x_{n-k} - a_n x_{n-3}) mod m,
+    /// k the word `lag` places before the newest.
+    fn component(w: &mut [f64], a: f64, lag: usize, an: f64, m: f64) -> f64 {
+        let mut p = a * w[lag] - an * w[0];
+        p -= (p / m).trunc() * m;
+        if p < 0.0 {
+            p += m;
+        }
+        w.rotate_left(1);
+        w[2] = p;
+        p
+    }
+
     /// `RNG::U01()`: uniform in (0, 1).
     pub fn uniform(&mut self) -> f64 {
-        let c = &mut self.c;
-        let mut p1 = Self::A12 * c[1] - Self::A13N * c[0];
-        p1 -= (p1 / Self::M1).trunc() * Self::M1;
-        if p1 < 0.0 {
-            p1 += Self::M1;
-        }
-        c[0] = c[1];
-        c[1] = c[2];
-        c[2] = p1;
-        let mut p2 = Self::A21 * c[5] - Self::A23N * c[3];
-        p2 -= (p2 / Self::M2).trunc() * Self::M2;
-        if p2 < 0.0 {
-            p2 += Self::M2;
-        }
-        c[3] = c[4];
-        c[4] = c[5];
-        c[5] = p2;
+        let (first, second) = self.c.split_at_mut(3);
+        let p1 = Self::component(first, Self::A12, 1, Self::A13N, Self::M1);
+        let p2 = Self::component(second, Self::A21, 2, Self::A23N, Self::M2);
         let norm = 1.0 / (Self::M1 + 1.0);
         if p1 > p2 {
             (p1 - p2) * norm
