@@ -126,7 +126,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
             limit,
         );
         let mut receiver = Receiver::new(sender.wants_sack(), tcp.delayed_ack);
-        if tcp.profile == Profile::Ns2 {
+        if tcp.profile == Profile::Ns2 && sender.wants_sack() {
             receiver = receiver.with_ns2_blocks();
         }
         let sack_block_bytes = sender.sack_block_bytes();
