@@ -860,6 +860,12 @@ fn check_queue(name: &str, q: &QueueConfig) -> Result<(), String> {
             if !(r.target_delay_s.is_finite() && r.target_delay_s >= 0.0) {
                 return bad("target_delay_s", r.target_delay_s, ">= 0");
             }
+            if let Some(s) = r.ns2_seed {
+                // rng.cc refuses a seed <= 0 or >= MAXINT (2^31 - 1)
+                if s == 0 || s >= 0x7fff_ffff {
+                    return bad("ns2_seed", f64::from(s), "in [1, 2147483646]");
+                }
+            }
         }
     }
     Ok(())

@@ -284,9 +284,10 @@ impl Net {
 
     fn trace_queue(&mut self, now: Time, link: LinkId, p: &Packet, fate: Fate) {
         let l = &mut self.links[link];
-        // The packet itself is in the waiting count when admitted behind others.
+        // The packet itself is in the waiting count when admitted to a busy link (a link
+        // that is not busy has nothing waiting, so then the count is the others').
         let waiting = l.queue_len(now);
-        let queued_behind = matches!(fate, Fate::Arrives(_) | Fate::Lost) && l.last_start() > now;
+        let queued_behind = matches!(fate, Fate::Arrives(_) | Fate::Lost) && waiting > 0;
         let before = waiting - usize::from(queued_behind);
         let red = l.red_average_packets();
         let dequeue = l.last_start();

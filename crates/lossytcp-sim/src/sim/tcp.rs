@@ -14,7 +14,7 @@ use super::oracle::Oracle;
 use super::traffic::Entry;
 use super::Event;
 use crate::app::{Arrivals, Sizes};
-use crate::config::{TcpConfig, TrafficConfig, Variant};
+use crate::config::{Profile, TcpConfig, TrafficConfig, Variant};
 use crate::metrics::{FlowReport, TrafficReport};
 use crate::packet::{FlowId, Kind, LossCause, Packet};
 use crate::rng::{Rng, Stream};
@@ -94,7 +94,10 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
             R::from_impl(RecoveryImpl::new(&cfg.recovery)).expect("the simulation's recovery"),
             limit,
         );
-        let receiver = Receiver::new(sender.wants_sack(), tcp.delayed_ack);
+        let mut receiver = Receiver::new(sender.wants_sack(), tcp.delayed_ack);
+        if tcp.profile == Profile::Ns2 && sender.wants_sack() {
+            receiver = receiver.with_ns2_blocks();
+        }
         let sack_block_bytes = sender.sack_block_bytes();
         Flow {
             data_route: routes.0,
