@@ -671,6 +671,8 @@ def register(sub: Any) -> None:
                         "(default %(default)s)")
     q.add_argument("--json", action="store_true", help="print one JSON object")
     q.set_defaults(func=run)
+    from .crosscheck_linux import register as register_linux
     from .crosscheck_ns3 import add_parser
 
+    register_linux(which)
     add_parser(which)
