@@ -14,7 +14,7 @@ STYLE = {
     "oldtahoe": ("#7f7f7f", "v"), "tahoe": ("#1f77b4", "o"), "reno": ("#9467bd", "D"),
     "newreno": ("#d62728", "s"), "sack": ("#2ca02c", "^"), "vegas": ("#ff7f0e", "P"),
     "newreno-lp": ("#17becf", "o"), "ideal-lp": ("#8c564b", "*"), "westwood-nr": ("#e377c2", "X"),
-    "westwood-plus": ("#bcbd22", "h"),
+    "westwood-plus": ("#bcbd22", "h"), "cubic": ("#000080", "<"), "bbr": ("#ff1493", ">"),
 }
 LINESTYLES = ("-", "--", ":", "-.")
 

@@ -24,7 +24,7 @@ def out(tmp_path_factory):
 
 def test_every_paper_figure_is_registered():
     papers = {f.split("-")[0] for f in FIGURES}
-    assert papers == {"paper000", "paper001", "paper002", "paper003", "paper004"}
+    assert papers == {"paper000", "paper001", "paper002", "paper003", "paper004", "beyond"}
     assert {f"paper000-fig{n}" for n in range(2, 11)} <= set(FIGURES)
     assert {"paper003-fig2", "paper003-fig3a", "paper003-fig7b", "paper003-jain"} <= set(FIGURES)
 

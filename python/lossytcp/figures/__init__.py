@@ -38,6 +38,7 @@ PAPERS = {
     "002": "Kaj & Olsen, TCP under RED and DropTail loss (renewal-reward model)",
     "003": "Martignon, NewReno-LP (Vegas loss predictor)",
     "004": "Zorzi & Rao 2001, TCP energy efficiency over Rayleigh fading",
+    "beyond": "beyond the seeds: today's TCPs (CUBIC, BBR) on the seeds' paths (issue 22)",
 }
 
 
@@ -89,7 +90,7 @@ PENDING = {
                          "packets 15-19): checked by the engine's scenario tests "
                          "(crates/lossytcp-sim/tests), not an experiment",
 }
-_MODULES = ("paper000", "paper004", "paper002", "paper001", "paper003")
+_MODULES = ("paper000", "paper004", "paper002", "paper001", "paper003", "modern")
 _loaded = False
 
 
