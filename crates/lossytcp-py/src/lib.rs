@@ -118,6 +118,14 @@ fn run_json(py: Python<'_>, scenario: &str, control: Option<Py<RunControl>>) -> 
     serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Check one scenario (JSON text) as `run_json` would before running it (structure and
+/// ranges, trace files read) without running it: `ValueError` with the reason if refused.
+#[pyfunction]
+fn check_json(py: Python<'_>, scenario: &str) -> PyResult<()> {
+    py.allow_threads(|| lossytcp_sim::Scenario::from_json(scenario).map(|_| ()))
+        .map_err(PyValueError::new_err)
+}
+
 /// The engine's version, part of every experiment point's key.
 #[pyfunction]
 fn engine_version() -> &'static str {
@@ -128,6 +136,7 @@ fn engine_version() -> &'static str {
 fn _sim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
+    m.add_function(wrap_pyfunction!(check_json, m)?)?;
     m.add_class::<RunControl>()?;
     m.add("Cancelled", m.py().get_type::<Cancelled>())?;
     m.add("NoProgress", m.py().get_type::<NoProgress>())?;

@@ -14,6 +14,7 @@ aside: wall time, worker name, commit time).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import socket
@@ -42,7 +43,19 @@ def _row(key: str, variant: str, seed: int, scenario_json: str) -> dict[str, Any
     if not _REPORT_FIELDS:
         _REPORT_FIELDS = _fields()
     t0 = time.perf_counter()
-    text = _sim.run_json(scenario_json)
+    try:
+        text = _sim.run_json(scenario_json)
+    except ValueError as e:
+        # The engine's own checks (a scenario given whole, not built by simulate()):
+        # refused, with the run it belongs to.
+        from ..errors import ScenarioError
+
+        raise ScenarioError(f"the engine refused the scenario of run {key} (variant "
+                            f"{variant}, seed {seed}): {e}") from None
+    except _sim.NoProgress as e:
+        from ..errors import NoProgressError
+
+        raise NoProgressError(f"{e} (run {key}, variant {variant}, seed {seed})") from None
     wall = time.perf_counter() - t0
     out = json.loads(text)
     flow = out["flows"][0]
@@ -109,9 +122,13 @@ class Executor:
 
     name = "executor"
     workers = 1
-    writes_store = False     # True when the workers commit rows themselves
+    writes_store = False     # True when the workers commit rows themselves (given a path)
 
-    def run(self, batches: Sequence[Batch], store_path: str) -> Iterator[list[dict[str, Any]]]:
+    def run(self, batches: Sequence[Batch],
+            store_path: str | None) -> Iterator[list[dict[str, Any]]]:
+        """Each batch's rows as it finishes. With ``store_path`` an executor that
+        :attr:`writes_store` has committed them there already; without, the caller
+        writes them."""
         raise NotImplementedError
 
     def map(self, fn, items: Sequence[Any]) -> Iterator[Any]:
@@ -143,42 +160,204 @@ class Serial(Executor):
             yield fn(it)
 
 
+def _die_with(parent_pid: int) -> None:
+    """Make this worker process die with the process that started the pool, however that
+    one ends (SIGKILL included): the kernel's parent-death signal covers the worker's own
+    parent (the forkserver), and a thread waiting on a pidfd of the pool's owner covers the
+    owner, which the forkserver outlives while any worker holds its pipe (issue 24: workers
+    ran on for 30 minutes with parent 1, and wrote their batch after the parent was gone).
+    The engine runs with the GIL released, so the thread wakes even mid-run."""
+    import ctypes
+    import signal
+    import threading
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)         # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):         # not Linux: the watchdog alone
+        pass
+
+    def die() -> None:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    try:
+        fd = os.pidfd_open(parent_pid)
+    except ProcessLookupError:
+        die()
+        return
+    except (AttributeError, OSError):
+        fd = None
+
+    def watch() -> None:
+        import select
+
+        if fd is not None:
+            select.select([fd], [], [])
+        else:
+            while True:
+                try:
+                    os.kill(parent_pid, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.5)
+        die()
+
+    threading.Thread(target=watch, name="lossytcp-parent-watch", daemon=True).start()
+
+
+def _portable(e: BaseException) -> BaseException:
+    """``e`` if it survives pickling, else a RuntimeError with its type and message."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(e))
+        return e
+    except Exception:  # noqa: BLE001 - any pickling failure
+        return RuntimeError(f"{type(e).__name__}: {e}")
+
+
+def _worker_main(conn: Any, parent_pid: int) -> None:
+    """A pool worker: ``(fn, item)`` in, ``("ok", fn(item))`` or ``("err", exception)`` out,
+    until ``None`` or the end of the pipe. Ctrl-C is the parent's to handle: a terminal
+    sends SIGINT to the whole process group, and a worker printing its own
+    KeyboardInterrupt traceback is noise (the parent stops the workers itself)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with(parent_pid)
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        fn, item = msg
+        try:
+            out: tuple[str, Any] = ("ok", fn(item))
+        except BaseException as e:  # noqa: BLE001 - every failure goes back to the parent
+            out = ("err", _portable(e))
+        try:
+            conn.send(out)
+        except (BrokenPipeError, OSError):
+            return
+
+
+class WorkerDied(RuntimeError):
+    """A worker process of the local pool ended while running a task."""
+
+
 class LocalPool(Executor):
-    """A pool of worker processes on this machine (default: one per core)."""
+    """A pool of worker processes on this machine (default: one per core).
+
+    Each worker has one pipe to this process and runs one task at a time, so nothing is
+    queued where this process cannot take it back: an interrupt (Ctrl-C, SIGTERM) or any
+    error stops the workers at once (SIGKILL: each finished run is already committed, and
+    SQLite's commit is atomic) and returns without waiting for them. The workers ignore
+    SIGINT and die with this process however it ends (:func:`_die_with`)."""
 
     name = "local"
     writes_store = True
 
     def __init__(self, workers: int | None = None) -> None:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        from ..errors import ParameterError
 
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                    or workers < 1):
+            raise ParameterError("workers", workers, "must be an integer >= 1 for a pool")
         self.workers = workers or os.cpu_count() or 1
+        self._procs: list[tuple[Any, Any]] = []     # (process, connection)
+
+    def _start(self) -> None:
+        import multiprocessing
+
+        if self._procs:
+            return
         # forkserver: workers start from a clean process, not a fork of one that may hold
         # threads (the progress bar's) or an open SQLite connection
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["lossytcp._sim", "lossytcp.sim"])
-        self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
-
-    def run(self, batches, store_path):
-        return self._gather([self._pool.submit(run_batch, b, store_path) for b in batches])
-
-    def map(self, fn, items):
-        return self._gather([self._pool.submit(fn, it) for it in items])
-
-    def _gather(self, futures):
-        from concurrent.futures import as_completed
-
         try:
-            for f in as_completed(futures):
-                yield f.result()
+            for _ in range(self.workers):
+                ours, theirs = ctx.Pipe(duplex=True)
+                p = ctx.Process(target=_worker_main, args=(theirs, os.getpid()), daemon=True,
+                                name="lossytcp-worker")
+                p.start()
+                theirs.close()
+                self._procs.append((p, ours))
         except BaseException:
-            for f in futures:
-                f.cancel()
+            self._stop()
             raise
 
+    def run(self, batches, store_path):
+        return self._execute(run_batch, [(b, store_path) for b in batches], star=True)
+
+    def map(self, fn, items):
+        return self._execute(fn, list(items))
+
+    def _execute(self, fn, items, star: bool = False):
+        """Results of ``fn`` on each item as they finish (any order)."""
+        from multiprocessing.connection import wait
+
+        self._start()
+        task = functools.partial(_star, fn) if star else fn
+        pending = list(reversed(items))
+        idle = list(self._procs)
+        busy: dict[Any, Any] = {}            # connection -> process
+        try:
+            while pending or busy:
+                while pending and idle:
+                    p, c = idle.pop()
+                    c.send((task, pending.pop()))
+                    busy[c] = p
+                ready = wait([*busy, *(p.sentinel for p in busy.values())])
+                for c in [c for c in busy if c in ready]:
+                    try:
+                        status, value = c.recv()
+                    except (EOFError, OSError):
+                        continue             # the worker died: seen by its sentinel below
+                    idle.append((busy.pop(c), c))
+                    if status == "err":
+                        raise value
+                    yield value
+                for c, p in list(busy.items()):
+                    if p.sentinel in ready and not c.poll():
+                        p.join(1)
+                        raise WorkerDied(f"a worker process (pid {p.pid}) ended with exit code "
+                                         f"{p.exitcode} while running a task")
+        except BaseException:
+            # Ctrl-C, SIGTERM, an error, or the caller stopped reading: the tasks in flight
+            # are abandoned (each finished run is committed already) and the pool restarts
+            # on next use.
+            self._stop()
+            raise
+
+    def _stop(self) -> None:
+        procs, self._procs = self._procs, []
+        for p, c in procs:
+            if p.is_alive():
+                p.kill()
+            c.close()
+        for p, _ in procs:
+            p.join(5)
+
     def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        procs, self._procs = self._procs, []
+        for p, c in procs:
+            try:
+                c.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        for p, c in procs:
+            p.join(5)
+            if p.is_alive():
+                p.kill()
+                p.join(5)
+            c.close()
+
+
+def _star(fn, args):
+    return fn(*args)
 
 
 class DaskExecutor(Executor):
@@ -188,7 +367,13 @@ class DaskExecutor(Executor):
 
     name = "dask"
 
-    def __init__(self, address: str = "local", workers: int | None = None) -> None:
+    def __init__(self, address: str = "local", workers: int | None = None,
+                 timeout_s: float = 20.0) -> None:
+        from ..errors import ParameterError
+
+        if not isinstance(address, str) or not (address == "local" or "://" in address):
+            raise ParameterError("dask", address, "must be 'local' or a scheduler address "
+                                 "such as tcp://host:8786")
         try:
             from distributed import Client, LocalCluster
         except ImportError:  # pragma: no cover - depends on the environment
@@ -204,7 +389,12 @@ class DaskExecutor(Executor):
                                          silence_logs=40)
             self._client = Client(self._cluster)
         else:
-            self._client = Client(address, timeout="20s")
+            try:
+                self._client = Client(address, timeout=f"{timeout_s}s")
+            except (OSError, TimeoutError, ValueError) as e:
+                raise ParameterError("dask", address, f"no Dask scheduler answered there "
+                                     f"within {timeout_s:g} s ({type(e).__name__}: "
+                                     f"{str(e).splitlines()[0] if str(e) else ''})") from None
             self.workers = max(1, sum(self._client.nthreads().values()))
         self.address = address
 
@@ -234,7 +424,16 @@ class DaskExecutor(Executor):
 def make_executor(workers: int | None = None, dask: str | None = None) -> Executor:
     """``dask`` (an address or "local") selects Dask; else ``workers=0`` runs in this process
     and any other count (default: every core) a local process pool."""
+    from ..errors import ParameterError
+
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 0):
+        raise ParameterError("workers", workers, "must be an integer >= 0 (0: in this "
+                             "process; None: one per core)")
     if dask:
+        if workers == 0:
+            raise ParameterError("workers", workers, "0 runs in this process, which "
+                                 f"contradicts dask = {dask!r}: give one of them")
         return DaskExecutor(dask, workers)
     if workers == 0:
         return Serial()
