@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 from .simulate import json_safe
@@ -59,12 +58,12 @@ def run(a: argparse.Namespace) -> int:
 
     check_executor_arguments(a)
     check_metrics(a.metric)
-    with sweep_progress(f"{Path(a.file).name}: checking points") as bar:
-        exp = ex.load(a.file, progress=bar)
-        store = ex.Store(a.store)
-        res = ex.run(exp, store=store, workers=a.workers, dask=a.dask,
-                     progress=bar.phase(f"{exp.name}: runs"),
-                     planning=bar.phase(f"{exp.name}: planning runs"), replace=a.replace)
+    exp = ex.load(a.file, check=False)     # the points are checked by run(), with a bar
+    with sweep_progress(f"{exp.name}: planning") as bar:
+        res = ex.run(exp, store=a.store, workers=a.workers, dask=a.dask,
+                     progress=bar.phase(f"{exp.name}: runs"), planning=bar,
+                     replace=a.replace)
+    store = res.store
     metrics = a.metric or list(exp.metrics or DISPLAY_METRICS)
     summ = res.summary(metrics if not a.json else (a.metric or exp.summary_metrics))
     models = res.models()

@@ -200,15 +200,18 @@ def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor
         from ..errors import ParameterError
 
         raise ParameterError("replace", replace, "must be True or False")
-    validate(exp, progress=planning)
+    scenario_cache: dict[str, Any] = {}
+    points = exp.points()
+    # One bar for the plan: the points checked, then the runs expanded (the first round's).
+    plan_total = len(points) * (1 + exp.initial_seed_count())
+    validate(exp, cache=scenario_cache, progress=None if planning is None else
+             (lambda done, _total: planning(done, plan_total)))
     if not isinstance(store, Store):
         store = Store(store or "lossytcp-results.sqlite")
     changed = store.claim(exp.name, definition(exp), IDENTITY, replace)
     if changed:
         raise DefinitionChanged(exp.name, str(store.path), changed, exp.source)
-    points = exp.points()
     specs: dict[tuple[str, int], RunSpec] = {}
-    scenario_cache: dict[str, Any] = {}
     own = executor is None
     t0 = time.perf_counter()
     computed = 0
@@ -234,8 +237,8 @@ def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor
                     if (p.id, s) not in specs:
                         specs[p.id, s] = spec = exp.run_spec(p, s, scenario_cache)
                         new.append(spec)
-                        if planning and len(new) % 1000 == 0:
-                            planning(len(new), n_new)
+                        if planning and first and len(new) % 1000 == 0:
+                            planning(len(points) + len(new), len(points) + n_new)
             members = [(sp.point.id, sp.seed, sp.key) for sp in new]
             if first:
                 store.reset_stale_members(exp.name, members)

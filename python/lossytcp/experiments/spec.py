@@ -636,10 +636,12 @@ def from_dict(d: Mapping[str, Any], source: str | None = None) -> Experiment:
         metrics=d.get("metrics"), description=d.get("description", ""), source=source)
 
 
-def load(path: str | Path, progress: Callable[[int, int], None] | None = None) -> Experiment:
+def load(path: str | Path, progress: Callable[[int, int], None] | None = None, *,
+         check: bool = True) -> Experiment:
     """Read and check an experiment file (TOML). Errors name the file, the key and what is
     valid; every point is expanded and validated before anything runs (``progress(done,
-    total)`` follows the points)."""
+    total)`` follows the points). ``check=False`` leaves the points to :func:`validate`
+    (which :func:`~lossytcp.experiments.run` calls, sharing the work with its plan)."""
     import tomllib
 
     p = Path(path)
@@ -658,15 +660,18 @@ def load(path: str | Path, progress: Callable[[int, int], None] | None = None) -
     except tomllib.TOMLDecodeError as e:
         raise ExperimentError("(syntax)", str(p), f"is not valid TOML: {e}", p) from None
     exp = from_dict(d, str(p))
-    validate(exp, progress)
+    if check:
+        validate(exp, progress)
     return exp
 
 
-def validate(exp: Experiment, progress: Callable[[int, int], None] | None = None) -> None:
+def validate(exp: Experiment, progress: Callable[[int, int], None] | None = None,
+             cache: dict[str, Mapping[str, Any]] | None = None) -> None:
     """Expand every point at its first seed and evaluate nothing: bad scenario values, bad
     placeholders and unknown model parameters fail here, naming the key. An experiment
     passes once (it is immutable): checking it again costs nothing. ``progress(done,
-    total)`` follows the points."""
+    total)`` follows the points; ``cache`` keeps each point's scenario (see
+    :meth:`Experiment.run_spec`)."""
     if not isinstance(exp, Experiment):
         raise ParameterError("experiment", exp, "must be an Experiment (experiments.load(FILE) "
                              "or experiments.Experiment(...))")
@@ -676,7 +681,7 @@ def validate(exp: Experiment, progress: Callable[[int, int], None] | None = None
     for n, point in enumerate(points):
         if progress and n % 1000 == 0:
             progress(n, len(points))
-        exp.run_spec(point, exp.base_seed)
+        exp.run_spec(point, exp.base_seed, cache)
         if not exp.models:
             continue
         from .. import models  # (imports scipy: only when there is a model to check)
