@@ -75,6 +75,9 @@ TICKS_PER_S = 1_000_000_000
 
 MAX_QUEUE_PACKETS = 10_000_000
 MAX_BYTES = 2**63 - 1
+#: Most transfers of one source open at once (the engine's bound; a source without its own
+#: max_concurrent has this one).
+MAX_CONCURRENT = 1_000_000
 
 
 def _set(obj: object, name: str, value: object) -> None:
@@ -517,6 +520,23 @@ def _channel_spec(text: str, path: str) -> Channel:
 channel = _tagged(CHANNELS, "channel", _channel_spec)
 
 
+def regular_file(name: str, path: Path) -> None:
+    """Refuse what is not a regular file before opening it: opening a named pipe blocks
+    until someone writes to it (issue 24: a trace from a FIFO hung forever), a device may
+    never end."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError as e:
+        raise ParameterError(name, str(path), f"must be a readable file ({e.strerror or e})"
+                             ) from None
+    if not stat.S_ISREG(mode):
+        what = ("a directory" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode)
+                else "not a regular file")
+        raise ParameterError(name, str(path), f"is {what}: give a file of '0'/'1' outcomes")
+
+
 def check_trace_file(name: str, file: object) -> str:
     """The absolute path of a readable trace file holding only '0', '1' and whitespace, and
     at least one outcome. Read in 1 MiB chunks as bytes, so a 100 MB trace costs neither
@@ -524,6 +544,7 @@ def check_trace_file(name: str, file: object) -> str:
     if not isinstance(file, (str, Path)) or not str(file):
         raise ParameterError(name, file, "must be the path of a trace file")
     path = Path(file).expanduser()
+    regular_file(name, path)
     outcomes = 0
     offset = 0
     try:
@@ -1161,12 +1182,13 @@ class OnOff(_Data):
 class Transfers(_Data):
     """Finite TCP transfers arriving as a Poisson process of ``arrival_rate_per_s``, sizes
     from ``size``; at most ``max_concurrent`` open at a time (arrivals beyond are refused and
-    counted, as paper 002's 0-20 downloads per node) and ``max_transfers`` arrivals in all."""
+    counted, as paper 002's 0-20 downloads per node; left out: no cap but the engine's,
+    :data:`MAX_CONCURRENT`) and ``max_transfers`` arrivals in all."""
 
     KIND = "transfers"
     arrival_rate_per_s: float
     size: FixedSize | ExpSize | ParetoSize
-    max_concurrent: int
+    max_concurrent: int | None = None
     src: str | None = None
     dst: str | None = None
     max_transfers: int | None = None
@@ -1185,7 +1207,9 @@ class Transfers(_Data):
             raise ParameterError("arrival_rate_per_s", self.arrival_rate_per_s,
                                  "must be > 0 arrivals per second")
         _set(self, "size", _size(self.size, "size"))
-        _set(self, "max_concurrent", v.integer("max_concurrent", self.max_concurrent, 1, 10**6))
+        if self.max_concurrent is not None:
+            _set(self, "max_concurrent", v.integer("max_concurrent", self.max_concurrent, 1,
+                                                   MAX_CONCURRENT))
         if self.max_transfers is not None:
             _set(self, "max_transfers", v.integer("max_transfers", self.max_transfers, 1, 10**12))
         _set(self, "variant", v.choice("variant", self.variant, VARIANTS))
@@ -1198,7 +1222,8 @@ class Transfers(_Data):
     def engine(self) -> dict[str, Any]:
         return {"kind": "transfers", "src": self.src, "dst": self.dst,
                 "arrival_rate_per_s": self.arrival_rate_per_s, "size": self.size.engine(),
-                "max_concurrent": self.max_concurrent, "max_transfers": self.max_transfers,
+                "max_concurrent": self.max_concurrent or MAX_CONCURRENT,
+                "max_transfers": self.max_transfers,
                 "variant": _ENGINE_VARIANT.get(self.variant, self.variant),
                 "tcp": self.tcp.engine(), "start_s": self.start_s, "stop_s": self.stop_s}
 

@@ -138,7 +138,12 @@ class SimReport(Record, RunMetrics):
         return c["correct"] / c["classified"] if c and c["classified"] else math.nan
 
     def metric(self, name: str) -> float:
-        x = getattr(self, name)
+        """One metric of :data:`METRICS` (or another numeric field of the report)."""
+        x = getattr(self, name, None) if isinstance(name, str) and not name.startswith("_") \
+            else None
+        if x is None and name not in METRICS or isinstance(x, (bool, str, dict, list, tuple)) \
+                or callable(x):
+            raise ParameterError("metric", name, "must be one of " + ", ".join(METRICS))
         return math.nan if x is None else float(x)
 
     def as_dict(self) -> dict[str, Any]:

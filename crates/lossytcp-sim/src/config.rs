@@ -823,6 +823,7 @@ impl Scenario {
             } = &mut l.channel
             {
                 if loaded.is_none() {
+                    crate::limits::regular_file(path).map_err(|e| format!("links[{i}]: {e}"))?;
                     let bits = TraceBits::read(path).map_err(|e| format!("links[{i}]: {e}"))?;
                     *loaded = Some(Arc::new(bits));
                 }

@@ -298,6 +298,19 @@ fn check_timers(name: &str, sc: &Scenario, tcp: &TcpConfig, path: &[usize]) -> C
     Ok(())
 }
 
+/// A trace file must be a regular file: opening a named pipe blocks until someone writes
+/// to it, and a device may never end.
+pub fn regular_file(path: &str) -> Check {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(_) => Err(format!(
+            "trace file {path:?} is not a regular file (a named pipe, a device or a \
+             directory): give a file of '0'/'1' outcomes"
+        )),
+        Err(e) => Err(format!("trace file {path:?}: {e}")),
+    }
+}
+
 /// The ranges of one TCP's settings.
 pub fn check_tcp(name: &str, t: &TcpConfig) -> Check {
     let n = |what: &str| format!("{name}.tcp.{what}");
@@ -540,6 +553,24 @@ mod tests {
             },
             "queue.bytes = 0 must be >= 500",
         );
+    }
+
+    #[test]
+    fn a_trace_from_a_named_pipe_is_refused_without_opening_it() {
+        let dir = std::env::temp_dir().join(format!("lossytcp-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("trace");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return; // no mkfifo here
+        }
+        let path = fifo.to_str().unwrap().to_string();
+        refused(
+            |v| v["links"][0]["channel"] = serde_json::json!({"kind": "trace", "file": path}),
+            "not a regular file",
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

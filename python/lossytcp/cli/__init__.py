@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from typing import Any
 
@@ -30,6 +31,52 @@ _SUBCOMMANDS = {
 }
 
 
+_ROLE = re.compile(r":[a-z:]+:`(?:([^`<]*?)\s*<[^`>]*>|~?(?:[\w.]*\.)?([^`]*))`")
+
+
+def plain(text: str | None) -> str | None:
+    """Help text without reStructuredText markup (help reuses the modules' docstrings):
+    ``code`` -> code, :func:`~a.b.name` -> name, :mod:`x <a.b>` -> x, "::" -> ":"."""
+    if not text:
+        return text
+    text = _ROLE.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), text)
+    text = text.replace("``", "")
+    return re.sub(r"(?<=\S)::(\s|$)", r":\1", text)
+
+
+def plain_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``parser`` and its subcommands' parsers with help texts made :func:`plain`."""
+    parser.description = plain(parser.description)
+    parser.epilog = plain(parser.epilog)
+    for action in parser._actions:
+        if isinstance(action.help, str):
+            action.help = plain(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for a in action._choices_actions:
+                a.help = plain(a.help)
+            for sub in set(action.choices.values()):
+                plain_parser(sub)
+    return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: the package's and the engine's versions (the engine's is part of every
+    stored run's key), looked up only when asked."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        import platform
+
+        from .. import __version__
+
+        try:
+            from .._sim import engine_version
+            engine = engine_version()
+        except ImportError:  # pragma: no cover - an unbuilt checkout
+            engine = "not built (make build)"
+        print(f"lossytcp {__version__} (engine {engine}, Python {platform.python_version()})")
+        parser.exit()
+
+
 def build_parser(load: str | None = "all") -> argparse.ArgumentParser:
     """The parser; ``load`` names the one subcommand whose module is imported (``"all"``:
     every one, ``None``: none, each then only listed)."""
@@ -39,13 +86,15 @@ def build_parser(load: str | None = "all") -> argparse.ArgumentParser:
         epilog="Exit codes: 0 success, 2 bad arguments or parameters, 130 interrupted, "
                "143 terminated.",
     )
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="print the versions of lossytcp and its engine, and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, helptext in _SUBCOMMANDS.items():
         if load in ("all", name):
             importlib.import_module(f"{__name__}.{name}").register(sub)
         else:
             sub.add_parser(name, help=helptext, add_help=False)
-    return parser
+    return plain_parser(parser)
 
 
 class Terminated(KeyboardInterrupt):
