@@ -36,12 +36,13 @@ _ROLE = re.compile(r":[a-z:]+:`(?:([^`<]*?)\s*<[^`>]*>|~?(?:[\w.]*\.)?([^`]*))`"
 
 def plain(text: str | None) -> str | None:
     """Help text without reStructuredText markup (help reuses the modules' docstrings):
-    ``code`` -> code, :func:`~a.b.name` -> name, :mod:`x <a.b>` -> x, "::" -> ":"."""
+    ``code`` -> code, :func:`~a.b.name` -> name, :mod:`x <a.b>` -> x, "x::" -> "x:"."""
     if not text:
         return text
     text = _ROLE.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), text)
     text = text.replace("``", "")
-    return re.sub(r"(?<=\S)::(\s|$)", r":\1", text)
+    text = re.sub(r"[ \t]+::(?=\s|$)", "", text)        # "text ::" is "text"
+    return re.sub(r"(?<=\S)::(?=\s|$)", ":", text)      # "text::" is "text:"
 
 
 def plain_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

@@ -343,7 +343,7 @@ class LocalPool(Executor):
 
     def close(self) -> None:
         procs, self._procs = self._procs, []
-        for p, c in procs:
+        for _, c in procs:
             try:
                 c.send(None)
             except (BrokenPipeError, OSError):

@@ -88,7 +88,8 @@ def _store_error(path: str | Path, e: BaseException, writing: bool) -> Parameter
     elif isinstance(e, sqlite3.DatabaseError) and "not a database" in str(e):
         why = "is not an SQLite results database (file is not a database)"
     elif "readonly" in str(e) or "read-only" in str(e) or (
-            isinstance(e, OSError) and e.errno in (errno.EACCES, errno.EROFS, errno.EPERM)):
+            isinstance(e, OSError) and e.errno in (errno.EACCES, errno.EROFS, errno.EPERM)) \
+            or (writing and not _writable(p)):
         why = ("cannot be written (read-only file or directory)" if writing
                else "cannot be read (permission denied)")
     elif "unable to open" in str(e) or isinstance(e, OSError):
@@ -96,6 +97,22 @@ def _store_error(path: str | Path, e: BaseException, writing: bool) -> Parameter
     else:
         why = f"cannot be used ({e})"
     return ParameterError("store", str(path), why)
+
+
+def _writable(p: Path) -> bool:
+    """Whether the database file and its directory (for SQLite's WAL and shared-memory
+    files) can be written, asking the file system itself (root passes permission checks,
+    not a read-only mount or an immutable file)."""
+    import tempfile
+
+    try:
+        if p.exists():
+            os.close(os.open(p, os.O_WRONLY | os.O_APPEND))
+        with tempfile.TemporaryFile(dir=p.resolve().parent):
+            pass
+    except OSError:
+        return False
+    return True
 
 
 def _retrying(con: sqlite3.Connection, sql: str, deadline: float) -> Any:
@@ -125,10 +142,17 @@ def connect(path: str | Path, timeout_s: float = 60.0, *,
     if readonly:
         from urllib.parse import quote
 
-        uri = f"file:{quote(str(Path(path).resolve()))}?mode=ro"
-        con = sqlite3.connect(uri, timeout=timeout_s, isolation_level=None, uri=True)
-        con.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
-        _retrying(con, "SELECT COUNT(*) FROM sqlite_master", deadline)
+        uri = f"file:{quote(str(Path(path).resolve()))}"
+        try:
+            con = sqlite3.connect(f"{uri}?mode=ro", timeout=timeout_s, isolation_level=None,
+                                  uri=True)
+            con.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
+            _retrying(con, "SELECT COUNT(*) FROM sqlite_master", deadline)
+        except sqlite3.OperationalError:
+            # A WAL database in a directory nobody may write (a read-only disk, an archive):
+            # SQLite cannot make its shared-memory file there; read the file as it is.
+            con = sqlite3.connect(f"{uri}?immutable=1", isolation_level=None, uri=True)
+            con.execute("SELECT COUNT(*) FROM sqlite_master").fetchall()
         return con
     con = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None)
     con.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
