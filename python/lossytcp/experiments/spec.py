@@ -216,11 +216,12 @@ class Experiment:
         if not isinstance(self.name, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]+", self.name):
             raise ExperimentError("name", self.name, "must be a non-empty string of letters, "
                                   "digits, '-', '_' or '.'", f)
-        if isinstance(self.variants, str) or not self.variants:
+        if isinstance(self.variants, (str, bytes)) or not isinstance(
+                self.variants, Sequence) or not self.variants:
             raise ExperimentError("variants", self.variants, "must be a non-empty list of "
                                   "variants: " + ", ".join(VARIANTS), f)
         for i, var in enumerate(self.variants):
-            if var not in VARIANTS:
+            if not isinstance(var, str) or var not in VARIANTS:
                 raise ExperimentError(f"variants[{i}]", var, "must be one of "
                                       + ", ".join(VARIANTS), f)
             if var in list(self.variants)[:i]:
@@ -250,8 +251,14 @@ class Experiment:
         except ParameterError:
             raise ExperimentError("level", self.level, "must be a confidence level in (0, 1), "
                                   "e.g. 0.95 or 0.975", f) from None
+        if self.metrics is not None and (isinstance(self.metrics, (str, bytes))
+                                         or not isinstance(self.metrics, Sequence)):
+            raise ExperimentError("metrics", self.metrics, "must be a list of metrics: "
+                                  + ", ".join(METRICS), f)
+        if not isinstance(self.description, str):
+            raise ExperimentError("description", self.description, "must be text", f)
         for i, m in enumerate(self.metrics or ()):
-            if m not in METRICS:
+            if not isinstance(m, str) or m not in METRICS:
                 raise ExperimentError(f"metrics[{i}]", m, "must be one of "
                                       + ", ".join(METRICS), f)
         if isinstance(self.seeds, SequentialRule) and self.seeds.metric not in METRICS:
@@ -259,14 +266,17 @@ class Experiment:
                                   + ", ".join(METRICS), f)
         self._check_size()
         self._check_axes_used()
+        if isinstance(self.models, (str, bytes, Mapping)) or not isinstance(
+                self.models, Sequence) or not all(isinstance(m, ModelOverlay)
+                                                  for m in self.models):
+            raise ExperimentError("models", self.models, "must be a list of ModelOverlay", f)
+        for i, m in enumerate(self.models):
+            _check_overlay(i, m, VARIANTS, f)
         labels = [m.key for m in self.models]
         for i, m in enumerate(self.models):
             if labels.count(m.key) > 1:
                 raise ExperimentError(f"models[{i}].label", m.key, "labels must be unique "
                                       "(give each overlay of the same model a label)", f)
-            if m.sim_metric not in METRICS:
-                raise ExperimentError(f"models[{i}].sim_metric", m.sim_metric,
-                                      "must be one of " + ", ".join(METRICS), f)
 
     def _check_size(self) -> None:
         """Refuse a plan too large to expand (see :data:`MAX_RUNS`) before expanding it."""
@@ -422,6 +432,55 @@ class Experiment:
         if cache is not None and not (callable(self.scenario) and _arity(self.scenario) >= 2):
             cache[point.id] = sc
         return RunSpec(point, seed, sc, keys.run_key(sc), _cost_s(sc))
+
+
+def _model_outputs(name: str) -> set[str] | None:
+    """The result fields of a model (what an overlay may draw), from its compute function's
+    return annotation; None if it cannot be told."""
+    import dataclasses
+    import typing
+
+    from .. import models
+
+    try:
+        hint = typing.get_type_hints(models.get(name).compute).get("return")
+        return {f.name for f in dataclasses.fields(hint)} if hint else None
+    except Exception:  # noqa: BLE001 - an unresolvable annotation: not checked
+        return None
+
+
+def _check_overlay(i: int, m: ModelOverlay, variants: Sequence[str], f: str | None) -> None:
+    """An overlay's fields: a registered model, parameters as a table or a function, a
+    label, a metric the model gives, a simulation metric, variants."""
+    from .. import models
+    from ..sim import METRICS
+
+    key = f"models[{i}]"
+    try:
+        models.get(m.name)
+    except ParameterError:
+        raise ExperimentError(f"{key}.name", m.name, "must be one of "
+                              + ", ".join(models.available()), f) from None
+    if not (callable(m.params) or isinstance(m.params, Mapping)):
+        raise ExperimentError(f"{key}.params", m.params, "must be a table of the model's "
+                              "parameters (or a function of the point returning one)", f)
+    if m.label is not None and (not isinstance(m.label, str) or not m.label):
+        raise ExperimentError(f"{key}.label", m.label, "must be a non-empty string", f)
+    outputs = _model_outputs(m.name)
+    if not isinstance(m.metric, str) or (outputs is not None and m.metric not in outputs):
+        raise ExperimentError(f"{key}.metric", m.metric, "must be an output of "
+                              f"{m.name}: " + ", ".join(sorted(outputs or ())), f)
+    if not isinstance(m.sim_metric, str) or m.sim_metric not in METRICS:
+        raise ExperimentError(f"{key}.sim_metric", m.sim_metric,
+                              "must be one of " + ", ".join(METRICS), f)
+    if m.variants is not None:
+        if isinstance(m.variants, (str, bytes)) or not isinstance(m.variants, Sequence):
+            raise ExperimentError(f"{key}.variants", m.variants, "must be a list of variants",
+                                  f)
+        for j, var in enumerate(m.variants):
+            if var not in variants:
+                raise ExperimentError(f"{key}.variants[{j}]", var, "must be one of "
+                                      + ", ".join(variants), f)
 
 
 def _mapping(key: str, value: Any, valid: str, point: Point, source: str | None
@@ -625,8 +684,12 @@ def from_dict(d: Mapping[str, Any], source: str | None = None) -> Experiment:
         except ParameterError:
             raise ExperimentError(f"models[{i}].name", m["name"], "must be one of "
                                   + ", ".join(registry.available()), f) from None
+        params = m.get("params", {})
+        if not isinstance(params, Mapping):
+            raise ExperimentError(f"models[{i}].params", params, "must be a table of the "
+                                  "model's parameters", f)
         models.append(ModelOverlay(
-            name=m["name"], params=dict(m.get("params", {})), label=m.get("label"),
+            name=m["name"], params=dict(params), label=m.get("label"),
             metric=m.get("metric", "throughput_norm"),
             sim_metric=m.get("sim_metric", "goodput_norm"), variants=m.get("variants")))
     return Experiment(
