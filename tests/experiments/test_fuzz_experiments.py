@@ -12,8 +12,6 @@ examples (1 by default: about a minute in all on two shared cores).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import string
@@ -22,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _shared import PFTK_OVERLAY
+from cli_in_process import run_main
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -227,17 +227,7 @@ def test_run_arguments_give_a_result_or_an_error(store, workers, dask, progress,
 
 
 # ---------------------------------------------------------------------- results commands
-def _main(argv: list[str]) -> tuple[int, str, str]:
-    from lossytcp.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as e:            # argparse's usage errors and --help
-            code = e.code if isinstance(e.code, int) else 2
-    assert "Traceback" not in err.getvalue(), err.getvalue()
-    return code, out.getvalue(), err.getvalue()
+_main = run_main
 
 
 @pytest.fixture(scope="module")
@@ -252,13 +242,7 @@ duration_s = 0.5
 channel = "bernoulli:p={p}"
 [sweep]
 p = [0.01, 0.05]
-[[models]]
-name = "pftk"
-variants = ["sack"]
-metric = "throughput_pps"
-sim_metric = "goodput_pps"
-params = {rtt_s = 0.02, p = "{p}", timeout_s = 0.2}
-""")
+""" + PFTK_OVERLAY)
     code, _, err = _main(["run", str(root / "e.toml"), "--store", str(root / "s.sqlite"),
                           "--workers", "0"])
     assert code == 0, err

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _shared import PFTK_OVERLAY
 
 from lossytcp import ParameterError
 from lossytcp import experiments as ex
@@ -325,14 +326,7 @@ def test_where_names_an_unknown_column(stored):
 
 # ------------------------------------------------------- results keep the model, JSON cells
 def test_results_show_and_export_keep_the_model_column_and_write_json(tmp_path):
-    exp = FIRST + """
-[[models]]
-name = "pftk"
-variants = ["sack"]
-metric = "throughput_pps"
-sim_metric = "goodput_pps"
-params = {rtt_s = 0.02, p = "{p}", timeout_s = 0.2}
-"""
+    exp = FIRST + PFTK_OVERLAY
     (tmp_path / "e.toml").write_text(exp)
     run = _cli(tmp_path, "run", "e.toml", "--workers", "0")
     assert "pftk: throughput_pps" in run.stdout
