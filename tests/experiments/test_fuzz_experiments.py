@@ -176,7 +176,8 @@ def test_definitions_give_an_experiment_or_an_error_and_small_ones_run(d):
         return
     event("ran")
     df = res.runs()
-    assert res.planned == len(df) == len(res._keys) and res.computed == res.planned
+    # points whose scenarios coincide (an axis only a model uses) share their runs
+    assert res.planned == len(df) and res.computed == len(res._keys) <= res.planned
     assert set(df["key"]) == res._keys
     summ = res.summary()
     assert int(summ["n"].sum()) == res.planned

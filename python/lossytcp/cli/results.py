@@ -31,12 +31,17 @@ def _store(a: argparse.Namespace):
 
 
 def _table(a: argparse.Namespace):
-    from ..errors import ParameterError
-    from ..experiments import summarize
     from .run import check_metrics
 
     check_metrics(a.metric)
-    st = _store(a)
+    with _store(a) as st:
+        return _read_table(a, st)
+
+
+def _read_table(a: argparse.Namespace, st: Any):
+    from ..errors import ParameterError
+    from ..experiments import summarize
+
     d = st.definition(a.name)
     if d is None:
         names = [e["name"] for e in st.experiments()]
@@ -102,15 +107,16 @@ def _writable(param: str, path: str) -> Path:
 
 
 def _list(a: argparse.Namespace) -> int:
-    st = _store(a)
-    rows = st.experiments()
+    with _store(a) as st:
+        rows = st.experiments()
+        count = st.run_count()
     if a.json:
         print(json.dumps(rows))
         return 0
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"experiments in {st.path} ({st.run_count()} runs stored)")
+    t = Table(title=f"experiments in {a.store} ({count} runs stored)")
     for c in ("experiment", "points", "runs finished / planned"):
         t.add_column(c, no_wrap=True)
     for r in rows:

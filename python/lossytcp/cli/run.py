@@ -63,6 +63,13 @@ def run(a: argparse.Namespace) -> int:
         res = ex.run(exp, store=a.store, workers=a.workers, dask=a.dask,
                      progress=bar.phase(f"{exp.name}: runs"), planning=bar,
                      replace=a.replace)
+    try:
+        return _report(a, exp, res)
+    finally:
+        res.store.close()      # WAL checkpointed: the store is one file again
+
+
+def _report(a: argparse.Namespace, exp: Any, res: Any) -> int:
     store = res.store
     metrics = a.metric or list(exp.metrics or DISPLAY_METRICS)
     summ = res.summary(metrics if not a.json else (a.metric or exp.summary_metrics))

@@ -76,11 +76,12 @@ def _row(key: str, variant: str, seed: int, scenario_json: str) -> dict[str, Any
                 worker=f"{socket.gethostname()}:{os.getpid()}", finished_at=None)
 
 
-def run_batch(batch: Batch, store_path: str | None = None) -> list[dict[str, Any]]:
-    """Run a batch; with ``store_path`` commit each run to that store as it finishes."""
+def run_batch(batch: Batch, store_path: str | None = None,
+              con: Any = None) -> list[dict[str, Any]]:
+    """Run a batch; with ``store_path`` (or an open connection ``con``) commit each run to
+    that store as it finishes."""
     rows = []
-    con = None
-    if store_path is not None:
+    if con is None and store_path is not None:
         from .store import worker_connection
 
         con = worker_connection(store_path)
@@ -152,8 +153,20 @@ class Serial(Executor):
     writes_store = True
 
     def run(self, batches, store_path):
-        for b in batches:
-            yield run_batch(b, store_path)
+        # A connection of its own, closed at the end: this process outlives the sweep, and a
+        # connection left open would keep the store's write-ahead log beside it.
+        from .store import _SCHEMA, connect
+
+        con = None
+        if store_path is not None:
+            con = connect(store_path)
+            con.executescript(_SCHEMA)
+        try:
+            for b in batches:
+                yield run_batch(b, store_path, con)
+        finally:
+            if con is not None:
+                con.close()
 
     def map(self, fn, items):
         for it in items:

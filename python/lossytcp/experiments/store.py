@@ -460,7 +460,7 @@ _WORKER_CONNECTIONS: dict[str, sqlite3.Connection] = {}
 
 def worker_connection(path: str) -> sqlite3.Connection:
     """One connection per worker process and store (workers outlive many tasks)."""
-    key = f"{os.getpid()}:{path}"
+    key = f"{os.getpid()}:{os.path.abspath(path)}"
     con = _WORKER_CONNECTIONS.get(key)
     if con is None:
         con = connect(path)

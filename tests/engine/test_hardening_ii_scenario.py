@@ -16,6 +16,7 @@ import time
 import warnings
 
 import pytest
+from cli_in_process import run_main
 
 import lossytcp
 from lossytcp import ParameterError, models, simulate, units
@@ -26,9 +27,10 @@ pytest.importorskip("lossytcp._sim")
 from lossytcp import _sim  # noqa: E402
 
 
-def _cli(*argv: str, timeout: float = 120, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lossytcp", *argv], capture_output=True,
-                          text=True, timeout=timeout, **kw)
+def _cli(*argv: str) -> subprocess.CompletedProcess:
+    """``lossytcp ARGV`` in this process (a subprocess costs seconds of start-up)."""
+    code, out, err = run_main(list(argv))
+    return subprocess.CompletedProcess(argv, code, out, err)
 
 
 def _refused(r: subprocess.CompletedProcess, *fragments: str) -> None:

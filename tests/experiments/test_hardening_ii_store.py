@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from _shared import PFTK_OVERLAY
+from cli_in_process import run_main
 
 from lossytcp import ParameterError
 from lossytcp import experiments as ex
@@ -41,9 +42,16 @@ EDITED = FIRST.replace('variants = ["tahoe", "newreno", "sack"]', 'variants = ["
               .replace("p = [0.01, 0.02, 0.03]", "p = [0.01]")
 
 
-def _cli(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lossytcp", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=timeout)
+def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """``lossytcp ARGS`` run in ``cwd``, in this process (a subprocess costs seconds of
+    start-up; the tests that need one, for signals or concurrency, start their own)."""
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        code, out, err = run_main(list(args))
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(args, code, out, err)
 
 
 def _refused(r: subprocess.CompletedProcess, *fragments: str) -> None:
@@ -123,8 +131,8 @@ def test_an_in_memory_store_returns_its_runs(executor):
 
 
 def test_two_runs_starting_together_on_a_new_store_both_succeed(tmp_path):
-    (tmp_path / "e.toml").write_text(FIRST)
-    for i in range(3):
+    (tmp_path / "e.toml").write_text(EDITED)
+    for i in range(2):
         store = f"new{i}.sqlite"
         procs = [subprocess.Popen([sys.executable, "-m", "lossytcp", "run", "e.toml",
                                    "--store", store, "--workers", "1", "--json"], cwd=tmp_path,
@@ -133,8 +141,7 @@ def test_two_runs_starting_together_on_a_new_store_both_succeed(tmp_path):
         outs = [p.communicate(timeout=300) for p in procs]
         assert [p.returncode for p in procs] == [0, 0], [o[1] for o in outs]
         con = sqlite3.connect(tmp_path / store)
-        assert con.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM runs").fetchone() == (18,
-                                                                                          18)
+        assert con.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM runs").fetchone() == (2, 2)
 
 
 class _Locked:
