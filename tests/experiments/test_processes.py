@@ -1,18 +1,21 @@
-"""Nothing left behind (issue 24): `lossytcp run` and `lossytcp reproduce` stopped by Ctrl-C
+"""Nothing left behind (issue 24): `lossytcp run`, `reproduce` and `crosscheck` stopped by Ctrl-C
 (SIGINT to the process group, as a terminal sends it, or to the process alone), SIGTERM or
 SIGKILL leave no process of theirs running (workers, forkserver, resource tracker), print
 one message and no traceback, exit 130 / 143 (-9 for SIGKILL, which allows no message), and
 leave the store intact: it passes SQLite's integrity check and a rerun finishes the sweep.
+(tests/test_crosscheck_scenarios.py checks crosscheck's ns-2 children the same way.)
 
 Each command runs in a session of its own, so "its processes" are exactly the processes of
 that session, whoever their parent is now (a worker orphaned by a SIGKILL keeps the session).
-`crosscheck` is not covered here: its ns-2 child is another issue's (see its own tests).
+`crosscheck` likewise, its ns-2 child included: ns-2 runs in a session of its own (so that its
+whole process group can be killed), so it is followed by pid.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -156,6 +159,53 @@ def test_reproduce_stopped_leaves_nothing_behind(tmp_path, how):
     assert err == ("" if word is None else f"lossytcp reproduce: {word}\n")
     _nothing_left(p.pid)
     assert _intact(store) >= 1
+
+
+def _children_named(pid: int, name: str) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = Path(f"/proc/{d}/stat").read_text()
+            except OSError:
+                continue
+            if stat.split("(", 1)[1].startswith(f"{name})") and \
+                    int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(d))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in "ZX"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 not installed (make ns2)")
+@pytest.mark.parametrize("how", list(EXPECT))
+def test_crosscheck_stopped_leaves_nothing_behind(tmp_path, how):
+    p = _start(["crosscheck", "ns2", "--channel", "ge:alpha=0.01,beta=0.2,loss_good=0.001",
+                "--duration", "3000s", "--seeds", "2"], tmp_path)
+    deadline = time.monotonic() + 120
+    while not (ns := _children_named(p.pid, "ns")):
+        assert p.poll() is None and time.monotonic() < deadline, "ns-2 never started"
+        time.sleep(0.05)
+    time.sleep(random.uniform(0.1, 0.4))
+    sig, target = {"SIGINT to the group": (signal.SIGINT, os.killpg),
+                   "SIGINT to the process": (signal.SIGINT, os.kill),
+                   "SIGTERM": (signal.SIGTERM, os.kill),
+                   "SIGKILL": (signal.SIGKILL, os.kill)}[how]
+    target(p.pid, sig)
+    _, err = p.communicate(timeout=30)
+    want_code, word = EXPECT[how]
+    assert p.returncode == want_code, err
+    assert err == ("" if word is None else f"lossytcp crosscheck: {word}\n")
+    _nothing_left(p.pid)
+    deadline = time.monotonic() + 5
+    while any(map(_alive, ns)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(_alive, ns)), "ns-2 outlived the command"
 
 
 def test_ctrl_c_while_starting_is_one_message_every_time(tmp_path):
