@@ -31,6 +31,16 @@ from lossytcp.experiments.spec import MAX_RUNS
 
 pytest.importorskip("lossytcp._sim")
 
+
+@pytest.fixture(autouse=True, scope="module")
+def _in_a_scratch_folder(tmp_path_factory):
+    """Relative paths the examples make up (a store named "{p}", an export to ".csv") land in
+    a folder of their own, not in the checkout."""
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("cwd"))
+    yield
+    os.chdir(here)
+
 SCALE = float(os.environ.get("LOSSYTCP_FUZZ_SCALE", "1"))
 BOUND_S = 20.0
 
@@ -311,7 +321,8 @@ def results_argv(draw) -> list[str]:
                 ["variant == 'sack'", "p < 0.02 and seed in [1, 2]", "not seed == 1",
                  "`pftk: throughput_pps` > 0 or variant != 'sack'"]))))
         elif opt in ("--csv", "--parquet"):
-            argv.append(draw(st.sampled_from(["OUT", "OUT", ".", "MISSING/x"])) + opt[2:])
+            where = draw(st.sampled_from(["OUT", "OUT", ".", "MISSING/x"]))
+            argv.append(where if where == "." else where + opt[2:])
     if action == "export" and draw(st.booleans()):
         argv += ["--csv", "OUTcsv"]
     return argv

@@ -193,12 +193,14 @@ def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor
     the stored one (the other's runs stay in the store, unlisted, and are reused if asked
     for again). ``progress(done, total)`` follows the runs, ``planning(done, total)`` the
     expansion and checking of the points before them (long for large sweeps)."""
+    from ..errors import ParameterError
     from .spec import validate
 
+    if not isinstance(exp, Experiment):
+        raise ParameterError("experiment", exp, "must be an Experiment (experiments.load(FILE) "
+                             "or experiments.Experiment(...))")
     _check_arguments(store, executor, workers, dask, progress, planning, target_batch_s)
     if not isinstance(replace, bool):
-        from ..errors import ParameterError
-
         raise ParameterError("replace", replace, "must be True or False")
     scenario_cache: dict[str, Any] = {}
     points = exp.points()
@@ -241,6 +243,8 @@ def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor
                             planning(len(points) + len(new), len(points) + n_new)
             members = [(sp.point.id, sp.seed, sp.key) for sp in new]
             if first:
+                if planning:
+                    planning(plan_total, plan_total)
                 store.reset_stale_members(exp.name, members)
                 first = False
             store.put_members(exp.name, members)
