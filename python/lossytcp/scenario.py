@@ -135,24 +135,26 @@ def record(cls: type) -> Any:
     cls = dataclass(eq=False, repr=False)(cls)
     init = cls.__init__
     names = [f.name for f in fields(cls) if f.init]  # type: ignore[arg-type]
+    index = {n: i for i, n in enumerate(names)}
     required = [f.name for f in fields(cls)  # type: ignore[arg-type]
                 if f.init and f.default is dataclasses.MISSING
                 and f.default_factory is dataclasses.MISSING]
 
     @functools.wraps(init)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if len(args) > len(names):
+        n = len(args)
+        if n > len(names):
             raise ParameterError(cls.__name__, args, f"takes at most {len(names)} values "
-                                 "in order (" + ", ".join(names) + f"), not {len(args)}")
+                                 "in order (" + ", ".join(names) + f"), not {n}")
         for k in kwargs:
-            if k not in names:
+            i = index.get(k)
+            if i is None:
                 raise _unknown_field(cls, k, kwargs[k])
-            if names.index(k) < len(args):
+            if i < n:
                 raise ParameterError(k, kwargs[k], "is given twice (in order and by name)")
-        missing = [k for k in required[len(args):] if k not in kwargs
-                   and names.index(k) >= len(args)]
-        if missing:
-            raise ParameterError(missing[0], None, f"is required by {cls.__name__}")
+        for k in required:
+            if index[k] >= n and k not in kwargs:
+                raise ParameterError(k, None, f"is required by {cls.__name__}")
         init(self, *args, **kwargs)
 
     cls.__init__ = __init__

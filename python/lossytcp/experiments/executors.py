@@ -303,26 +303,34 @@ class LocalPool(Executor):
             raise
 
     def run(self, batches, store_path):
-        return self._execute(run_batch, [(b, store_path) for b in batches], star=True)
+        return self._execute(run_batch, ((b, store_path) for b in batches), star=True)
 
     def map(self, fn, items):
-        return self._execute(fn, list(items))
+        return self._execute(fn, items)
 
     def _execute(self, fn, items, star: bool = False):
-        """Results of ``fn`` on each item as they finish (any order)."""
+        """Results of ``fn`` on each item as they finish (any order); ``items`` is read as
+        workers become free."""
         from multiprocessing.connection import wait
 
         self._start()
         task = functools.partial(_star, fn) if star else fn
-        pending = list(reversed(items))
+        pending = iter(items)
+        more = True
         idle = list(self._procs)
         busy: dict[Any, Any] = {}            # connection -> process
         try:
-            while pending or busy:
-                while pending and idle:
+            while more or busy:
+                while more and idle:
+                    item = next(pending, _END)
+                    if item is _END:
+                        more = False
+                        break
                     p, c = idle.pop()
-                    c.send((task, pending.pop()))
+                    c.send((task, item))
                     busy[c] = p
+                if not busy:
+                    continue
                 ready = wait([*busy, *(p.sentinel for p in busy.values())])
                 for c in [c for c in busy if c in ready]:
                     try:
@@ -371,6 +379,9 @@ class LocalPool(Executor):
 
 def _star(fn, args):
     return fn(*args)
+
+
+_END = object()
 
 
 class DaskExecutor(Executor):
@@ -453,24 +464,25 @@ def make_executor(workers: int | None = None, dask: str | None = None) -> Execut
     return LocalPool(workers)
 
 
-def make_batches(runs: Sequence[tuple[str, str, int, str, float]], workers: int,
-                 target_s: float = 0.25, max_runs: int = 256) -> list[Batch]:
+def make_batches(runs: Sequence[tuple[str, str, int, Any, float]], workers: int,
+                 target_s: float = 0.25, max_runs: int = 256) -> Iterator[Batch]:
     """Group runs (key, variant, seed, scenario JSON, estimated seconds) into batches of about
     ``target_s`` estimated engine seconds, but into at least four batches per worker while
-    there are enough runs, so that the last batches do not leave cores idle."""
+    there are enough runs, so that the last batches do not leave cores idle. The scenario
+    may be given as a function of nothing returning the JSON (a :class:`RunSpec`'s text):
+    batches are then made as the executor takes them, so a sweep of a million runs never
+    holds a million scenarios at once."""
     if not runs:
-        return []
+        return
     total = sum(r[4] for r in runs)
     per = min(target_s, total / max(1, 4 * workers))
-    batches: list[Batch] = []
     cur: Batch = []
     acc = 0.0
     for key, variant, seed, sc, cost in runs:
-        cur.append((key, variant, seed, sc))
+        cur.append((key, variant, seed, sc() if callable(sc) else sc))
         acc += cost
         if acc >= per or len(cur) >= max_runs:
-            batches.append(cur)
+            yield cur
             cur, acc = [], 0.0
     if cur:
-        batches.append(cur)
-    return batches
+        yield cur

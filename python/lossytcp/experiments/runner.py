@@ -9,6 +9,7 @@ point wants more (decisions use the first n seeds in order, so they do not depen
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -261,7 +262,8 @@ def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor
             order = {p.id: i for i, p in enumerate(points)}
             todo.sort(key=lambda sp: (order[sp.point.id], sp.seed))
             batches = make_batches(
-                [(sp.key, sp.point.variant, sp.seed, keys.dumps(sp.scenario), sp.cost)
+                [(sp.key, sp.point.variant, sp.seed, functools.partial(getattr, sp, "text"),
+                  sp.cost)
                  for sp in todo], ex.workers, target_s=target_batch_s)
             total = len(all_keys)
             done = total - len(todo)
