@@ -82,3 +82,8 @@ class NoProgressError(ScenarioError):
 
     def __init__(self, detail: str) -> None:
         super().__init__(f"the run made no progress: {detail}")
+
+
+class WorkerDied(RuntimeError):
+    """A worker process of a local pool ended while running a task (killed from outside, out
+    of memory): the sweep stops, every run finished before is kept, and rerunning resumes."""

@@ -208,6 +208,31 @@ def test_crosscheck_stopped_leaves_nothing_behind(tmp_path, how):
     assert not any(map(_alive, ns)), "ns-2 outlived the command"
 
 
+def test_a_worker_killed_from_outside_is_one_message_and_the_sweep_resumes(tmp_path):
+    (tmp_path / "e.toml").write_text(SWEEP)
+    store = tmp_path / "s.sqlite"
+    p = _start(["run", "e.toml", "--store", str(store), "--workers", "2"], tmp_path)
+    deadline = time.monotonic() + 120
+    while _runs(store) < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    # the workers are the forkserver's children (the forkserver is the command's child)
+    forkserver = [k for k in _children_named(p.pid, "python3") if "forkserver" in
+                  Path(f"/proc/{k}/cmdline").read_text()]
+    assert len(forkserver) == 1, session_processes(p.pid)
+    workers = _children_named(forkserver[0], "python3")
+    assert workers, session_processes(p.pid)
+    os.kill(workers[0], signal.SIGKILL)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 1 and err.startswith("lossytcp run: error: a worker process"), err
+    assert "Traceback" not in err and err.count("\n") == 1
+    _nothing_left(p.pid)
+    assert _intact(store) >= 1
+    r = subprocess.run([sys.executable, "-m", "lossytcp", "run", "e.toml", "--store",
+                        str(store), "--workers", "2"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0 and _intact(store) == PLANNED, r.stderr
+
+
 def test_ctrl_c_while_starting_is_one_message_every_time(tmp_path):
     """Ctrl-C in the first second, while numpy, pandas and the engine are being imported:
     an interrupt inside an extension's initialisation became an ImportError traceback, or

@@ -5,9 +5,9 @@ Each subcommand module exposes ``register(subparsers)``, which adds its parser a
 subcommand being run is imported (the others are listed by name and help line), so that
 ``lossytcp --help`` and ``lossytcp simulate`` start without loading the models and scipy.
 
-Exit codes: 0 success, 2 a bad argument or parameter (the message names it), 130 interrupted
-(Ctrl-C), 143 terminated (SIGTERM: stopped as cleanly as by Ctrl-C); a subcommand may document
-more (``crosscheck``).
+Exit codes: 0 success, 1 a worker process of the sweep died (killed from outside), 2 a bad
+argument or parameter (the message names it), 130 interrupted (Ctrl-C), 143 terminated
+(SIGTERM: stopped as cleanly as by Ctrl-C); a subcommand may document more (``crosscheck``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 import sys
 from typing import Any
 
-from ..errors import ParameterError
+from ..errors import ParameterError, WorkerDied
 
 #: Subcommand -> its help line (shown by ``lossytcp --help`` without importing the module).
 _SUBCOMMANDS = {
@@ -195,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     except ParameterError as e:
         print(f"{name}: error: {e}", file=sys.stderr)
         return 2
+    except WorkerDied as e:
+        print(f"{name}: error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt as e:
         # One message, whatever else arrives while this process winds down.
         if main_thread:

@@ -256,10 +256,6 @@ def _worker_main(conn: Any, parent_pid: int) -> None:
             return
 
 
-class WorkerDied(RuntimeError):
-    """A worker process of the local pool ended while running a task."""
-
-
 class LocalPool(Executor):
     """A pool of worker processes on this machine (default: one per core).
 
@@ -327,25 +323,26 @@ class LocalPool(Executor):
                         more = False
                         break
                     p, c = idle.pop()
-                    c.send((task, item))
+                    try:
+                        c.send((task, item))
+                    except OSError:          # a broken pipe: the worker is gone
+                        _died(p)
                     busy[c] = p
                 if not busy:
                     continue
                 ready = wait([*busy, *(p.sentinel for p in busy.values())])
-                for c in [c for c in busy if c in ready]:
-                    try:
-                        status, value = c.recv()
-                    except (EOFError, OSError):
-                        continue             # the worker died: seen by its sentinel below
-                    idle.append((busy.pop(c), c))
-                    if status == "err":
-                        raise value
-                    yield value
                 for c, p in list(busy.items()):
-                    if p.sentinel in ready and not c.poll():
-                        p.join(1)
-                        raise WorkerDied(f"a worker process (pid {p.pid}) ended with exit code "
-                                         f"{p.exitcode} while running a task")
+                    if c in ready:
+                        try:
+                            status, value = c.recv()
+                        except (EOFError, OSError):
+                            _died(p)         # its end of the pipe closed: it is gone
+                        idle.append((busy.pop(c), c))
+                        if status == "err":
+                            raise value
+                        yield value
+                    elif p.sentinel in ready:
+                        _died(p)
         except BaseException:
             # Ctrl-C, SIGTERM, an error, or the caller stopped reading: the tasks in flight
             # are abandoned (each finished run is committed already) and the pool restarts
@@ -375,6 +372,15 @@ class LocalPool(Executor):
                 p.kill()
                 p.join(5)
             c.close()
+
+
+def _died(p: Any) -> None:
+    from ..errors import WorkerDied
+
+    p.join(1)
+    raise WorkerDied(f"a worker process (pid {p.pid}) ended with exit code {p.exitcode} "
+                     "while running a task; the runs finished before are stored, and "
+                     "running again resumes")
 
 
 def _star(fn, args):
