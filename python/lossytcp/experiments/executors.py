@@ -285,7 +285,8 @@ class LocalPool(Executor):
         # forkserver: workers start from a clean process, not a fork of one that may hold
         # threads (the progress bar's) or an open SQLite connection
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["lossytcp._sim", "lossytcp.sim"])
+        ctx.set_forkserver_preload(["lossytcp.experiments._forkserver", "lossytcp._sim",
+                                    "lossytcp.sim"])
         try:
             for _ in range(self.workers):
                 ours, theirs = ctx.Pipe(duplex=True)
