@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import subprocess
+from pathlib import Path
 
 
 def run_main(argv: list[str]) -> tuple[int, str, str]:
@@ -20,3 +23,23 @@ def run_main(argv: list[str]) -> tuple[int, str, str]:
             code = e.code if isinstance(e.code, int) else 2
     assert "Traceback" not in err.getvalue(), err.getvalue()
     return code, out.getvalue(), err.getvalue()
+
+
+def cli(*args: str, cwd: str | Path | None = None) -> subprocess.CompletedProcess:
+    """:func:`run_main` as a CompletedProcess, run in ``cwd`` (then back)."""
+    here = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        code, out, err = run_main(list(args))
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(args, code, out, err)
+
+
+def assert_refused(r: subprocess.CompletedProcess, *fragments: str) -> None:
+    """Exit code 2, no traceback, and each fragment in the message."""
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr, r.stderr
+    for f in fragments:
+        assert f in r.stderr, r.stderr

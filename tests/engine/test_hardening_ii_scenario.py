@@ -16,7 +16,7 @@ import time
 import warnings
 
 import pytest
-from cli_in_process import run_main
+from cli_in_process import assert_refused, cli
 
 import lossytcp
 from lossytcp import ParameterError, models, simulate, units
@@ -26,18 +26,8 @@ from lossytcp.sim import _engine_run, build_scenario
 pytest.importorskip("lossytcp._sim")
 from lossytcp import _sim  # noqa: E402
 
-
-def _cli(*argv: str) -> subprocess.CompletedProcess:
-    """``lossytcp ARGV`` in this process (a subprocess costs seconds of start-up)."""
-    code, out, err = run_main(list(argv))
-    return subprocess.CompletedProcess(argv, code, out, err)
-
-
-def _refused(r: subprocess.CompletedProcess, *fragments: str) -> None:
-    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
-    assert "Traceback" not in r.stderr, r.stderr
-    for f in fragments:
-        assert f in r.stderr, r.stderr
+_cli = cli
+_refused = assert_refused
 
 
 SEMI = dict(rtt_s=[0.05, 0.06], H=[[0.0, 1.0], [1.0, 0.0]], excess_mean_s=[0.1, 0.1])

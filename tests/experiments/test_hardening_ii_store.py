@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from _shared import PFTK_OVERLAY
-from cli_in_process import run_main
+from cli_in_process import assert_refused, cli
 
 from lossytcp import ParameterError
 from lossytcp import experiments as ex
@@ -45,20 +45,10 @@ EDITED = FIRST.replace('variants = ["tahoe", "newreno", "sack"]', 'variants = ["
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     """``lossytcp ARGS`` run in ``cwd``, in this process (a subprocess costs seconds of
     start-up; the tests that need one, for signals or concurrency, start their own)."""
-    here = os.getcwd()
-    os.chdir(cwd)
-    try:
-        code, out, err = run_main(list(args))
-    finally:
-        os.chdir(here)
-    return subprocess.CompletedProcess(args, code, out, err)
+    return cli(*args, cwd=cwd)
 
 
-def _refused(r: subprocess.CompletedProcess, *fragments: str) -> None:
-    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
-    assert "Traceback" not in r.stderr, r.stderr
-    for f in fragments:
-        assert f in r.stderr, r.stderr
+_refused = assert_refused
 
 
 def _small(name: str = "small", **kw) -> Experiment:
