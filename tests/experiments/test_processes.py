@@ -161,7 +161,8 @@ def test_reproduce_stopped_leaves_nothing_behind(tmp_path, how):
     assert _intact(store) >= 1
 
 
-def _children_named(pid: int, name: str) -> list[int]:
+def _children_named(pid: int, name: str | None = None) -> list[int]:
+    """Children of ``pid`` (with the command name ``name``, if given)."""
     out = []
     for d in os.listdir("/proc"):
         if d.isdigit():
@@ -169,7 +170,7 @@ def _children_named(pid: int, name: str) -> list[int]:
                 stat = Path(f"/proc/{d}/stat").read_text()
             except OSError:
                 continue
-            if stat.split("(", 1)[1].startswith(f"{name})") and \
+            if (name is None or stat.split("(", 1)[1].startswith(f"{name})")) and \
                     int(stat.rsplit(")", 1)[1].split()[1]) == pid:
                 out.append(int(d))
     return out
@@ -216,10 +217,10 @@ def test_a_worker_killed_from_outside_is_one_message_and_the_sweep_resumes(tmp_p
     while _runs(store) < 1 and time.monotonic() < deadline:
         time.sleep(0.05)
     # the workers are the forkserver's children (the forkserver is the command's child)
-    forkserver = [k for k in _children_named(p.pid, "python3") if "forkserver" in
+    forkserver = [k for k in _children_named(p.pid) if "forkserver" in
                   Path(f"/proc/{k}/cmdline").read_text()]
     assert len(forkserver) == 1, session_processes(p.pid)
-    workers = _children_named(forkserver[0], "python3")
+    workers = _children_named(forkserver[0])
     assert workers, session_processes(p.pid)
     os.kill(workers[0], signal.SIGKILL)
     _, err = p.communicate(timeout=60)
