@@ -462,10 +462,44 @@ def test_an_unreachable_dask_scheduler_is_a_clear_error():
     pytest.importorskip("distributed")
     from lossytcp.experiments.executors import DaskExecutor
 
+    # A refused connection is refused at once, whatever the timeout (Dask alone retried it
+    # for the whole 20 s).
     t0 = time.perf_counter()
     with pytest.raises(ParameterError, match="no Dask scheduler answered") as e:
-        DaskExecutor("tcp://127.0.0.1:9", timeout_s=2)
-    assert e.value.name == "dask" and time.perf_counter() - t0 < 15
+        DaskExecutor("tcp://127.0.0.1:9", timeout_s=60)
+    assert e.value.name == "dask" and time.perf_counter() - t0 < 10
+    with pytest.raises(ParameterError, match="names no host"):
+        DaskExecutor("tcp://:8786")
+
+
+def test_a_server_that_is_no_dask_scheduler_is_a_clear_error():
+    """Something listens but speaks another protocol (a web server, a proxy): Dask reads its
+    bytes as a frame length (a MemoryError of exabytes); the user gets one clear error."""
+    import socket
+    import threading
+
+    pytest.importorskip("distributed")
+    from lossytcp.experiments.executors import DaskExecutor
+
+    srv = socket.create_server(("127.0.0.1", 0))
+    port = srv.getsockname()[1]
+
+    def answer():
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 8)
+            c.close()
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        with pytest.raises(ParameterError, match="no Dask scheduler answered") as e:
+            DaskExecutor(f"tcp://127.0.0.1:{port}", timeout_s=3)
+        assert e.value.name == "dask"
+    finally:
+        srv.close()
 
 
 def test_a_worker_error_reaches_the_caller_as_itself(tmp_path):

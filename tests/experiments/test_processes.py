@@ -277,3 +277,24 @@ def test_reproduce_list_into_a_closed_pipe_exits_0(tmp_path):
                            " exit ${PIPESTATUS[0]}", shell=True, capture_output=True,
                            text=True, cwd=tmp_path, executable="/bin/bash", timeout=60)
         assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+#: Runs of ~0.5 s: a Dask LocalCluster takes a few seconds to start, the sweep must outlast it.
+DASK_SWEEP = SWEEP.replace("duration_s = 60", "duration_s = 300")
+
+
+@pytest.mark.parametrize("how", list(EXPECT))
+def test_run_on_a_dask_local_cluster_stopped_leaves_nothing_behind(tmp_path, how):
+    """The same with ``--dask local``: the cluster's worker processes (spawned by nannies in
+    the command's own process) go with it, and a Ctrl-C to the group is the command's one
+    message, not a KeyboardInterrupt traceback from every worker."""
+    pytest.importorskip("distributed")
+    (tmp_path / "e.toml").write_text(DASK_SWEEP)
+    store = tmp_path / "s.sqlite"
+    p = _start(["run", "e.toml", "--store", str(store), "--dask", "local"], tmp_path)
+    code, err, took = _stop(p, store, how)
+    want_code, word = EXPECT[how]
+    assert code == want_code, (code, err)
+    assert err == ("" if word is None else f"lossytcp run: {word}\n")
+    _nothing_left(p.pid)
+    assert 1 <= _intact(store) < PLANNED

@@ -14,10 +14,13 @@ aside: wall time, worker name, commit time).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
+import signal
 import socket
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -415,14 +418,18 @@ class DaskExecutor(Executor):
         self._cluster = None
         if address == "local":
             self.workers = workers or os.cpu_count() or 1
-            self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                         processes=True, dashboard_address=None,
-                                         silence_logs=40)
+            with _quiet_children():
+                self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                             processes=True, dashboard_address=None,
+                                             silence_logs=40)
             self._client = Client(self._cluster)
         else:
+            _probe_scheduler(address, timeout_s)
             try:
                 self._client = Client(address, timeout=f"{timeout_s}s")
-            except (OSError, TimeoutError, ValueError) as e:
+            except Exception as e:
+                # Whatever answered was no scheduler: Dask reads a proxy's or another
+                # server's bytes as a frame length and fails in odd ways (MemoryError).
                 raise ParameterError("dask", address, f"no Dask scheduler answered there "
                                      f"within {timeout_s:g} s ({type(e).__name__}: "
                                      f"{str(e).splitlines()[0] if str(e) else ''})") from None
@@ -450,6 +457,54 @@ class DaskExecutor(Executor):
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+@contextlib.contextmanager
+def _quiet_children():
+    """The cluster's worker processes start with SIGINT ignored (a disposition a new
+    interpreter keeps, and asyncio then leaves alone): Ctrl-C at a terminal reaches the whole
+    process group, and this process alone answers it, closing the cluster, instead of every
+    worker printing its KeyboardInterrupt traceback. The resource tracker started with them
+    cleans up the semaphores of a cluster whose owner was killed without its warning about
+    "leaked" ones, which would be the only words after a SIGKILL."""
+    env_before = os.environ.get("PYTHONWARNINGS")
+    os.environ["PYTHONWARNINGS"] = ",".join(
+        filter(None, [env_before, "ignore::UserWarning:multiprocessing.resource_tracker"]))
+    main = threading.current_thread() is threading.main_thread()
+    sig_before = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        yield
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, sig_before)
+        if env_before is None:
+            os.environ.pop("PYTHONWARNINGS", None)
+        else:
+            os.environ["PYTHONWARNINGS"] = env_before
+
+
+def _probe_scheduler(address: str, timeout_s: float) -> None:
+    """Refuse at once a TCP address where nothing listens: Dask's client retries a refused
+    connection until its whole timeout has passed."""
+    from urllib.parse import urlsplit
+
+    from ..errors import ParameterError
+
+    parts = urlsplit(address)
+    if parts.scheme not in ("tcp", "tls"):
+        return
+    try:
+        host, port = parts.hostname, parts.port or 8786
+    except ValueError as e:
+        raise ParameterError("dask", address, f"is not a scheduler address ({e}); "
+                             "give tcp://host:port") from None
+    if not host:
+        raise ParameterError("dask", address, "names no host; give tcp://host:port")
+    try:
+        socket.create_connection((host, port), timeout=min(timeout_s, 5.0)).close()
+    except OSError as e:
+        raise ParameterError("dask", address, f"no Dask scheduler answered there "
+                             f"({type(e).__name__}: {e.strerror or e})") from None
 
 
 def make_executor(workers: int | None = None, dask: str | None = None) -> Executor:
