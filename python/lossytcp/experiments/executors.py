@@ -420,8 +420,16 @@ class DaskExecutor(Executor):
             self.workers = workers or os.cpu_count() or 1
             with _quiet_children():
                 self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                             processes=True, dashboard_address=None,
-                                             silence_logs=40)
+                                             processes=True, silence_logs=50,
+                                             # CRITICAL only: a worker's heartbeat failing
+                                             # while the cluster closes at Ctrl-C logs an
+                                             # ERROR traceback; a run's own error comes
+                                             # back through its future.
+                                             # No dashboard, and the scheduler's HTTP
+                                             # routes on a free port: two clusters at once
+                                             # must not warn about 8787
+                                             dashboard_address=":0",
+                                             scheduler_kwargs={"dashboard": False})
             self._client = Client(self._cluster)
         else:
             _probe_scheduler(address, timeout_s)
