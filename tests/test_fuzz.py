@@ -14,9 +14,7 @@ cover its errors).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import io
 import math
 import os
 import sys
@@ -24,6 +22,7 @@ import time
 from typing import Any
 
 import pytest
+from cli_in_process import run_main
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -153,6 +152,16 @@ SIMULATE = {
     "vegas_alpha": maybe(st.integers(0, 5)),
     "vegas_beta": maybe(st.integers(0, 5)),
     "vegas_gamma": maybe(st.integers(0, 5)),
+    # CUBIC's and BBR's own parameters, across and beyond their declared ranges
+    "cubic_c": maybe(st.floats(-1, 200)),
+    "cubic_beta": maybe(st.floats(-0.5, 1.5)),
+    "cubic_slow_start": maybe(st.sampled_from(["reno", "hystart", "hystart_pp", "x"])),
+    "cubic_rules": maybe(st.sampled_from(["rfc9438", "linux", "bsd"])),
+    "bbr_cwnd_gain": maybe(st.floats(0, 20)),
+    "bbr_bw_rounds": maybe(st.integers(0, 2000)),
+    "bbr_min_rtt_win_s": maybe(st.floats(0, 2000)),
+    "bbr_probe_rtt_s": maybe(st.floats(-1, 200)),
+    "bbr_probe_rtt_cwnd": maybe(st.integers(0, 2000)),
     "tick_phase": maybe(st.floats(0, 1)),
     "trace_sends": maybe(st.booleans()),
     "trace_window": maybe(st.booleans()),
@@ -483,16 +492,7 @@ def _as_text(field: str, x: Any) -> str:
 
 
 def _main(argv: list[str]) -> int:
-    from lossytcp.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as e:         # argparse's usage errors and --help
-            code = e.code if isinstance(e.code, int) else 2
-    assert "Traceback" not in err.getvalue(), err.getvalue()
-    return code
+    return run_main(argv)[0]
 
 
 @_settings(200)

@@ -40,5 +40,10 @@ def registry_json() -> str:
     ``type``, ``default``, range, ``doc``, ``at_most``, ``ns2``, ``ns3``, ``variants``). Read
     it through :mod:`lossytcp.variants`."""
 
+def check_json(scenario: str) -> None:
+    """Check one scenario (JSON text) as :func:`run_json` does before running it (its
+    structure, the engine's ranges, trace files read) without running it; ``ValueError``
+    with the reason if it is refused."""
+
 def engine_version() -> str:
     """The engine's version, part of every experiment point's key."""

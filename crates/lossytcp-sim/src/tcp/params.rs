@@ -24,6 +24,22 @@ pub enum Value {
     Text(String),
 }
 
+impl std::fmt::Display for Value {
+    /// As the scenario wrote it, for error messages: a number as a person reads it (1e300
+    /// rather than three hundred digits), text quoted.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Float(x) if *x != 0.0 && x.is_finite() && !(1e-4..1e6).contains(&x.abs()) => {
+                write!(f, "{x:e}")
+            }
+            Value::Float(x) => write!(f, "{x}"),
+            Value::Text(t) => write!(f, "{t:?}"),
+        }
+    }
+}
+
 /// The values a scenario gives, by parameter name.
 pub type Values = BTreeMap<String, Value>;
 
@@ -407,7 +423,7 @@ pub fn check(owner: &str, variant: &str, values: &Values, specs: &[&Param]) -> R
         };
         if p.admit(v).is_none() {
             return Err(format!(
-                "{owner}.params.{name} = {v:?} must be {}",
+                "{owner}.params.{name} = {v} must be {}",
                 p.range_text()
             ));
         }
@@ -493,7 +509,7 @@ mod tests {
         let cases = [
             (
                 ("t_gain", Value::Float(0.0)),
-                "t_gain = Float(0.0) must be a number in (0, 1]",
+                "t_gain = 0 must be a number in (0, 1]",
             ),
             (("t_lo", Value::Int(11)), "must be an integer in [0, 10]"),
             (("t_lo", Value::Int(4)), "t_lo = 4 must be <= t_hi = 3"),
@@ -501,7 +517,11 @@ mod tests {
                 ("t_mode", Value::Text("x".into())),
                 "must be one of fast, slow",
             ),
-            (("t_on", Value::Int(1)), "must be true or false"),
+            (("t_on", Value::Int(1)), "t_on = 1 must be true or false"),
+            (
+                ("t_gain", Value::Float(1e300)),
+                "t_gain = 1e300 must be a number in (0, 1]",
+            ),
             (("nope", Value::Int(1)), "variant x takes no such parameter"),
         ];
         for ((k, v), msg) in cases {
