@@ -202,8 +202,14 @@ impl Receiver {
                 self.rcv_next += 1;
                 self.delivered += 1;
             }
-        } else if seq > self.rcv_next && self.out_of_order.insert(seq) && self.sack {
-            // Kept short by make_ack; only SACK needs to know which blocks are recent.
+        } else if seq > self.rcv_next
+            && self.out_of_order.insert(seq)
+            && self.sack
+            && self.ns2.is_none()
+        {
+            // Kept short by make_ack's RFC 2018 blocks; only they need to know which blocks
+            // are recent (ns-2's blocks keep their own stack, and make_ack never trims this
+            // list for them: kept, it grew with every out-of-order segment of the run).
             self.recent.retain(|&s| s != seq);
             self.recent.insert(0, seq);
         }
@@ -292,6 +298,22 @@ mod tests {
 
     fn blocks(a: AckOut) -> Vec<(u64, u64)> {
         a.sack[..a.n_sack as usize].to_vec()
+    }
+
+    #[test]
+    fn ns2_sack_sink_keeps_no_list_of_recent_blocks() {
+        // Its blocks come from its own stack: a run with a hole that never fills (segment 0
+        // lost for good) must not grow the RFC 2018 list at every out-of-order segment.
+        let mut r = Receiver::new(true, false).with_ns2_blocks();
+        for seq in 1..2_000 {
+            r.on_data(seq);
+        }
+        assert!(r.recent.is_empty());
+        let mut rfc = Receiver::new(true, false);
+        for seq in 1..2_000 {
+            rfc.on_data(seq);
+        }
+        assert!(rfc.recent.len() <= 3, "RFC 2018's list stays at the reported blocks");
     }
 
     #[test]
