@@ -43,6 +43,16 @@ cache misses (the lossy scenarios' larger windows), which the CPU times do.
                             [--variants paper003|modern] [--json]
     python bench/senders.py --callgrind [--duration 20] [--scenario ...]   # after
         cargo build --release --example run_scenario
+    python bench/senders.py --ns3 [--duration 100] [--rounds 3]
+
+With ``--ns3`` each of NewReno, SACK, CUBIC and BBR runs ``ns3`` (issue 22: the engine at
+least 100x faster than ns-3 on the same scenario): ``lossytcp crosscheck ns3``'s program
+(ns-3 3.37: TcpNewReno, TcpLinuxReno with SACK, TcpCubic, TcpBbr) and the engine on one
+10 Mb/s, RTT 100 ms link with random loss p = 1e-3 (a DropTail of 100 packets, window 1000,
+1000 B), seed 1; CUBIC with Linux's rules and HyStart on both sides. The engine's cost is the calling thread's CPU time in ``run_json``; ns-3's
+is its process's CPU time (user + system, from ``wait4``), which leaves out the machine's
+other load as the thread time does and counts the process start, a few ms. Printed: each
+side's fastest round per packet sent and the ratio ns-3 / engine.
 """
 
 from __future__ import annotations
@@ -156,6 +166,54 @@ def measure_callgrind(name: str, duration_s: float, variants=VARIANTS) -> dict:
     return res
 
 
+NS3_PATH = dict(rate_bps=10e6, rtt_s=0.1, packet_size_bytes=1000, window=1000,
+                queue_packets=100, channel="bernoulli:p=0.001", seed=1)
+#: CUBIC as ns-3 runs it (Linux's rules and HyStart), as ``crosscheck ns3`` configures it.
+NS3_KNOBS = {"cubic": dict(cubic_rules="linux", cubic_slow_start="hystart")}
+
+
+def _ns3_cpu_s(variant: str, duration_s: float) -> tuple[float, int]:
+    """ns-3's CPU seconds (user + system of its process) and packets sent for one run."""
+    import os
+
+    from lossytcp.ns3 import build_program, ns3_arguments
+
+    args, _ = ns3_arguments(variant, {**NS3_PATH, **NS3_KNOBS.get(variant, {}),
+                                      "duration_s": duration_s})
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([str(build_program()), *args], stdout=out,
+                                stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read()
+    if proc.returncode != 0:
+        raise SystemExit(f"ns-3 failed ({proc.returncode}):\n{text[-2000:]}")
+    line = next(ln for ln in text.splitlines() if ln.startswith("{"))
+    return usage.ru_utime + usage.ru_stime, int(json.loads(line)["packets_sent"])
+
+
+def measure_ns3(duration_s: float, rounds: int) -> dict:
+    from lossytcp import _sim
+    from lossytcp.sim import build_scenario
+
+    res = {}
+    for v in MODERN:
+        text = json.dumps(build_scenario(v, duration_s=duration_s, **NS3_PATH,
+                                         **NS3_KNOBS.get(v, {})))
+        eng, ns3 = [], []
+        for _ in range(rounds):
+            t0 = time.thread_time()
+            out = json.loads(_sim.run_json(text))
+            eng.append((time.thread_time() - t0) / out["flows"][0]["packets_sent"])
+            cpu, sent = _ns3_cpu_s(v, duration_s)
+            ns3.append(cpu / sent)
+        res[v] = dict(engine_packets=out["flows"][0]["packets_sent"], ns3_packets=sent,
+                      engine_ns_per_packet=1e9 * min(eng), ns3_ns_per_packet=1e9 * min(ns3),
+                      ns3_over_engine=min(ns3) / min(eng))
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--duration", type=float, default=1000.0, help="simulated seconds per run")
@@ -167,12 +225,28 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--callgrind", action="store_true",
                     help="count instructions under valgrind instead of timing")
+    ap.add_argument("--ns3", action="store_true",
+                    help="NewReno, SACK, CUBIC and BBR against ns-3 3.37 on one lossy link")
     a = ap.parse_args()
     if not a.duration > 0:
         ap.error(f"--duration = {a.duration}: simulated seconds, must be > 0")
     if a.rounds < 1:
         ap.error(f"--rounds = {a.rounds}: must be >= 1")
     names = ["same", "two-hop", "fast"] if a.scenario == "all" else [a.scenario]
+    if a.ns3:
+        res = measure_ns3(a.duration, a.rounds)
+        if a.json:
+            print(json.dumps(res, indent=1))
+            return
+        print(f"\n10 Mb/s, RTT 100 ms, p = 1e-3: {a.duration:g} simulated s, {a.rounds} "
+              "rounds (fastest), CPU time per packet sent")
+        print(f"  {'variant':<10} {'engine pkts':>11} {'ns/packet':>10} {'ns-3 pkts':>10} "
+              f"{'ns/packet':>10} {'ns-3 / engine':>14}")
+        for v, r in res.items():
+            print(f"  {v:<10} {r['engine_packets']:>11} {r['engine_ns_per_packet']:>10.0f} "
+                  f"{r['ns3_packets']:>10} {r['ns3_ns_per_packet']:>10.0f} "
+                  f"{r['ns3_over_engine']:>14.1f}")
+        return
     if a.callgrind:
         if shutil.which("valgrind") is None or not RUN_SCENARIO.exists():
             raise SystemExit(f"--callgrind needs valgrind and {RUN_SCENARIO} (cargo build "
