@@ -45,14 +45,15 @@ cache misses (the lossy scenarios' larger windows), which the CPU times do.
         cargo build --release --example run_scenario
     python bench/senders.py --ns3 [--duration 100] [--rounds 3]
 
-With ``--ns3`` each of NewReno, SACK, CUBIC and BBR runs ``ns3`` (issue 22: the engine at
-least 100x faster than ns-3 on the same scenario): ``lossytcp crosscheck ns3``'s program
-(ns-3 3.37: TcpNewReno, TcpLinuxReno with SACK, TcpCubic, TcpBbr) and the engine on one
-10 Mb/s, RTT 100 ms link with random loss p = 1e-3 (a DropTail of 100 packets, window 1000,
-1000 B), seed 1; CUBIC with Linux's rules and HyStart on both sides. The engine's cost is the calling thread's CPU time in ``run_json``; ns-3's
-is its process's CPU time (user + system, from ``wait4``), which leaves out the machine's
-other load as the thread time does and counts the process start, a few ms. Printed: each
-side's fastest round per packet sent and the ratio ns-3 / engine.
+With ``--ns3`` NewReno, SACK, CUBIC and BBR run in ns-3 3.37 (``lossytcp crosscheck ns3``'s
+program: TcpNewReno, TcpLinuxReno with SACK, TcpCubic, TcpBbr) and in the engine on one
+10 Mb/s, RTT 100 ms link with random loss p = 1e-3 (a DropTail of 100 packets, window
+1000, 1000 B), seed 1; CUBIC with Linux's rules and HyStart on both sides (issue 22: the
+engine at least 100x faster than ns-3 on the same scenario). The engine's cost is the
+calling thread's CPU time in ``run_json``; ns-3's is its process's CPU time (user + system,
+from ``wait4``), which leaves out the machine's other load as the thread time does and
+counts the process start, a few ms. Printed: each side's fastest round per packet sent and
+the ratio ns-3 / engine.
 """
 
 from __future__ import annotations

@@ -101,3 +101,20 @@ def test_a_parameter_changes_the_run_it_is_given_to() -> None:
     c = lossytcp.simulate("westwood-nr", westwood_tau_s=0.5, **kw)
     assert a == c, "the declared default is the engine's"
     assert a.packets_sent != b.packets_sent
+
+
+def test_the_kernels_cubic_and_bbr_have_engine_counterparts_configured_as_linux() -> None:
+    # lossytcp crosscheck linux / emulate's replay: the kernel's congestion control -> the
+    # engine variant and the knobs that make it the kernel's (not RFC 9438's arithmetic)
+    from lossytcp.emulate.linux import engine_config, engine_variant
+    from lossytcp.sim import build_scenario
+
+    for cc, v in (("reno", "sack"), ("cubic", "cubic"), ("bbr", "bbr")):
+        assert engine_variant(cc) == v
+        kw = engine_config(packet_size_bytes=1500, window=100, variant=v)
+        sc = build_scenario(v, duration_s=1.0, **kw)
+        params = sc["flows"][0]["tcp"]["params"]
+        if cc == "cubic":
+            assert params == {"cubic_rules": "linux", "cubic_slow_start": "hystart"}
+        else:
+            assert params == {}

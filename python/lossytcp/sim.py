@@ -571,7 +571,8 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     sample, G, min_rto_s), a sample from every new ACK timed from the segment's first
     transmission as the timestamp option gives on a lossless path; lossless paths only; or
     'linux': Linux's tcp_set_rto() on RFC 6298's estimates, RTO = SRTT + max(G, 4 RTTVAR,
-    min_rto_s), the timer at least min_rto_s beyond the RTT), ``delayed_ack``, ``protect_retransmissions``, ``delay`` (semi-Markov RTT: dict with
+    min_rto_s), the timer at least min_rto_s beyond the RTT), ``delayed_ack``,
+    ``protect_retransmissions``, ``delay`` (semi-Markov RTT: dict with
     ``rtt_s``, ``H``, ``excess_mean_s``; applied on the data direction, the ACK direction then
     has no propagation delay; not with ``rtt_s``), ``slot_model`` (paper 004: no propagation
     delay, ACKs of no size, an exact timer, so not with ``rtt_s``, ``ack_size_bytes`` or

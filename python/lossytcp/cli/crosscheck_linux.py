@@ -7,7 +7,8 @@ each data transmission and each ACK, in transmission order, becomes the engine's
 ``trace:`` channel. Both senders face the same losses, so the comparison is of the TCPs
 alone. The engine takes its closest Linux-like configuration (``lossytcp.emulate.linux``:
 reno -> sack with IW10, delayed ACKs, limited transmit, RTO = SRTT + max(200 ms, 4 RTTVAR);
-cubic and bbr once the engine has them). Per metric: the kernel's and the engine's means,
+cubic -> cubic with Linux's rules and HyStart; bbr -> bbr). Per metric: the kernel's and
+the engine's means,
 the seeds with identical values, a paired t-test of the differences, Holm-corrected over
 the metrics (as ``crosscheck ns2 --paired``).
 
@@ -82,7 +83,8 @@ def run(a: argparse.Namespace) -> int:
     seeds = seeds_from_args(a, 3)
     check_level(a.alpha, "alpha")
     # Bad input fails here, before any run: the engine side's scenario is built once.
-    engine = engine_config(packet_size_bytes=kw["packet_size_bytes"], window=kw["window"])
+    engine = engine_config(packet_size_bytes=kw["packet_size_bytes"], window=kw["window"],
+                           variant=variant)
     build_scenario(variant, **{k: x for k, x in kw.items()
                                if k not in ("window", "sample_interval_s", "max_lateness_s")},
                    **engine)

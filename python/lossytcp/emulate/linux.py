@@ -3,8 +3,10 @@
 **The closest configuration** (:func:`engine_config`), per setting, with Linux's source of it:
 
 * variant: ``reno`` -> the engine's ``sack`` (Linux's Reno congestion control recovers with
-  SACK, on by default, RFC 6675's scoreboard in spirit); ``cubic``/``bbr`` -> the engine's
-  variant of that name once its registry has one (refused with the reason until then);
+  SACK, on by default, RFC 6675's scoreboard in spirit); ``cubic`` -> the engine's ``cubic``
+  with Linux's ``tcp_cubic.c`` rules and HyStart (``cubic_rules='linux'``,
+  ``cubic_slow_start='hystart'``: the RFC 9438 arithmetic and HyStart++ are the engine's
+  defaults, not the kernel's); ``bbr`` -> the engine's ``bbr`` (Linux's ``tcp_bbr.c``);
 * ``initial_window=10`` (RFC 6928, ``TCP_INIT_CWND``); ``delayed_ack=True``;
   ``limited_transmit=True`` (RFC 3042, on in Linux); ``dupack_threshold=3``
   (``tcp_reordering``); per-ACK RTT samples (the timestamps option times every ACK);
@@ -63,6 +65,8 @@ from . import LINUX_ACK_BYTES
 
 #: Kernel congestion control -> the engine variant closest to it.
 ENGINE_VARIANT = {"reno": "sack", "cubic": "cubic", "bbr": "bbr"}
+#: The variant's own knobs that make it the kernel's (see the module documentation).
+LINUX_KNOBS = {"cubic": {"cubic_rules": "linux", "cubic_slow_start": "hystart"}}
 
 
 def _autotuned_window_segments(mss: int) -> int:
@@ -90,11 +94,13 @@ def engine_variant(cc: str) -> str:
     return v
 
 
-def engine_config(*, packet_size_bytes: int, window: int | None) -> dict[str, Any]:
-    """simulate() keywords making the engine's TCP as Linux-like as its knobs go (see the
-    module documentation for each and for what remains different)."""
+def engine_config(*, packet_size_bytes: int, window: int | None,
+                  variant: str | None = None) -> dict[str, Any]:
+    """simulate() keywords making the engine's TCP (``variant``'s, when given) as Linux-like
+    as its knobs go (see the module documentation for each and for what remains
+    different)."""
     mss = packet_size_bytes - LINUX_ACK_BYTES
-    return dict(
+    return dict(**LINUX_KNOBS.get(variant or "", {}),
         profile="rfc", initial_window=10, delayed_ack=True, limited_transmit=True,
         dupack_threshold=3, rtt_sampling="per_ack", granularity_s=0.2, min_rto_s=0.2,
         initial_rto_s=1.0, max_rto_s=120.0, ack_size_bytes=LINUX_ACK_BYTES,
@@ -121,14 +127,15 @@ def replay_keywords(report: Any, variant: str | None = None,
     path = dict(report.path)
     packet = path["packet_size_bytes"]
     window = path.pop("window")
-    kw = {**engine_config(packet_size_bytes=packet, window=window), **engine}
+    v = variant or engine_variant(report.cc)
+    kw = {**engine_config(packet_size_bytes=packet, window=window, variant=v), **engine}
     kw["channel"] = _trace_channel(report.fates("forward").channel_outcomes("data"),
                                    d / "replay-data.txt")
     kw["ack_channel"] = _trace_channel(report.fates("reverse").channel_outcomes("ack"),
                                        d / "replay-acks.txt")
     for k in ("channel", "ack_channel"):
         path.pop(k, None)
-    return variant or engine_variant(report.cc), {**path, **kw}
+    return v, {**path, **kw}
 
 
 def replay(report: Any, variant: str | None = None, **engine: Any) -> Any:

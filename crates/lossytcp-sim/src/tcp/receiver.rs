@@ -313,7 +313,10 @@ mod tests {
         for seq in 1..2_000 {
             rfc.on_data(seq);
         }
-        assert!(rfc.recent.len() <= 3, "RFC 2018's list stays at the reported blocks");
+        assert!(
+            rfc.recent.len() <= 3,
+            "RFC 2018's list stays at the reported blocks"
+        );
     }
 
     #[test]
