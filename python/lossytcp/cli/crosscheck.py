@@ -576,19 +576,23 @@ def _network(a: argparse.Namespace, seeds: list[int], agent: dict[str, str]
 
 # --- the command -----------------------------------------------------------------------------
 
-def run(a: argparse.Namespace) -> int:
-    """SIGTERM is turned into :class:`Terminated` for the run, so that it stops the runs and
-    ns-2 as Ctrl-C does; one message and exit code 143."""
+def terminable(body: Callable[[argparse.Namespace], int], a: argparse.Namespace) -> int:
+    """``body(a)`` with SIGTERM turned into :class:`Terminated`, so that it stops the runs and
+    the other simulator as Ctrl-C does; one message and exit code 143."""
     import signal
 
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        return _run(a)
+        return body(a)
     except Terminated:
         print("lossytcp crosscheck: terminated", file=sys.stderr)
         return EXIT_TERMINATED
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def run(a: argparse.Namespace) -> int:
+    return terminable(_run, a)
 
 
 def _run(a: argparse.Namespace) -> int:

@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from typing import Any
 
 from ._progress import run_progress
 from ._verdicts import (
     EXIT_CRASH,
     EXIT_NO_REFERENCE,
-    EXIT_TERMINATED,
     FlowCounts,
     Quantity,
     flow_observation,
@@ -124,18 +122,9 @@ def _kwargs(a: argparse.Namespace) -> tuple[str, dict[str, Any]]:
 
 def run(a: argparse.Namespace) -> int:
     """SIGTERM stops the runs and ns-3 as Ctrl-C does; exit code 143."""
-    import signal
+    from .crosscheck import terminable
 
-    from .crosscheck import Terminated, _terminate
-
-    previous = signal.signal(signal.SIGTERM, _terminate)
-    try:
-        return _run(a)
-    except Terminated:
-        print("lossytcp crosscheck: terminated", file=sys.stderr)
-        return EXIT_TERMINATED
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return terminable(_run, a)
 
 
 def _run(a: argparse.Namespace) -> int:
