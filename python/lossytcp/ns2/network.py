@@ -53,7 +53,9 @@ Random streams: Tcl's ``rand()`` (channels, arrivals, sizes) seeded by ``ns2_see
 each on/off source its own ``RNG`` seeded from the seed and its index; ns-2's default RNG,
 which RED's drop test and the native error models use, reseeded at time 0 from the seed
 (after the agents' reset at the start of the run, so that each agent keeps ns-2's own RTT
-tick phase). The agents' tick phases (``boot_time_``) are successive draws of the default
+tick phase), or with the RED queues' ``ns2_seed`` when they give one (the engine's RED then
+draws the same; ns-2 has one default RNG, so RED queues giving different ones are refused).
+The agents' tick phases (``boot_time_``) are successive draws of the default
 RNG at that reset, so with several flows they differ from agent to agent, while the
 engine's ``profile='ns2'`` gives every flow the first agent's phase: RTT samples may differ
 by a tick (an effect in law only, see ``ns2/README.md`` rule 6).
@@ -546,7 +548,7 @@ proc lt_done {k j} {
     $ns at [expr {{[$ns now] + {_num(red_sample_s)}}}] red_sample
 }}
 $ns at 0.0 red_sample""")
-    out.append(f"$ns at 0.0 \"$defaultRNG seed {seed}\"")
+    out.append(f"$ns at 0.0 \"$defaultRNG seed {_default_rng_seed(links, red_links, seed)}\"")
     fin = ["proc finish {} {", "    global ns tcp sink done qm qint redq redsum chmon lm tstats "
            "ttimes tf tagent"]
     fin.append("    set now [$ns now]")
@@ -772,6 +774,19 @@ def run_network(sc: dict[str, Any], *, ns: str | None = None,
         text, wall, hwm = run_ns(exe, path, Path(wd), timeout_s=timeout_s, on_time=on_time)
     rep = parse_network(text, sc, script)
     return replace(rep, wall_s=wall, peak_rss_bytes=hwm)
+
+
+def _default_rng_seed(links: list[dict[str, Any]], red_links: list[int], seed: int) -> int:
+    """The seed of ns-2's default RNG at time 0: the RED queues' ``ns2_seed`` if they give
+    one, else the run's ``seed`` (already ns-2's)."""
+    given = {i: links[i]["queue"]["ns2_seed"] for i in red_links
+             if links[i].get("queue", {}).get("ns2_seed") is not None}
+    if len(set(given.values())) > 1:
+        i = max(given)
+        raise Ns2Unsupported(f"links[{i}].queue.ns2_seed", given[i],
+                             "ns-2 has one default RNG for every RED queue: give them all "
+                             f"the same ns2_seed (links[{min(given)}]: {given[min(given)]})")
+    return next(iter(given.values()), seed)
 
 
 # --- typed scenarios, replays -------------------------------------------------------------
