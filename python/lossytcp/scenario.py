@@ -557,12 +557,13 @@ class Red(_Data):
     tested) from ns-2 2.35's default generator, L'Ecuyer's MRG32k3a after ``$defaultRNG seed
     ns2_seed``, instead of the engine's own stream: an integer in [1, 2^31 - 2] (rng.cc
     refuses others), or ``"run"`` for ``lossytcp.ns2.ns2_seed(seed)`` of each run's seed,
-    the value the scripts of :mod:`lossytcp.ns2` give ns-2 (so ``crosscheck ns2`` and a
-    sweep over seeds keep independent runs; a fixed integer gives every seed the same
-    draws). ns-2 has one such generator for all its queues and agents, the engine one per
-    queue: the engine makes ns-2's drops where this queue is ns-2's only consumer after time
-    0 (one RED queue, no finite transfers, whose agents draw as they start) and the flows
-    have ns-2's tick phases (``lossytcp.ns2.rng.with_ns2_draws``). None: the engine's stream."""
+    the value the scripts of :mod:`lossytcp.ns2` give ns-2 (so ``crosscheck ns2``, a sweep
+    over seeds, ``simulate_seeds`` and an experiment's ``engine_scenario`` keep independent
+    runs; a fixed integer gives every seed the same draws). ns-2 has one such generator for
+    all its queues and agents, the engine one per queue: the engine makes ns-2's drops where
+    this queue is ns-2's only consumer after time 0 (one RED queue, no finite transfers,
+    whose agents draw as they start) and the flows have ns-2's tick phases
+    (``lossytcp.ns2.rng.with_ns2_draws``). None: the engine's stream."""
 
     KIND = "red"
     packets: int
@@ -623,6 +624,26 @@ NS2_SEED_MAX = 2**31 - 2
 NS2_SEED_RUN = "run"
 
 Queue = DropTail | Red
+
+
+def resolve_ns2_seeds(engine: dict[str, Any]) -> dict[str, Any]:
+    """An engine scenario's RED queues with ``ns2_seed = "run"`` get ns-2's seed of the
+    scenario's ``seed`` (``lossytcp.ns2.ns2_seed``), in place; returns ``engine``."""
+    for lk in engine.get("links") or []:
+        q = lk.get("queue") if isinstance(lk, dict) else None
+        if isinstance(q, dict) and q.get("ns2_seed") == NS2_SEED_RUN:
+            from .ns2.script import ns2_seed
+
+            q["ns2_seed"] = ns2_seed(int(engine["seed"]))
+    return engine
+
+
+def draws_from_ns2_rng(engine: Mapping[str, Any]) -> bool:
+    """Whether a RED queue of an engine scenario draws from ns-2's generator: its seed may
+    follow the run's (``"run"``, resolved by :meth:`Scenario.engine`), so a scenario built for
+    one seed is rebuilt for another, not only given the other ``seed``."""
+    return any(isinstance(lk.get("queue"), Mapping) and "ns2_seed" in lk["queue"]
+               for lk in engine.get("links") or [] if isinstance(lk, Mapping))
 QUEUES: dict[str, type] = {"droptail": DropTail, "drop_tail": DropTail, "red": Red}
 
 
@@ -1766,12 +1787,7 @@ class Scenario(_Data):
         if not legacy:
             out["nodes"] = list(net.nodes)
         out["links"] = [lk.engine(named=not legacy) for lk in net.links]
-        for lk in out["links"]:
-            q = lk.get("queue")
-            if q and q.get("ns2_seed") == NS2_SEED_RUN:
-                from .ns2.script import ns2_seed
-
-                q["ns2_seed"] = ns2_seed(out["seed"])
+        resolve_ns2_seeds(out)
         out["flows"] = [self._flow_engine(net, f, legacy) for f in flows]
         if self.traffic:
             out["traffic"] = [self._traffic_engine(net, t) for t in self.traffic]

@@ -13,8 +13,9 @@ import network_cases as nc
 import pytest
 from make_network import flow_sends
 
-from lossytcp import _sim, simulate
+from lossytcp import _sim, simulate, simulate_seeds
 from lossytcp.errors import ParameterError
+from lossytcp.experiments import Experiment
 from lossytcp.ns2 import Ns2Unsupported, ns2_seed
 from lossytcp.ns2.network import build_network_script, run_network
 from lossytcp.scenario import NS2_SEED_MAX, Red
@@ -111,3 +112,26 @@ def test_ns2_scripts_seed_their_one_generator_with_it() -> None:
         two["links"][i]["queue"] = {**two["links"][i]["queue"], "kind": "red", "ns2_seed": s}
     with pytest.raises(Ns2Unsupported, match=r"links\[1\]\.queue\.ns2_seed"):
         build_network_script(two)
+
+
+def test_seed_sweeps_give_each_seed_its_own_ns2_draws() -> None:
+    # simulate_seeds and the experiments' per-point cache used to build a scenario once and
+    # change only its "seed": "run" would have kept the first seed's ns-2 seed for all.
+    kw = dict(rate_bps=10e6, rtt_s=0.1, window=1000, packet_size_bytes=1500,
+              duration_s=20.0, profile="ns2", granularity_s=0.01, initial_rto_s=3.0)
+    q = f"{CLASSIC},ns2_seed=run"
+    swept = simulate_seeds([1, 2, 3], "newreno", queue=q, threads=1, **kw).values("queue_drops")
+    alone = [simulate("newreno", queue=q, seed=s, **kw).queue_drops for s in (1, 2, 3)]
+    assert list(swept) == alone and len(set(alone)) > 1
+    exp = Experiment(name="red", scenario={"queue": q, "duration_s": 1.0})
+    point, cache = exp.points()[0], {}
+    for s in (1, 2, 1):
+        sc = exp.run_spec(point, s, cache).scenario
+        assert sc["links"][0]["queue"]["ns2_seed"] == ns2_seed(s)
+    # an engine scenario given whole may say "run" too
+    raw = scenario_from_keywords(queue=q).engine()
+    raw["links"][0]["queue"]["ns2_seed"] = "run"
+    rexp = Experiment(name="raw", scenario={"engine_scenario": raw})
+    for s in (4, 5):
+        sc = rexp.run_spec(rexp.points()[0], s, {}).scenario
+        assert sc["links"][0]["queue"]["ns2_seed"] == ns2_seed(s)

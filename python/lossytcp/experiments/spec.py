@@ -313,6 +313,7 @@ class Experiment:
         """The run of ``point`` at ``seed``. With ``cache`` (a dict the caller keeps), a point
         whose scenario does not depend on the seed is validated once and copied for the other
         seeds: only the seed differs between them."""
+        from ..scenario import draws_from_ns2_rng, resolve_ns2_seeds
         from ..sim import build_scenario
 
         if cache is not None and point.id in cache:
@@ -332,6 +333,7 @@ class Experiment:
                                       self.source)
             sc = json.loads(keys.dumps(kw[ENGINE_SCENARIO]))
             sc["seed"] = seed
+            resolve_ns2_seeds(sc)
             return RunSpec(point, seed, sc, keys.run_key(sc), _cost_s(sc))
         try:
             sc = build_scenario(point.variant, seed=seed, **kw)
@@ -343,7 +345,8 @@ class Experiment:
                 key = f"sweep.{e.name}"
             raise ExperimentError(key, e.value, f"{e.valid} (at point {point.id})",
                                   self.source) from None
-        if cache is not None and not (callable(self.scenario) and _arity(self.scenario) >= 2):
+        if cache is not None and not (callable(self.scenario) and _arity(self.scenario) >= 2
+                                      or draws_from_ns2_rng(sc)):
             cache[point.id] = sc
         return RunSpec(point, seed, sc, keys.run_key(sc), _cost_s(sc))
 
