@@ -707,7 +707,8 @@ def _run_many(jobs: Iterator[tuple[str, Callable[[dict[str, Any]], Any], float]]
 def _jobs(scenario: Scenario, seeds: Iterable[int], finish: Callable[[dict[str, Any], int], Any]
           ) -> Iterator[tuple[str, Callable[[dict[str, Any]], Any], float]]:
     """Engine JSON per seed, built as needed: the scenario is validated once, and each seed
-    changes only the seed."""
+    changes only the seed (the whole scenario is rebuilt when a RED queue draws from ns-2's
+    generator, whose seed may follow the run's: ``ns2_seed="run"``)."""
     base = scenario.engine()
     rebuild = draws_from_ns2_rng(base)
     for s in seeds:
