@@ -18,9 +18,9 @@ by segments acked), lossytcp.emulate.linux.model_predictions:
   per-ACK window growth equals Linux's per-segment growth (the control run that measures
   how much of the difference that one mechanism makes).
 
-CUBIC and BBR are run for the kernel and set against the models and the kernel's own Reno;
-the engine side needs the engine's CUBIC/BBR (a variant of that name), and uses it once it
-exists. Real time: duration x runs, plus a few seconds each.
+CUBIC and BBR: the kernel's against the engine's ``cubic`` (with Linux's rules and HyStart,
+lossytcp.emulate.linux.LINUX_KNOBS) and ``bbr``, and the models. Real time: duration x runs,
+plus a few seconds each.
 """
 
 from __future__ import annotations
