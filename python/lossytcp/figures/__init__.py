@@ -83,6 +83,12 @@ class Figure:
 
 FIGURES: dict[str, Figure] = {}
 
+
+def title_of(data: FigureData) -> str:
+    """A figure's title as drawn: the paper, the caption, "(quick)" at the quick size."""
+    f = data.figure
+    return f"Paper {f.paper} {f.title}" + (" (quick)" if data.quick else "")
+
 #: Figures and tables of SCENARIOS.md not reproducible here yet, and why (``reproduce list``).
 PENDING = {
     "paper000-table1-3": "exact event traces (NewReno cycle; Tahoe and NewReno recovering "
@@ -157,7 +163,7 @@ def reproduce(fig: Figure | str, *, quick: bool = False, out: str | Path = "figu
     d = out / fig.id
     d.mkdir(exist_ok=True)
     files: list[Path] = []
-    title = f"Paper {fig.paper} {fig.title}" + (" (quick)" if quick else "")
+    title = title_of(data)
     if fig.draw_fn is not None:
         files += fig.draw_fn(data, d / fig.id)
     elif fig.plot is not None:
