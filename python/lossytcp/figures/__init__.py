@@ -95,7 +95,7 @@ PENDING = {
                          "packets 15-19): checked by the engine's scenario tests "
                          "(crates/lossytcp-sim/tests), not an experiment",
 }
-_MODULES = ("paper000", "paper004", "paper002", "paper001", "paper003")
+_MODULES = ("paper000", "paper000_tables", "paper004", "paper002", "paper001", "paper003")
 _loaded = False
 
 
