@@ -373,6 +373,26 @@ def _scaled_timer_control(data, rate, other) -> str:
             "timeout duration also becomes a smaller multiple of the RTT')")
 
 
+def newreno_worst(data, claim: str, xname: str, reading: str, **where) -> list[ClaimResult]:
+    """'NewReno worst', the one reading of it: every other variant shown at least NewReno
+    (within 0.01) at every point, on each source (the paper's model label)."""
+    from .claims import combine
+
+    parts = {o: ordering(data, claim, o, "newreno", xname, primary="model", label="paper",
+                         **where) for o in VARIANTS if o != "newreno"}
+    for o, ps in parts.items():
+        for p in ps:
+            p.claim = f"{o} >= newreno"
+    out = []
+    for i, src in enumerate(("model", "simulation")):
+        c = combine(data.figure.id, claim, [parts[o][i] for o in parts])
+        c.primary = src == "model"
+        c.reading = reading
+        _why_ordering(c)
+        out.append(c)
+    return out
+
+
 def _finer_timer_control(data, rate) -> str:
     """Control of "NewReno worst": the paper reasons that the finer the timer, the closer
     OldTahoe comes to Tahoe and the more NewReno is the worst; the model with the timer at a
@@ -399,7 +419,7 @@ def _finer_timer_control(data, rate) -> str:
 
 
 def fig56_claims(data, rate):
-    from .claims import combine, diff_estimate
+    from .claims import diff_estimate
 
     f = data.figure.id
     out = []
@@ -440,19 +460,11 @@ def fig56_claims(data, rate):
                                f"(tolerance {tol})", src == "model", why=why, reading=reading))
     # "NewReno exhibits the worst performance of all the TCP versions": each other variant at
     # least NewReno
-    parts = {o: ordering(data, "NewReno worst", o, "newreno", "alpha", primary="model",
-                         label="paper", rate_bps=rate, timeout_s=0.05)
-             for o in ("tahoe", "sack", "oldtahoe")}
-    for o, ps in parts.items():
-        for p in ps:
-            p.claim = f"{o} >= newreno"
-    for i, src in enumerate(("model", "simulation")):
-        c = combine(f, "NewReno worst", [parts[o][i] for o in parts])
-        c.primary = src == "model"
-        c.reading = ("'NewReno exhibits the worst performance of all the TCP versions': every "
-                     "other variant above or equal (within 0.01) at every alpha, fine timer")
-        _why_ordering(c)
-        if c.verdict != HOLDS and src == "model":
+    for c in newreno_worst(data, "NewReno worst", "alpha", "'NewReno exhibits the worst "
+                           "performance of all the TCP versions': every other variant above or "
+                           "equal (within 0.01) at every alpha, fine timer", rate_bps=rate,
+                           timeout_s=0.05):
+        if c.verdict != HOLDS and c.source == "model":
             c.why += " | " + _finer_timer_control(data, rate)
         out.append(c)
     # "the behavior gap of Tahoe and OldTahoe decreases" as the timer gets finer
@@ -692,23 +704,12 @@ def fig9_claims(data):
             "'The performance is also seen to become better when beta > 0.02': every "
             "variant's throughput at every beta above 0.02 above its throughput at every beta "
             "below"))
-    from .claims import combine
 
-    parts = {o: ordering(data, "NewReno worst under bursty loss (beta <= 0.1)", o, "newreno",
-                         "beta", primary="model", label="paper", bdp=100,
-                         x_filter=lambda x: x <= 0.1) for o in ("tahoe", "sack", "oldtahoe")}
-    for o, ps in parts.items():
-        for p in ps:
-            p.claim = f"{o} >= newreno"
-    for i, src in enumerate(("model", "simulation")):
-        c = combine(data.figure.id, "NewReno worst under bursty loss (beta <= 0.1)",
-                    [parts[o][i] for o in parts])
-        c.primary = src == "model"
-        c.reading = ("'the performance of NewReno is also the worst of all the TCP versions "
-                     "under bursty loss conditions': every other variant above or equal "
-                     "(within 0.01) at every beta <= 0.1, above somewhere")
-        _why_ordering(c)
-        out.append(c)
+    out += newreno_worst(data, "NewReno worst under bursty loss (beta <= 0.1)", "beta",
+                         "'the performance of NewReno is also the worst of all the TCP versions "
+                         "under bursty loss conditions': every other variant above or equal "
+                         "(within 0.01) at every beta <= 0.1, above somewhere", bdp=100,
+                         x_filter=lambda x: x <= 0.1)
     return out
 
 

@@ -150,7 +150,7 @@ import numpy as np
 from .. import scenario as s
 from ..experiments import Experiment, ModelOverlay, logrange
 from ..experiments.stats import holm
-from ..plots import PlotSpec, save_figure
+from ..plots import PlotSpec
 from . import Figure, register
 from ._common import ordering, series
 from .claims import FAILS, HOLDS, INCONCLUSIVE, ClaimResult, combine, fmt
@@ -992,25 +992,18 @@ def _style(key: str, i: int) -> tuple[str, str]:
 
 
 def _axes(n: int):
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, n, figsize=(5.2 * n + 0.8, 4.2), squeeze=False)
-    return plt, fig, list(axes[0])
+    from ..plots import subplots
+
+    fig, axes = subplots(n, sharey=False)
+    return plt, fig, axes
 
 
 def _save(plt, fig, axes, title: str, stem: Path, legend_title: str) -> list[Path]:
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.suptitle(title, fontsize=11)
-    if handles:
-        fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8,
-                   frameon=False, title=legend_title, title_fontsize=8)
-    fig.tight_layout()
-    out = save_figure(fig, stem)
-    plt.close(fig)
-    return out
+    from ..plots import finish
+
+    return finish(fig, axes, title, stem, legend_title=legend_title)
 
 
 def _errorbar(ax, xs, ests: Sequence[Est], color, marker, label, level=LEVEL):
@@ -1041,6 +1034,10 @@ def draw_fig2(data, stem: Path) -> list[Path]:
         ax.set_ylim(0, 1.05)
         ax.set_xlabel(xlabel)
         ax.grid(True, which="both", alpha=0.25)
+    from ..plots import panel_title
+
+    axes[0].set_title(panel_title(0, "independent losses"), fontsize=12)
+    axes[1].set_title(panel_title(1, "correlated losses"), fontsize=12)
     axes[0].set_ylabel("classification accuracy (NewReno-LP)")
     return _save(plt, fig, axes, "Paper 003 Fig. 2: Vegas loss predictor accuracy"
                  + (" (quick)" if data.quick else ""), stem,

@@ -1157,20 +1157,27 @@ DECADE = Band(10.0, math.inf, "a degradation in excess of an order of magnitude 
 AT90_13 = dict(K=K, t0=T0)
 
 
-def fig11_claims(data):
-    return ratio_claim(data, "At 90% throughput and correlated fading (f_D T 0.016), Reno "
-                       "costs ~10x in energy efficiency against Tahoe", TEN,
-                       dict(variant="tahoe", w_max=24, doppler_norm=0.016),
-                       dict(variant="reno", w_max=24, doppler_norm=0.016), "paper004-fig13",
-                       context="Tahoe / Reno, W_max 24, f_D T 0.016: ", fixed=AT90_13)
+#: The 90%-throughput ratios Figs. 11 and 12 carry (claim, band, numerator, denominator).
+AT90_RATIOS = {
+    "fig11": ("At 90% throughput and correlated fading (f_D T 0.016), Reno costs ~10x in "
+              "energy efficiency against Tahoe", TEN, ("tahoe", 24), ("reno", 24)),
+    "fig12": ("At 90% throughput and correlated fading (f_D T 0.016), NewReno W_max 24 has ~3x "
+              "the energy efficiency of W_max 6", TRIPLES, ("newreno", 24), ("newreno", 6)),
+}
 
 
-def fig12_claims(data):
-    return ratio_claim(data, "At 90% throughput and correlated fading (f_D T 0.016), NewReno "
-                       "W_max 24 has ~3x the energy efficiency of W_max 6", TRIPLES,
-                       dict(variant="newreno", w_max=24, doppler_norm=0.016),
-                       dict(variant="newreno", w_max=6, doppler_norm=0.016), "paper004-fig13",
-                       context="NewReno W_max 24 / 6, f_D T 0.016: ", fixed=AT90_13)
+def at90_ratio_claims(which: str):
+    claim, band, (va, wa), (vb, wb) = AT90_RATIOS[which]
+
+    def fn(data):
+        return ratio_claim(data, claim, band, dict(variant=va, w_max=wa, doppler_norm=0.016),
+                           dict(variant=vb, w_max=wb, doppler_norm=0.016), "paper004-fig13",
+                           context=f"{va} W_max {wa} / {vb} W_max {wb}, f_D T 0.016: ",
+                           fixed=AT90_13)
+    return fn
+
+
+fig11_claims, fig12_claims = at90_ratio_claims("fig11"), at90_ratio_claims("fig12")
 
 
 def fig13_claims(data):
