@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import lossytcp
-from lossytcp.figures import paper000, paper000_tables as tables
+from lossytcp.figures import paper000
+from lossytcp.figures import paper000_tables as tables
 from lossytcp.figures.claims import FAILS, HOLDS
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -201,6 +202,13 @@ def reproduce(fig: Figure | str, *, quick: bool = False, out: str | Path = "figu
             mod.to_csv(p, index=False)
             files.append(p)
     claims = fig.claims(data)
+    readings = getattr(sys.modules.get(getattr(fig.claims, "__module__", ""), None),
+                       "READINGS", {})
+    for c in claims:
+        c.reading = c.reading or readings.get(c.claim, "")
+        if c.verdict != "holds" and not c.why:
+            # at least the measured numbers the verdict rests on
+            c.why = c.short
     p = d / "claims.json"
     p.write_text(json.dumps({"figure": fig.id, "quick": quick,
                              "claims": [c.as_dict() for c in claims]}, indent=1))

@@ -1131,6 +1131,37 @@ WHY_ACCURACY_W20 = (
     "(the sender is left as paper 003's eq. (1) reads)")
 
 
+#: How each claim's words became its check (the margins of the module docstring).
+READINGS = {
+    "classification accuracy high, > 70% in every scenario":
+        "'> 70% in every scenario': every scenario's mean accuracy above 0.7 (one-sided "
+        "t-tests, Holm over the scenarios)",
+    "classification accuracy high, > 70% in every scenario (ns-2's default 20-packet window)":
+        "as the claim above, with ns-2's default window_ of 20 segments",
+    "NewReno-LP above NewReno at every PER, equal as PER -> 0":
+        "above or equal (within 0.02 of the link) at every PER, above somewhere; equal "
+        "within 0.02 at the smallest PER (two one-sided tests)",
+    "Westwood-NR highest": "'higher goodput than the other TCP versions': above or equal "
+                           "(within 0.02 of the link) to NewReno-LP and NewReno at every PER",
+    "NewReno-LP close to Ideal-LP": "'close': within a tenth of Ideal-LP (at least 0.02 of "
+                                    "the link) at every point, two one-sided tests",
+    "NewReno-LP ~ Ideal-LP > NewReno": "'~': within a tenth of Ideal-LP (at least 0.02); '>': "
+                                       "both above NewReno at every Bad PER",
+    "Larger gain at 5 Mb/s": "NewReno-LP's relative gain over NewReno at 5 Mb/s above (or "
+                             "equal to) the 2 Mb/s one at every Bad PER, above somewhere",
+    "LP's gain over NewReno grows with RTT": "'grows': each RTT step raises the gain or keeps "
+                                             "it within 5 points, raises it somewhere",
+    "mean completion 0.79 s (LP) vs 0.81 s (NewReno)": "the paper's numbers within a tenth",
+    "NewReno-LP completes short transfers as fast as NewReno": "the same completion time "
+                                                               "within 50 ms, paired by seed",
+    "LP at fair share": "'at fair share': within a tenth of it at every n",
+    "Westwood-NR above it (the fair share)": "above the fair share at every n",
+    "Jain index 0.9987 and 0.9995": "the paper's indices above 0.99: both mean indices above "
+                                    "0.99 (one-sided t-tests)",
+    "NewReno-LP as fair as NewReno": "the same index within 0.005, paired by seed",
+}
+
+
 # ------------------------------------------------------------------------------ registry
 _NO_MODEL = {"no_model": True}
 
