@@ -87,7 +87,7 @@ def _dumbbell_with_two_paths() -> dict:
 
 @pytest.mark.parametrize("edit, param", [
     (lambda sc: None, "flows[0].forward"),  # a tie between two routes
-    (lambda sc: sc["links"][0]["queue"].update(bytes=10_000), "links[0].queue"),
+    (lambda sc: sc["links"][0]["queue"].update(bytes=10**7), "links[0].queue"),  # both can bind
     (lambda sc: sc["links"][0]["queue"].update(packets=0), "links[0].queue.packets"),
     (lambda sc: sc["links"][0].update(protect_retransmissions=True),
      "links[0].protect_retransmissions"),

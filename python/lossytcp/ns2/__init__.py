@@ -16,6 +16,7 @@ from .run import (
     Ns2Summary,
     compare_send_traces,
     fates_channel,
+    fates_file,
     find_ns,
     first_divergence,
     parse_link_fates,
@@ -26,12 +27,20 @@ from .run import (
     run_seeds,
     simulate_ns2,
 )
-from .script import AGENTS, Ns2Script, Ns2Unsupported, build_script, ns2_seed
+from .script import (
+    AGENTS,
+    NO_NS2_AGENT,
+    Ns2Script,
+    Ns2Unsupported,
+    build_script,
+    ns2_seed,
+    ns2_variant,
+)
 
 __all__ = [
-    "AGENTS", "NOT_OBSERVABLE", "NOT_OBSERVABLE_FOR", "NS2_INSTALL", "Ns2Error",
+    "AGENTS", "NO_NS2_AGENT", "NOT_OBSERVABLE", "NOT_OBSERVABLE_FOR", "NS2_INSTALL", "Ns2Error",
     "Ns2NotInstalled", "Ns2Report", "Ns2Script", "Ns2Summary", "Ns2Unsupported",
-    "build_script", "compare_send_traces", "fates_channel", "find_ns", "first_divergence",
-    "ns2_seed", "parse_link_fates",
+    "build_script", "compare_send_traces", "fates_channel", "fates_file", "find_ns",
+    "first_divergence", "ns2_seed", "ns2_variant", "parse_link_fates",
     "parse_result", "parse_send_trace", "run_drops", "run_script", "run_seeds", "simulate_ns2",
 ]

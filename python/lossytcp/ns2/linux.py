@@ -101,6 +101,31 @@ _LINUX_SETTINGS: dict[str, Any] = {
 }
 
 
+def linux_agent(cc: str, tcp: dict[str, Any], agent_settings: dict[str, Any] | None = None,
+                ) -> tuple[str, str, dict[str, Any], list[str]]:
+    """:func:`lossytcp.ns2.script.tcp_agent` for ``Agent/TCP/Linux`` with module ``cc`` and a
+    SACK receiver, in a network script: the settings :func:`build_linux_script` writes, the
+    module selected after them (``@select_ca``).
+
+    The engine config's timer tick, profile and ns-2-agent knobs have no counterpart in this
+    agent (its tick is one jiffy, its recovery its own): they apply to the engine only, as
+    the note says. A duplicate-ACK threshold other than 3 is refused (scoreboard1.h)."""
+    from .script import tcp_agent
+
+    _check_cc(cc)
+    if tcp["dupack_threshold"] != 3:
+        raise Ns2Unsupported("dupack_threshold", tcp["dupack_threshold"],
+                             "Agent/TCP/Linux's scoreboard marks losses with a fixed "
+                             "threshold of 3 (scoreboard1.h)")
+    _, receiver, sets, _ = tcp_agent("sack", {**tcp, "granularity_s": LINUX_JIFFY_S,
+                                              "profile": "ns2"},
+                                     {**_LINUX_SETTINGS, **(agent_settings or {})})
+    sets["@select_ca"] = cc
+    note = (f"Agent/TCP/Linux ({cc}) keeps its own 1 ms tick and recovery: the engine's "
+            "profile, timer granularity and ns-2-agent knobs apply to the engine only")
+    return "Agent/TCP/Linux", receiver, sets, [note]
+
+
 def _check_cc(cc: str) -> None:
     if cc not in LINUX_CC:
         raise ParameterError("cc", cc, f"one of ns-2 2.35's Linux modules: {', '.join(LINUX_CC)}")

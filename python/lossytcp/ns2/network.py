@@ -62,11 +62,9 @@ in transmission excluded, as the engine), RED's average sampled every ``red_samp
 from __future__ import annotations
 
 import math
-import os
-import subprocess
 import tempfile
-import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,13 +77,15 @@ from .script import (
     Ns2Unsupported,
     _channel_tcl,
     _num,
+    agent_lines,
     droptail_limit,
     ns2_seed,
     tcp_agent,
+    with_progress,
 )
 
 __all__ = ["Ns2NetReport", "Ns2NetScript", "build_network_script", "build_single_flow_script",
-           "routes", "run_network"]
+           "named_scenario", "parse_fates", "routes", "run_network"]
 
 #: Engine variant names -> lossytcp.ns2.AGENTS keys.
 VARIANT_KEYS = {"old_tahoe": "oldtahoe", "new_reno": "newreno"}
@@ -102,6 +102,8 @@ class Ns2NetScript:
     duration_s: float
     monitored: tuple[int, ...]
     notes: tuple[str, ...] = ()
+    #: Per flow: the bottleneck capacity of its forward path, data packets per second.
+    capacity_pps: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -199,8 +201,9 @@ def _resolve(sc: dict[str, Any], names: list[str], ends: list[tuple[int, int]],
 
 # --- pieces of Tcl ----------------------------------------------------------------------
 
-def _queue_tcl(i: int, lk: dict[str, Any], a: str, b: str) -> tuple[str, str]:
-    """(queue class, Tcl configuring the queue after the link exists)."""
+def _queue_tcl(i: int, lk: dict[str, Any], a: str, b: str, sizes: set[int]) -> tuple[str, str]:
+    """(queue class, Tcl configuring the queue after the link exists); ``sizes``: the packet
+    sizes crossing the link."""
     q = lk.get("queue")
     if q is None:
         limit = droptail_limit(lk["queue_packets"], f"links[{i}].queue_packets")
@@ -208,8 +211,15 @@ def _queue_tcl(i: int, lk: dict[str, Any], a: str, b: str) -> tuple[str, str]:
     if q["kind"] == "droptail":
         packets, nbytes = q.get("packets"), q.get("bytes")
         if packets is not None and nbytes is not None:
-            raise Ns2Unsupported(f"links[{i}].queue", q, "ns-2's DropTail counts packets or "
-                                 "bytes, not both")
+            # Both limits: ns-2 has one. The packet limit never binds when that many of the
+            # smallest packets would already exceed the byte limit: then bytes alone.
+            if sizes and packets * min(sizes) > nbytes:
+                packets = None
+            else:
+                raise Ns2Unsupported(f"links[{i}].queue", q, "ns-2's DropTail counts packets "
+                                     "or bytes, not both (here either limit can bind: "
+                                     f"{packets} packets of {min(sizes or {0})} bytes are "
+                                     f"within {nbytes} bytes)")
         if packets is not None:
             return "DropTail", (f"$ns queue-limit {a} {b} "
                                 f"{droptail_limit(packets, f'links[{i}].queue.packets')}")
@@ -268,6 +278,18 @@ def _size_tcl(size: dict[str, Any]) -> str:
     raise Ns2Unsupported("size.kind", k, "unknown size distribution")
 
 
+def _delack_lines(sink: str, sender: str, tcp: dict[str, Any]) -> list[str]:
+    """A delayed-ACK sink's timer; for the Linux agent also segment 0's ACK delayed like any
+    other (lossytcp.ns2.linux.build_linux_script: ns-2 2.35's DelAck sinks acknowledge it at
+    once for the SYN, ``SYN_immediate_ack_``; the engine has no handshake)."""
+    if not tcp["delayed_ack"]:
+        return []
+    out = [f"{sink} set interval_ {tcp.get('delack_interval_s', 0.1)}"]
+    if sender == "Agent/TCP/Linux":
+        out.append(f"{sink} set SYN_immediate_ack_ false")
+    return out
+
+
 # --- the writer -------------------------------------------------------------------------
 
 def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None = None,
@@ -275,7 +297,8 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
                          agent_settings: dict[str, Any] | None = None,
                          legacy_result: bool = False,
                          trace_file: str | None = None,
-                         red_trace: tuple[int, str] | None = None) -> Ns2NetScript:
+                         red_trace: tuple[int, str] | None = None,
+                         trace_links: list[int] | None = None) -> Ns2NetScript:
     """The ns-2 script for an engine scenario (a dict as ``lossytcp._sim.run_json`` reads).
 
     ``monitor_links``: the links whose queues and RED averages are measured (default: all;
@@ -284,8 +307,10 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
     every TCP agent.
     ``legacy_result``: also print the single-flow result line of :mod:`lossytcp.ns2.script`
     for flow 0 (multi-hop :func:`lossytcp.ns2.build_script`). ``trace_file``: trace the
-    first link of flow 0 (``trace-queue``). ``red_trace``: (link, file) to write that RED
-    queue's ``ave_`` and ``curq_`` traces to (a line whenever either changes).
+    first link of flow 0 (``trace-queue``), or the links ``trace_links`` (every packet:
+    :func:`parse_fates` reads what the channel did to each). ``red_trace``: (link, file) to
+    write that RED queue's ``ave_`` and ``curq_`` traces to (a line whenever either
+    changes).
     """
     names, ends = _endpoints(sc)
     links = sc["links"]
@@ -327,7 +352,7 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
         if delay["kind"] != "fixed":
             raise Ns2Unsupported(f"links[{i}].delay", delay["kind"], "the network writer "
                                  "takes fixed delays (semi-Markov: lossytcp.ns2.build_script)")
-        qclass, qtcl = _queue_tcl(i, lk, a, b)
+        qclass, qtcl = _queue_tcl(i, lk, a, b, sizes[i])
         out.append(f"$ns simplex-link {a} {b} {_num(lk['rate_bps'])} {_num(delay['delay_s'])} "
                    f"{qclass}")
         out.append(qtcl)
@@ -375,23 +400,23 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
         out.append(f"set rtf [open {{{path}}} w]\n"
                    f"set rq [[$ns link $n({ends[i][0]}) $n({ends[i][1]})] queue]\n"
                    f"$rq trace ave_\n$rq trace curq_\n$rq attach $rtf")
-    if trace_file and flows:
-        first = paths["flows"][0][0][0]
-        out.append(f"set tf [open {{{trace_file}}} w]\n"
-                   f"$ns trace-queue $n({ends[first][0]}) $n({ends[first][1]}) $tf")
+    if trace_file and (flows or trace_links):
+        traced = [paths["flows"][0][0][0]] if trace_links is None else list(trace_links)
+        out.append(f"set tf [open {{{trace_file}}} w]")
+        out.extend(f"$ns trace-queue $n({ends[i][0]}) $n({ends[i][1]}) $tf" for i in traced)
     # Flows.
     for i, f in enumerate(flows):
         variant = VARIANT_KEYS.get(f["variant"], f["variant"])
         tcp = f["tcp"]
-        sender, receiver, sets, agent_notes = tcp_agent(variant, tcp, agent_settings)
+        sender, receiver, sets, agent_notes = tcp_agent(variant, tcp, agent_settings,
+                                                        f"flows[{i}].variant")
         notes.extend(n for n in agent_notes if n not in notes)
         s, t = endpoints["flows"][i]
         out.append(f"set tcp({i}) [new {sender}]")
-        out.extend(f"$tcp({i}) set {k} {v}" for k, v in sets.items())
+        out.extend(agent_lines(f"$tcp({i})", sets))
         out.append(f"set sink({i}) [new {receiver}]\n$sink({i}) set packetSize_ "
                    f"{tcp['ack_size_bytes']}")
-        if tcp["delayed_ack"]:
-            out.append(f"$sink({i}) set interval_ {tcp.get('delack_interval_s', 0.1)}")
+        out.extend(_delack_lines(f"$sink({i})", sender, tcp))
         out.append(f"$ns attach-agent $n({s}) $tcp({i})\n$ns attach-agent $n({t}) $sink({i})\n"
                    f"$ns connect $tcp({i}) $sink({i})\nset done({i}) -1")
         start = _num(f.get("start_s", 0.0))
@@ -432,17 +457,17 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
         # Finite transfers: a pool of reusable agent pairs.
         variant = VARIANT_KEYS.get(tr["variant"], tr["variant"])
         tcp = tr["tcp"]
-        sender, receiver, sets, agent_notes = tcp_agent(variant, tcp, agent_settings)
+        sender, receiver, sets, agent_notes = tcp_agent(variant, tcp, agent_settings,
+                                                        f"traffic[{k}].variant")
         notes.extend(n for n in agent_notes if n not in notes)
         m = int(tr["max_concurrent"])
         out.append(f"set tfree({k}) {{}}\nset tstats({k}) {{0 0 0 0 0 0 0 0}}\n"
                    f"set ttimes({k}) {{}}")
         out.append(f"for {{set j 0}} {{$j < {m}}} {{incr j}} {{\n"
                    f"    set a [new {sender}]\n" +
-                   "".join(f"    $a set {key} {val}\n" for key, val in sets.items()) +
+                   "".join(f"    {ln}\n" for ln in agent_lines("$a", sets)) +
                    f"    set r [new {receiver}]\n    $r set packetSize_ {tcp['ack_size_bytes']}\n" +
-                   (f"    $r set interval_ {tcp.get('delack_interval_s', 0.1)}\n"
-                    if tcp["delayed_ack"] else "") +
+                   "".join(f"    {ln}\n" for ln in _delack_lines("$r", sender, tcp)) +
                    f"    $ns attach-agent $n({s}) $a\n    $ns attach-agent $n({t}) $r\n"
                    f"    $ns connect $a $r\n"
                    f"    set tagent({k},$j) $a\n    set tsink({k},$j) $r\n"
@@ -563,7 +588,11 @@ $ns at 0.0 red_sample""")
     out.append("\n".join(fin))
     out.append(f"$ns at {_num(duration)} \"finish\"\n$ns run\n")
     return Ns2NetScript(text="\n".join(out) + "\n", seed=sc["seed"], duration_s=duration,
-                        monitored=monitored, notes=tuple(notes))
+                        monitored=monitored, notes=tuple(notes),
+                        capacity_pps=tuple(
+                            min(links[lk]["rate_bps"] for lk in fwd)
+                            / (8.0 * f["tcp"]["packet_size_bytes"])
+                            for f, (fwd, _) in zip(flows, paths["flows"], strict=True)))
 
 
 def build_single_flow_script(sc: dict[str, Any], variant: str, *,
@@ -663,6 +692,7 @@ def parse_network(stdout: str, sc: dict[str, Any], script: Ns2NetScript) -> Ns2N
             elapsed = done if done >= 0 else script.duration_s - start
             delivered = int(raw["sink_bytes"]) // size
             flows[idx] = {
+                "capacity_pps": script.capacity_pps[idx] if script.capacity_pps else math.nan,
                 "packets_sent": raw["ndatapack"], "retransmissions": raw["nrexmitpack"],
                 "timeouts": raw["nrexmit"], "fast_retransmits": raw["ncwndcuts"] - raw["nrexmit"],
                 "packets_delivered": delivered, "elapsed_s": elapsed,
@@ -707,38 +737,66 @@ def parse_network(stdout: str, sc: dict[str, Any], script: Ns2NetScript) -> Ns2N
 
 def run_network(sc: dict[str, Any], *, ns: str | None = None,
                 keep_script: str | Path | None = None, timeout_s: float | None = None,
-                **build: Any) -> Ns2NetReport:
+                on_time: Callable[[float], None] | None = None, **build: Any) -> Ns2NetReport:
     """Run ns-2 on the scenario's network script (see :func:`build_network_script` for
-    ``build``); wall time and peak memory as :func:`lossytcp.ns2.run_script` measures them."""
+    ``build``); wall time and peak memory as :func:`lossytcp.ns2.run_script` measures them,
+    ``on_time`` as there."""
     from dataclasses import replace
 
-    from .run import Ns2Error, _hwm_bytes, find_ns
+    from .run import find_ns, run_ns
 
     script = build_network_script(sc, **build)
     exe = find_ns(ns)
     with tempfile.TemporaryDirectory(prefix="lossytcp-ns2-") as wd:
         path = Path(keep_script) if keep_script else Path(wd) / "network.tcl"
-        path.write_text(script.text)
-        out_path = Path(wd) / "network.out"
-        t0 = time.perf_counter()
-        with open(out_path, "w") as out:
-            proc = subprocess.Popen([exe, str(path)], stdout=out, stderr=subprocess.STDOUT,
-                                    cwd=wd)
-            hwm = 0
-            while True:
-                pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
-                if pid:
-                    break
-                hwm = max(hwm, _hwm_bytes(proc.pid))
-                if timeout_s is not None and time.perf_counter() - t0 > timeout_s:
-                    proc.kill()
-                    os.wait4(proc.pid, 0)
-                    raise Ns2Error(f"ns-2 did not finish within {timeout_s} s ({path})")
-                time.sleep(0.005)
-        wall = time.perf_counter() - t0
-        text = out_path.read_text(errors="replace")
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise Ns2Error(f"ns-2 exited with {os.waitstatus_to_exitcode(status)} on "
-                           f"{path}:\n{text[-2000:]}")
+        path.write_text(script.text if on_time is None
+                        else with_progress(script.text, script.duration_s))
+        text, wall, hwm = run_ns(exe, path, Path(wd), timeout_s=timeout_s, on_time=on_time)
     rep = parse_network(text, sc, script)
     return replace(rep, wall_s=wall, peak_rss_bytes=hwm)
+
+
+# --- typed scenarios, replays -------------------------------------------------------------
+
+def named_scenario(scenario: Any, seed: int | None = None) -> dict[str, Any]:
+    """The engine scenario of a :class:`lossytcp.scenario.Scenario` as this writer takes it:
+    the engine's legacy form (links without endpoints, flows by link path: a single link or
+    a chain without generated traffic) gets its nodes and each link's ``from`` and ``to``."""
+    sc = scenario.engine(seed=seed)
+    if "nodes" not in sc:
+        net = scenario.net
+        sc["nodes"] = list(net.nodes)
+        for lk, typed in zip(sc["links"], net.links, strict=True):
+            lk["from"], lk["to"] = typed.src, typed.dst
+    return sc
+
+
+def parse_fates(text: str, sc: dict[str, Any], traced: list[int]) -> dict[int, list[bool]]:
+    """What the channel of each traced link (:func:`build_network_script`'s ``trace_links``)
+    did to every packet that started transmission on it, in order (True: lost): a packet
+    with a ``-`` event and no ``r`` event was lost, unless its last bit was still on the way
+    when the run ended (the channel, at the end of the link, had not decided it yet).
+    Packets of every kind count, as each is one transmission of the engine's channel."""
+    names, ends = _endpoints(sc)
+    where = {(str(ends[i][0]), str(ends[i][1])): i for i in traced}
+    starts: dict[int, list[tuple[float, int, int]]] = {i: [] for i in traced}
+    received: dict[int, set[int]] = {i: set() for i in traced}
+    for ln in text.splitlines():
+        f = ln.split()
+        if len(f) < 12 or f[0] not in ("-", "r"):
+            continue
+        i = where.get((f[2], f[3]))
+        if i is None:
+            continue
+        if f[0] == "-":
+            starts[i].append((float(f[1]), int(f[11]), int(f[5])))
+        else:
+            received[i].add(int(f[11]))
+    end = float(sc["duration_s"])
+    out: dict[int, list[bool]] = {}
+    for i in traced:
+        lk = sc["links"][i]
+        delay = lk["delay"]["delay_s"]
+        out[i] = [uid not in received[i] and t + 8.0 * size / lk["rate_bps"] + delay < end
+                  for t, uid, size in starts[i]]
+    return out

@@ -26,19 +26,20 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
 from ..sim import RunMetrics, SeedSummary
-from .script import RESULT_TAG, Ns2Script, build_script
+from .script import PROGRESS_TAG, RESULT_TAG, Ns2Script, build_script, with_progress
 
 __all__ = [
     "NS2_INSTALL", "Ns2Error", "Ns2NotInstalled", "Ns2Report", "Ns2Summary",
-    "compare_send_traces", "fates_channel", "find_ns", "first_divergence",
-    "parse_link_fates", "parse_result", "run_drops", "run_script", "run_seeds", "simulate_ns2",
+    "compare_send_traces", "fates_channel", "fates_file", "find_ns", "first_divergence",
+    "parse_link_fates", "parse_result", "run_drops", "run_ns", "run_script", "run_seeds",
+    "simulate_ns2",
 ]
 
 NS2_INSTALL = "sudo apt-get install ns2   (Debian/Ubuntu package of ns-2 2.35)"
@@ -130,47 +131,137 @@ def parse_result(stdout: str, script: Ns2Script) -> Ns2Report:
 
 def run_script(script: Ns2Script, *, ns: str | None = None, workdir: str | Path | None = None,
                keep_script: str | Path | None = None, timeout_s: float | None = None,
+               on_time: Callable[[float], None] | None = None,
                ) -> tuple[Ns2Report, str]:
     """Run one generated script; returns the report and ns-2's stdout.
 
-    Wall time of the ns-2 process, and its peak resident memory as its VmHWM polled until it
-    exits (``ru_maxrss`` would include this Python process's RSS, which Linux carries into a
-    child's high-water mark across fork and exec).
+    Wall time of the ns-2 process and its peak resident memory (:func:`run_ns`);
+    ``on_time(t)``: called with ns-2's simulated time as the run goes (about every 1% of it).
     """
     exe = find_ns(ns)
     tmp = tempfile.TemporaryDirectory(prefix="lossytcp-ns2-") if workdir is None else None
     wd = Path(tmp.name if tmp else workdir)  # type: ignore[arg-type]
     try:
         path = Path(keep_script) if keep_script else wd / f"{script.variant}-{script.seed}.tcl"
-        path.write_text(script.text)
-        out_path = wd / f"{path.stem}.out"
-        t0 = time.perf_counter()
-        with open(out_path, "w") as out:
-            proc = subprocess.Popen([exe, str(path)], stdout=out, stderr=subprocess.STDOUT,
-                                    cwd=wd)
-            deadline = None if timeout_s is None else t0 + timeout_s
-            hwm = 0
-            while True:
-                pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
-                if pid:
-                    break
-                hwm = max(hwm, _hwm_bytes(proc.pid))
-                if deadline is not None and time.perf_counter() > deadline:
-                    proc.kill()
-                    os.wait4(proc.pid, 0)
-                    raise Ns2Error(f"ns-2 did not finish within {timeout_s} s ({path})")
-                time.sleep(0.005)
-        wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        stdout = out_path.read_text(errors="replace")
-        if proc.returncode != 0:
-            raise Ns2Error(f"ns-2 exited with {proc.returncode} on {path}:\n{stdout[-2000:]}")
+        path.write_text(script.text if on_time is None
+                        else with_progress(script.text, script.duration_s))
+        stdout, wall, hwm = run_ns(exe, path, wd, timeout_s=timeout_s, on_time=on_time)
         rep = parse_result(stdout, script)
         rep = _with(rep, wall_s=wall, peak_rss_bytes=hwm)
         return rep, stdout
     finally:
         if tmp is not None:
             tmp.cleanup()
+
+
+#: prctl(2) option: the signal a process gets when its parent thread dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> Callable[[], None]:
+    """A ``preexec_fn`` making ns-2 die (SIGKILL) with the process that started it, even
+    when that one is killed outright; the parent's death before the prctl is caught by the
+    parent check. Resolved before the fork: the child only calls into libc."""
+    import ctypes
+    import signal
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):   # not Linux: the process group kill still applies
+        return lambda: None
+
+    def child() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return child
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the ns-2 process group (ns-2 is its leader) and reap the leader."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        os.waitpid(proc.pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def run_ns(exe: str, script: Path, cwd: Path, *, timeout_s: float | None = None,
+           on_time: Callable[[float], None] | None = None) -> tuple[str, float, int]:
+    """Run ``ns script`` in ``cwd``; returns (its stdout and stderr, wall time, peak RSS).
+
+    No ns-2 process outlives the call: ns-2 runs as the leader of its own process group,
+    which is killed whatever ends the wait (Ctrl-C, SIGTERM turned into an exception, a
+    timeout, an error), and it dies with this process if this one is killed outright
+    (``PR_SET_PDEATHSIG``). Its own group also keeps a terminal's Ctrl-C from reaching it
+    half-way through writing: this process decides when it stops.
+
+    Peak memory is ns-2's VmHWM polled until it exits (``ru_maxrss`` would include this
+    Python process's RSS, which Linux carries into a child's high-water mark across fork and
+    exec). ``on_time``: called with the latest ``LOSSYTCP-T <time>`` line the script printed
+    (:data:`~lossytcp.ns2.script.PROGRESS_TAG`), as the run goes.
+    """
+    out_path = cwd / f"{script.stem}.out"
+    t0 = time.perf_counter()
+    with open(out_path, "w") as out:
+        proc = subprocess.Popen([exe, str(script)], stdout=out, stderr=subprocess.STDOUT,
+                                cwd=cwd, start_new_session=True,
+                                preexec_fn=_die_with_parent(os.getpid()))
+        try:
+            hwm = 0
+            read_at = 0
+            last_poll = t0
+            while True:
+                pid, status, _ = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    proc.returncode = os.waitstatus_to_exitcode(status)
+                    break
+                hwm = max(hwm, _hwm_bytes(proc.pid))
+                now = time.perf_counter()
+                if timeout_s is not None and now - t0 > timeout_s:
+                    raise Ns2Error(f"ns-2 did not finish within {timeout_s} s ({script})")
+                if on_time is not None and now - last_poll > 0.2:
+                    last_poll = now
+                    read_at = _report_time(out_path, read_at, PROGRESS_TAG, on_time)
+                time.sleep(0.005)
+        except BaseException:
+            _kill_group(proc)
+            proc.returncode = -9
+            raise
+    wall = time.perf_counter() - t0
+    if on_time is not None:
+        _report_time(out_path, read_at, PROGRESS_TAG, on_time)
+    stdout = out_path.read_text(errors="replace")
+    if proc.returncode != 0:
+        raise Ns2Error(f"ns-2 exited with {proc.returncode} on {script}:\n{stdout[-2000:]}")
+    return stdout, wall, hwm
+
+
+def _report_time(path: Path, offset: int, tag: str, on_time: Callable[[float], None]) -> int:
+    """Reads ``path`` from ``offset``; calls ``on_time`` with the last complete progress line;
+    returns the offset of the first byte not read as a whole line."""
+    with open(path, "rb") as f:
+        f.seek(offset)
+        chunk = f.read()
+    end = chunk.rfind(b"\n")
+    if end < 0:
+        return offset
+    last = None
+    for ln in chunk[:end].split(b"\n"):
+        if ln.startswith(tag.encode()):
+            last = ln
+    if last is not None:
+        try:
+            on_time(float(last.split()[1]))
+        except (IndexError, ValueError):
+            pass
+    return offset + end + 1
 
 
 def _hwm_bytes(pid: int) -> int:
@@ -196,7 +287,7 @@ def simulate_ns2(variant: str = "newreno", *, ns: str | None = None,
     """The ns-2 twin of :func:`lossytcp.simulate` for one seed."""
     ch = kwargs.get("channel", "none")
     if isinstance(ch, str) and ch.strip().lower().startswith("drops"):
-        return run_drops(variant, ns=ns, **kwargs)[0]
+        return run_drops(variant, ns=ns, keep_script=keep_script, **kwargs)[0]
     return run_script(build_script(variant, **kwargs), ns=ns, keep_script=keep_script)[0]
 
 
@@ -262,14 +353,18 @@ def parse_link_fates(text: str) -> list[tuple[float, int, bool]]:
                                                                       key=lambda kv: kv[1][0])]
 
 
+def fates_file(fates: list[bool], path: Path) -> Path:
+    """Per-transmission fates (True: lost) written for the engine's ``trace:`` channel."""
+    # past ns-2's last transmission the engine has diverged anyway; the trace channel needs
+    # at least one outcome
+    path.write_text("".join("1\n" if x else "0\n" for x in fates) or "0\n")
+    return path
+
+
 def fates_channel(fates: list[bool], wd: Path) -> str:
     """The engine's ``trace:`` channel replaying ns-2's per-transmission fates (True: lost),
     written to ``wd``/fates.txt."""
-    outcomes = wd / "fates.txt"
-    # past ns-2's last transmission the engine has diverged anyway; the trace channel needs
-    # at least one outcome
-    outcomes.write_text("".join("1\n" if x else "0\n" for x in fates) or "0\n")
-    return f"trace:file={outcomes}"
+    return f"trace:file={fates_file(fates, wd / 'fates.txt')}"
 
 
 def first_divergence(ref: list, eng: list) -> int | None:
@@ -327,9 +422,11 @@ def compare_send_traces(variant: str = "newreno", *, context: int = 6,
 
 
 def run_drops(variant: str = "newreno", *, ns: str | None = None,
-              agent_settings: dict[str, Any] | None = None, **kwargs: Any,
+              agent_settings: dict[str, Any] | None = None,
+              keep_script: str | Path | None = None, **kwargs: Any,
               ) -> tuple[Ns2Report, list[tuple[float, int, bool]]]:
-    """A run with ``channel='drops:seq=...'`` and its send trace.
+    """A run with ``channel='drops:seq=...'`` and its send trace (``keep_script``: where to
+    keep the last script, the one with every drop in place).
 
     The engine drops the first k transmissions of a listed segment; ns-2's error model sees
     only a stream of packets. The positions are found one at a time: with the drops found so
@@ -350,9 +447,10 @@ def run_drops(variant: str = "newreno", *, ns: str | None = None,
             sc = build_script(variant, channel="drops:seq=0", drop_counts=counts,
                               trace_file=str(trace_path), agent_settings=agent_settings,
                               **kwargs)
-            rep, _ = run_script(sc, ns=ns, workdir=wd)
+            last = step == len(wanted)
+            rep, _ = run_script(sc, ns=ns, workdir=wd, keep_script=keep_script if last else None)
             trace = parse_send_trace(trace_path.read_text())
-            if step == len(wanted):
+            if last:
                 return rep, trace
             seq = wanted[step]
             nth = wanted[:step].count(seq)  # this is the (nth+1)-th transmission of seq

@@ -61,10 +61,48 @@ DELACK_INTERVAL_S = 0.1
 NS2_MAX_BACKOFF = 64
 #: The result line the script prints at the end of the run.
 RESULT_TAG = "LOSSYTCP-RESULT"
+#: The simulated-time lines of :func:`with_progress`.
+PROGRESS_TAG = "LOSSYTCP-T"
 
 
 class Ns2Unsupported(ParameterError):
     """The scenario uses a feature the generated ns-2 script cannot reproduce."""
+
+
+#: Engine variants ns-2 2.35 has no sender for, each with the reason (checked on Debian's
+#: ns 2.35: neither ``Agent/TCP/Westwood`` nor ``Agent/TCP/WestwoodNR`` exists; the Linux
+#: agent's ``westwood`` module is Westwood+ and its ``lp`` module is TCP-LP, a low-priority
+#: sender, not paper 003's loss predictor).
+NO_NS2_AGENT = {
+    "westwood-nr": "ns-2 2.35 has no TCP Westwood (NR) agent (its Agent/TCP/Linux westwood "
+                   "module is Westwood+: variant 'westwood-plus')",
+    "newreno-lp": "paper 003's NewReno with a Vegas loss predictor is not an ns-2 2.35 agent "
+                  "(the Linux agent's 'lp' module is TCP-LP, another algorithm)",
+    "ideal-lp": "paper 003's ideal loss predictor knows the cause of every loss: no ns-2 "
+                "2.35 agent does",
+}
+#: The engine variant run by ns-2's Agent/TCP/Linux (see lossytcp.ns2.linux).
+LINUX_VARIANT = "westwood-plus"
+
+
+def ns2_variant(variant: str, param: str = "variant") -> str:
+    """The :data:`AGENTS` key (or :data:`LINUX_VARIANT`) of an API or engine variant name;
+    :class:`Ns2Unsupported` naming ``param`` for a sender ns-2 2.35 does not have."""
+    from ..scenario import _ENGINE_VARIANT
+
+    name = {e: a for a, e in _ENGINE_VARIANT.items()}.get(variant, variant)
+    if name in AGENTS or name == LINUX_VARIANT:
+        return name
+    why = NO_NS2_AGENT.get(name, "ns-2 2.35 has no agent for this sender; it runs "
+                                 + ", ".join([*AGENTS, LINUX_VARIANT]))
+    raise Ns2Unsupported(param, name, why)
+
+
+def agent_lines(var: str, settings: dict[str, Any]) -> list[str]:
+    """``$agent set NAME VALUE`` per setting, in order; a key ``@cmd`` is the command
+    ``$agent cmd VALUE`` (the Linux agent's ``select_ca``)."""
+    return [f"{var} {k[1:]} {val}" if k.startswith("@") else f"{var} set {k} {val}"
+            for k, val in settings.items()]
 
 
 @dataclass(frozen=True)
@@ -106,6 +144,22 @@ def ns2_seed(seed: int) -> int:
 
 def _num(x: float) -> str:
     return repr(float(x))
+
+
+def with_progress(text: str, duration_s: float, steps: int = 100) -> str:
+    """The script printing ``LOSSYTCP-T <simulated time>`` (flushed) ``steps`` times over
+    the run, for a progress bar. The events touch no state and draw no random number, so the
+    run is the same; the script still runs in plain ``ns``."""
+    if duration_s <= 0 or PROGRESS_TAG in text:
+        return text
+    head, sep, tail = text.rpartition("$ns run")
+    if not sep:
+        return text
+    proc = (f"proc lossytcp_progress {{}} {{\n    global ns\n"
+            f"    puts \"{PROGRESS_TAG} [$ns now]\"\n    flush stdout\n"
+            f"    $ns at [expr {{[$ns now] + {_num(duration_s / steps)}}}] lossytcp_progress\n}}\n"
+            "$ns at 0.0 lossytcp_progress\n")
+    return head + proc + sep + tail
 
 
 def _runs_from_losses(lost: list[bool]) -> list[tuple[int, int]]:
@@ -246,9 +300,15 @@ def droptail_limit(packets: int, param: str) -> int:
 
 
 def tcp_agent(variant: str, tcp: dict[str, Any], agent_settings: dict[str, Any] | None = None,
-              ) -> tuple[str, str, dict[str, Any], list[str]]:
-    """ns-2's sender and receiver classes for an engine TCP config, the ``$tcp set`` lines,
-    and notes; raises :class:`Ns2Unsupported` for what ns-2's agents cannot do."""
+              param: str = "variant") -> tuple[str, str, dict[str, Any], list[str]]:
+    """ns-2's sender and receiver classes for an engine TCP config, the ``$tcp set`` lines
+    (:func:`agent_lines`), and notes; raises :class:`Ns2Unsupported` for what ns-2's agents
+    cannot do (a variant without an agent names ``param``)."""
+    variant = ns2_variant(variant, param)
+    if variant == LINUX_VARIANT:
+        from .linux import linux_agent
+
+        return linux_agent("westwood", tcp, agent_settings)
     notes: list[str] = []
     if tcp["granularity_s"] <= 0:
         raise ParameterError("granularity_s", tcp["granularity_s"],
@@ -301,6 +361,10 @@ def tcp_agent(variant: str, tcp: dict[str, Any], agent_settings: dict[str, Any] 
         tcp_settings.update({f"v_{k}_": tcp["vegas"][k] for k in ("alpha", "beta", "gamma")})
     if variant == "newreno" and tcp.get("partial_window_deflation") is not None:
         tcp_settings["partial_window_deflation_"] = int(tcp["partial_window_deflation"])
+    if variant == "newreno" and tcp.get("timer_every_partial_ack") is not None:
+        # tcp-newreno.cc partialnewack_helper(): with newreno_changes1_ (ns-2 2.35's default
+        # 1) only the first partial ACK restarts the timer, without it every one does
+        tcp_settings["newreno_changes1_"] = 0 if tcp["timer_every_partial_ack"] else 1
     for k, val in (agent_settings or {}).items():
         if not (isinstance(k, str) and k.endswith("_") and k[:-1].replace("_", "").isalnum()):
             raise ParameterError("agent_settings", k, "keys are ns-2 agent variables such as "
@@ -327,9 +391,12 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
     if kw.get("slot_model"):
         raise Ns2Unsupported("slot_model", True, "ns-2 has no one-packet-per-slot link; "
                              "cross-check paper 004's slot model against the model instead")
+    if ns2_variant(variant) == LINUX_VARIANT:
+        return _westwood_plus_script(trace_file, drop_counts, agent_settings, kw)
     sc = build_scenario(variant, **kw)
-    if len(sc["links"]) != 2:
-        # Several hops: the network writer (hops as a chain of nodes).
+    if len(sc["links"]) != 2 or any("queue" in lk for lk in sc["links"]):
+        # Several hops, or a RED queue or one limited in bytes: the network writer (hops as
+        # a chain of nodes), which writes every queue ns-2 has.
         from .network import build_single_flow_script
 
         return build_single_flow_script(sc, variant, agent_settings=agent_settings,
@@ -366,7 +433,7 @@ def build_script(variant: str = "newreno", *, trace_file: str | None = None,
     rev_tcl, _ = _channel_tcl(rev["channel"], "em_rev", "$rng_rev",
                               ack_slot_s + (0.0 if semi_markov else one_way), ack_slot_s,
                               "ack_channel", None)
-    sets = "\n".join(f"$tcp set {k} {v}" for k, v in tcp_settings.items())
+    sets = "\n".join(agent_lines("$tcp", tcp_settings))
     sink_sets = f"$sink set packetSize_ {ack}"
     if tcp["delayed_ack"]:
         sink_sets += f"\n$sink set interval_ {DELACK_INTERVAL_S}"
@@ -434,3 +501,29 @@ $ns run
     return Ns2Script(text=text, variant=variant, seed=sc["seed"], duration_s=duration,
                      packet_size_bytes=size, capacity_pps=rate / (8.0 * size),
                      channel_kind=kind, notes=tuple(notes))
+
+
+def _westwood_plus_script(trace_file: str | None, drop_counts: list[int] | None,
+                          agent_settings: dict[str, Any] | None, kw: dict[str, Any]
+                          ) -> Ns2Script:
+    """Westwood+ as ns-2 2.35 has it: Agent/TCP/Linux with Linux 2.6.22's westwood module
+    and a SACK receiver, whose blocks its scoreboard recovery needs (lossytcp.ns2.linux)."""
+    from dataclasses import replace
+
+    from .linux import build_linux_script
+
+    kw = dict(kw)
+    slow_start = kw.pop("westwood_slow_start", None)
+    if slow_start not in (None, "per_ack"):
+        raise Ns2Unsupported("westwood_slow_start", slow_start, "ns-2's Agent/TCP/Linux runs "
+                             "Linux 2.6.22's slow start, one segment per ACK ('per_ack')")
+    sc = build_linux_script("westwood", sack=True, trace_file=trace_file,
+                            drop_counts=drop_counts, agent_settings=agent_settings, **kw)
+    return replace(sc, notes=(WESTWOOD_PLUS_NOTE,))
+
+
+#: What a cross-check of westwood-plus against ns-2 compares.
+WESTWOOD_PLUS_NOTE = (
+    "westwood-plus runs in ns-2 as Agent/TCP/Linux with Linux 2.6.22's westwood module and a "
+    "SACK receiver (its own scoreboard recovery, a 1 ms tick): lossytcp/ns2/README.md lists "
+    "the measured differences from the engine (L1-L9); expect some metrics to differ")
