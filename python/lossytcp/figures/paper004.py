@@ -57,7 +57,6 @@ from ..channels import (
     bit_level_trace,
     estimate_two_state,
     fast_fading_epsilon,
-    jakes_error_trace,
     rayleigh_two_state,
     read_trace,
     slow_fading_epsilon,
@@ -191,15 +190,38 @@ def _hybrid_job(fdt: float) -> int:
 TRACE_DIR = Path(tempfile.gettempdir()) / "lossytcp-jakes-traces"
 
 
+@functools.lru_cache(maxsize=64)
+def _sample_power(fdt: float, n: int, seed: int) -> np.ndarray:
+    """|h|^2 of a Jakes fade at one instant per packet (:func:`jakes_error_trace`'s own
+    draw), kept on disk: one fade serves every error rate."""
+    from ..channels import jakes_gain
+
+    TRACE_DIR.mkdir(parents=True, exist_ok=True)
+    tag = hashlib.sha256(f"power,{fdt!r},{n},{seed}".encode()).hexdigest()[:16]
+    path = TRACE_DIR / f"power-{tag}.npy"
+    if path.exists():
+        try:
+            return np.load(path)
+        except (OSError, ValueError):
+            pass
+    h = jakes_gain(n, fdt, seed=seed)
+    g = h.real ** 2 + h.imag ** 2
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+    np.save(tmp, g)
+    os.replace(tmp, path)
+    return g
+
+
 @functools.lru_cache(maxsize=256)
 def sample_trace(eps: float, fdt: float, n: int, seed: int) -> str:
     """A one-sample-per-packet Jakes error trace (eq. (2)'s threshold at the fading margin of
-    ``eps``), written once (its content is a function of the arguments); its spec."""
+    ``eps``: lost when |h|^2 < 1/F, as :func:`jakes_error_trace` with one sample), written
+    once (its content is a function of the arguments); its spec."""
     TRACE_DIR.mkdir(parents=True, exist_ok=True)
     tag = hashlib.sha256(f"{eps!r},{fdt!r},{n},{seed}".encode()).hexdigest()[:16]
     path = TRACE_DIR / f"jakes-{tag}.txt"
     if not path.exists():
-        tr = jakes_error_trace(n, fading_margin_db=margin_db(eps), doppler_norm=fdt, seed=seed)
+        tr = _sample_power(fdt, n, seed) < 10 ** (-margin_db(eps) / 10)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         write_trace(tmp, tr)
         tmp.replace(path)
@@ -230,9 +252,8 @@ def prepare_traces(quick: bool, executor) -> None:
     slots, seeds = SIZE[quick]
     jobs = [(kind, eps, fdt, slots + 10, seed) for kind in ("bits", "sample")
             for fdt in FDT_14 for seed in range(1, seeds + 1) for eps in EPS[quick]]
-    # one bit-level trace per (f_D T, seed) serves every error rate: those first
-    for _ in executor.map(_trace_job, [j for j in jobs if j[0] == "bits" and
-                                       j[1] == EPS[quick][0]]):
+    # one fade per (f_D T, seed) serves every error rate of either kind: those first
+    for _ in executor.map(_trace_job, [j for j in jobs if j[1] == EPS[quick][0]]):
         pass
     for _ in executor.map(_trace_job, jobs):
         pass
