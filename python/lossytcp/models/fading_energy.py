@@ -190,6 +190,16 @@ off (documented): NewReno's W_max 24/6 is 3.0 with one sample per packet but 3.8
 followed (3.8/3.8/3.8/3.8), so "triples" holds in eq. (2)'s channel only; and Tahoe's T0
 50/150 stays 1.6-1.8, below the "factor of 3" the text gives for both variants.
 
+The channel three ways: ``p_gb``/``p_bg`` given; the Marcum-Q parameters of eq. (2)-(5) from
+the fading margin and f_D T (the paper's "analysis"); or the paper's hybrid model (Sec. 5.1,
+used for its Figs. 5-15 "because it provides the correct relationship between the
+transmitted power and the error parameters"): ``snr_db`` and ``doppler_norm``, the two-state
+parameters estimated (error rate, mean error burst) from a bit-level Jakes trace of
+``8 packet_size_bytes``-bit packets (:func:`hybrid_trace`, :mod:`lossytcp.channels.bit_level`)
+and the SNR as the energy per transmission. At 90% throughput and f_D T 0.016 the hybrid
+model gives Tahoe/Reno 11.9 (Marcum-Q 8.0) and NewReno W_max 24/6 3.51 (3.04); the figures
+(``lossytcp.figures.paper004``) report every ratio against the paper's words.
+
 Metrics (eq. 13-18): with ``pi`` the stationary law of the embedded chain and per-state
 expected cycle rewards, throughput = E[S]/E[D] (successes per slot), load = E[T]/E[D], success
 probability = E[S]/E[T], transmissions per success = E[T]/E[S], energy efficiency
