@@ -5,7 +5,8 @@ The engine runs what the model assumes (the configuration scripts/validate_model
 uses): one link of mu packets/s (1000 B packets), the semi-Markov RTT on the data direction
 (``delay=`` with the states' RTTs T_i, the matrix H and the mean excesses E[V_i]), zero-size
 ACKs, no minimum RTO and no timer granularity (the model's Y_i = max(T_i, G, RTO_min) with
-G = RTO_min = 0), window w_m. The model gets the RTT the sender sees, T_i + 1/mu (the packet's own transmission time).
+G = RTO_min = 0), window w_m. The model gets the RTT the sender sees, T_i + 1/mu (the
+packet's own transmission time).
 
 * Figs. 8-9: the random designs of Section 6.1, first set (mu ~ U[1, 10] Mb/s, T_i ~ U[0.05,
   0.1] s, w_m ~ U[2, mu min T_i], H with a single recurrent class, E[V_i] ~ U[0, 9 T_i]),
