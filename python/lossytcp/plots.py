@@ -101,8 +101,10 @@ def finish(fig, axes, title: str, stem: Path, *, legend_title: str | None = None
                 labs.append(lab)
     fig.suptitle(title, fontsize=FONT["title"])
     fig.tight_layout()
+    rows = 0
     if handles:
         ncol = max(1, min(4, len(handles), int(fig.get_figwidth() // 3.2)))
+        rows = math.ceil(len(handles) / ncol) + (1 if legend_title else 0)
         fig.legend(handles, labs, loc="upper center", bbox_to_anchor=(0.5, 0.0),
                    fontsize=FONT["legend"], frameon=False, ncol=ncol, title=legend_title,
                    title_fontsize=FONT["legend"])
@@ -110,7 +112,8 @@ def finish(fig, axes, title: str, stem: Path, *, legend_title: str | None = None
         import textwrap
 
         wrapped = "\n".join(textwrap.wrap(note, int(fig.get_figwidth() * 14)))
-        fig.text(0.5, -0.02 - 0.045 * (1 + math.ceil(len(handles) / 4)), wrapped,
+        # below the legend: about 0.21 in per legend row at 10 pt
+        fig.text(0.5, -(rows * 0.21 + 0.25) / fig.get_figheight(), wrapped,
                  ha="center", va="top", fontsize=FONT["note"], style="italic")
     out = save_figure(fig, stem)
     plt.close(fig)

@@ -1317,6 +1317,12 @@ def fig15_k_claims(data):
     return out
 
 
+def _natural(key) -> list:
+    """"T0 50" before "T0 100": numbers compared as numbers."""
+    return [(0, float(t)) if t.replace(".", "", 1).isdigit() else (1, t)
+            for t in str(key).split()]
+
+
 def _draw_tradeoff(exp: str, panels: list[tuple[str, dict]], series_of, name_of, title_key):
     """Energy efficiency against throughput (both from the same points): model lines and
     engine markers with intervals on both axes, one panel per (title, selection)."""
@@ -1333,7 +1339,7 @@ def _draw_tradeoff(exp: str, panels: list[tuple[str, dict]], series_of, name_of,
             for k, val in sel.items():
                 s, m = s[s[k] == val], m[m[k] == val]
             keys_ = {series_of(r) for r in s.to_dict("records")} - {None}
-            for j, key in enumerate(sorted(keys_, key=str)):
+            for j, key in enumerate(sorted(keys_, key=_natural)):
                 rs = [r for r in s.to_dict("records") if series_of(r) == key]
                 rm = [r for r in m.to_dict("records") if series_of(r) == key]
                 color = STYLE.get(key, (None,))[0] if key in STYLE else \
