@@ -950,6 +950,11 @@ def claims_14(data):
                          "p ~ 3%", low, "thr_rel_err", -1, "throughput_pps", True),
         _within_claim(f, "DropTail throughput estimated well above p ~ 3%", high,
                       "thr_rel_err", THR_TOL, "throughput_pps", True)]
+    for c, part in zip(out[1:], (low, high), strict=True):
+        if not len(part):
+            c.why = (f"no arrival rate's measured p in the claim's range: DropTail's p from "
+                     f"{dt['p'].min():.3g} to {dt['p'].max():.3g} over {len(dt)} rates (the "
+                     "rates set the loss level; the size's grid does not reach it)")
     # Why DropTail's model is low: it loses the whole rest of a round after a first drop
     # (Figs. 17-18 measure ~0.6 of it) and reads p as Good -> Bad, fewer than all drops
     extra = _q_with_p_good_bad(data, "droptail", "throughput_pps")
