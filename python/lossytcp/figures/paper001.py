@@ -454,9 +454,31 @@ def fig12_claims(data):
                   + f"; knee: the largest share of OldTahoe's climb within one decade of k "
                     f"{ek.text()} (holds at or above 0.5); shortfall from Ideal at "
                     f"k={o.x[-1]:g}: {eg.text()} (holds at or below 0.1)")
+        why = ""
+        if v != HOLDS:
+            why = f"knee {v_knee}, tend {v_tend}: {detail}"
+            # where the climb is not monotone: the monotone stretch up to the largest k, and
+            # what the runs do below it
+            i0 = len(ro) - 1
+            while i0 > 0 and ro[i0 - 1] <= ro[i0] + 0.02:
+                i0 -= 1
+            if i0 > 0:
+                share = _knee_share(o.x[i0:], ro[i0:])
+                to = series(data, src, "k", sim_metric="timeouts", model_metric="throughput_pps",
+                            label="model", variant="oldtahoe") if src == "simulation" else None
+                spread_txt = ""
+                if to is not None and to.samples:
+                    lo_s = [min(x) for x in to.samples[:i0]]
+                    hi_s = [max(x) for x in to.samples[:i0]]
+                    spread_txt = (f"; timeouts per run there from {min(lo_s):.0f} to "
+                                  f"{max(hi_s):.0f}")
+                why += (f" | monotone from k={o.x[i0]:g} on: OldTahoe/Ideal {ro[i0]:.2f} -> "
+                        f"{ro[-1]:.2f}, {share:.0%} of that climb within one decade; below "
+                        f"k={o.x[i0]:g} the RTT changes about every round and OldTahoe's "
+                        f"throughput rises again{spread_txt}")
         out.append(ClaimResult(
             f, "OldTahoe shows a knee; both tend to Ideal", src, v, detail, src == "model",
-            why="" if v == HOLDS else f"knee {v_knee}, tend {v_tend}: {detail}",
+            why=why,
             reading="'OldTahoe shows a \"knee\" behavior ... a drastic and sudden decrease' "
                     "and 'In the limit, the throughput from both TCP versions tend to that of "
                     "the Ideal TCP': OldTahoe/Ideal climbs (monotone within 0.02, by more than "
