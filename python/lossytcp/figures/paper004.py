@@ -136,7 +136,13 @@ def snr_of(p) -> float:
     """The point's average SNR (dB): given, or where the hybrid trace has its error rate."""
     if "snr_db" in p:
         return float(p["snr_db"])
-    return snr_db_for_epsilon(p["epsilon"], p["doppler_norm"])
+    return _snr_for(float(p["epsilon"]), float(p["doppler_norm"]))
+
+
+@functools.lru_cache(maxsize=4096)
+def _snr_for(eps: float, fdt: float) -> float:
+    # a quantile of up to a million critical SNRs: once per point, not once per run
+    return snr_db_for_epsilon(eps, fdt)
 
 
 @functools.lru_cache(maxsize=4096)
