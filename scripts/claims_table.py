@@ -8,7 +8,8 @@ prints the markdown rows (in `reproduce list` order) and writes the evidence fil
 "why" column links to. A verdict carries ``*`` where its source (model or simulation) is the
 one the paper's figure shows; "—" where the figure has no claim for that source. With
 ``--before`` (a README holding an earlier table) a "before" column shows each claim's earlier
-verdicts where they differ.
+verdicts where they differ ("new": a claim that table did not have, or had under other
+words or another figure).
 """
 
 from __future__ import annotations
@@ -61,9 +62,9 @@ def _short_why(cs: dict[str, dict]) -> str:
     why = next((c.get("why", "") for src in ("simulation", "model") if (c := cs.get(src))
                 and c["verdict"] != "holds" and c.get("primary")), "") or next(
         (c.get("why", "") for c in cs.values() if c["verdict"] != "holds"), "")
-    why = re.split(r"(?<=[.;:|])\s", why.replace("|", ";"), maxsplit=1)[0]
-    why = why.replace("[", "(").replace("]", ")")        # inside a markdown link's text
-    return why if len(why) <= 110 else why[:107] + "..."
+    why = why.replace("|", ";").replace("[", "(").replace("]", ")")  # a markdown link's text
+    why = re.split(r"(?<=[.;])\s", why, maxsplit=1)[0].rstrip(";. ")
+    return why if len(why) <= 100 else why[:97] + "..."
 
 
 def rows(docs, before: dict | None = None) -> list[str]:
@@ -81,9 +82,9 @@ def rows(docs, before: dict | None = None) -> list[str]:
             if before is not None:
                 b = before.get((fig, claim))
                 now = {src: c["verdict"] for src, c in cs.items()}
-                cells.append("" if b is None or all(b.get(s, "—") in (now.get(s, "—"), "—")
-                                                    for s in ("model", "simulation"))
-                             else f"{b.get('model', '—')} / {b.get('simulation', '—')}")
+                cells.append("new" if b is None else "" if all(
+                    b.get(s, "—") in (now.get(s, "—"), "—") for s in ("model", "simulation"))
+                    else f"{b.get('model', '—')} / {b.get('simulation', '—')}")
             bad = any(c["verdict"] != "holds" for c in cs.values())
             why = (f"[{_short_why(cs) or 'why'}]({DOCS}#{anchor(fig, claim)})" if bad
                    else f"[numbers]({DOCS}#{anchor(fig, claim)})")
