@@ -23,7 +23,9 @@ Queues (``--queue``; a bare number is a DropTail of that many packets)::
     50
     droptail:packets=50[,bytes=75000]
     red:packets=100[,min_th=5,max_th=15,max_p=0.1,w_q=0.002,gentle=true,wait=true,bytes=false,
-        mean_packet_size=500B]          (left out: ns-2 2.35's defaults)
+        queue_in_bytes=false,mean_packet_size=500B]   (left out: ns-2 2.35's defaults, which
+        count the queue, the thresholds and the limit in units of mean_packet_size bytes;
+        bytes=false,queue_in_bytes=false is Floyd & Jacobson's packet mode)
 
 Traffic (``--cross-traffic``)::
 
@@ -61,7 +63,8 @@ _CHANNEL_ALIASES = {"gilbert-elliott": "ge", "gilbert_elliott": "ge", "two_state
 _QUEUE_KEYS: dict[str, dict[str, bool]] = {
     "droptail": {"packets": True, "bytes": False},
     "red": {"packets": True, "min_th": False, "max_th": False, "max_p": False, "w_q": False,
-            "gentle": False, "wait": False, "bytes": False, "mean_packet_size": False},
+            "gentle": False, "wait": False, "bytes": False, "queue_in_bytes": False,
+            "mean_packet_size": False},
 }
 
 _TRAFFIC_KEYS: dict[str, dict[str, bool]] = {
@@ -196,7 +199,7 @@ def queue_from_spec(spec: object, param: str = "queue") -> Any:
         elif key == "bytes" and kind == "droptail":
             kw[key] = int(v.integer(f"{param}.bytes",
                                     units.size_bytes(text, f"{param}.bytes"), 0))
-        elif key in ("gentle", "wait", "bytes"):
+        elif key in ("gentle", "wait", "bytes", "queue_in_bytes"):
             kw[key] = _bool(param, key, text)
         elif key == "mean_packet_size":
             kw["mean_packet_size_bytes"] = v.integer(

@@ -124,6 +124,9 @@ def test_specs_parse_into_the_typed_objects():
     assert queue_from_spec("droptail:packets=50,bytes=64KiB") == s.DropTail(50, bytes=65536)
     assert queue_from_spec("red:packets=100,min_th=5,max_th=15,max_p=0.1,w_q=0.002,"
                            "gentle=true") == s.Red(100, 5, 15, 0.1, 0.002, True)
+    # Floyd & Jacobson's packet mode (ns-2's default counts in 500-byte units)
+    assert queue_from_spec("red:packets=100,bytes=false,queue_in_bytes=false") == s.Red(
+        100, bytes=False, queue_in_bytes=False)
     assert traffic_from_spec("cbr:rate=2Mbps") == s.Cbr(rate_bps=2e6)
     assert traffic_from_spec("onoff:rate=2Mbps,on=500ms,off=500ms") == s.OnOff(rate_bps=2e6)
     web = traffic_from_spec("web:arrival=2/s,size=100KB,max=20")

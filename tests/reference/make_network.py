@@ -14,11 +14,23 @@
 * ``deterministic.json``: single NewReno flows with nothing random (a 10-packet DropTail
   queue given as ``queue``; two hops with a legacy 8-packet queue): ns-2's counters, which
   the engine must reproduce exactly.
+* ``red_replays.json``: TCP over RED (and one DropTail case) on ``exact_path``, 60 s, seed
+  1: per flow its send trace as digests of blocks of 256 sends (make_replays.py's
+  ``digests``), its timeouts, and the queue's drops. The engine, drawing RED's uniforms from
+  ns-2's generator and given ns-2's agent tick phases (``lossytcp.ns2.rng.with_ns2_draws``),
+  must send the same segments at the same microsecond.
+* ``red_table.csv``: issue 20's table (``red_table``): 1, 2, 5 and 20 NewReno flows, RED in
+  packet and in byte mode and DropTail, 200 s, seeds 1-10: per run the flows' summed
+  goodput, timeouts and fast retransmits and the link's drops.
+* ``grid.json``, ``grid.csv``: the network conformance grid (network_grid.py: its design,
+  and per case and seed the judged metrics of ns-2's run); about 20 minutes on two cores.
 
-    python tests/reference/make_network.py [--only average|dumbbell|five|deterministic]
+    python tests/reference/make_network.py [--only JOB]
 
-Needs ``ns`` on PATH (Debian package ns2); the tests that read these files do not. About
-7 minutes on two shared cores (the RED dumbbells sample the average in Tcl).
+JOB is one of average, dumbbell, five, deterministic, replays, table, grid. Needs ``ns`` on
+PATH (Debian package ns2); the tests that read these files do not. About 7 minutes on two
+shared cores without the grid (the RED dumbbells sample the average in Tcl), 10-20 more
+for it.
 """
 
 from __future__ import annotations
@@ -36,6 +48,8 @@ sys.path.insert(0, str(HERE.parents[1] / "python"))
 sys.path.insert(0, str(HERE))
 
 import network_cases as nc  # noqa: E402
+import network_grid as ng  # noqa: E402
+from make_replays import digests  # noqa: E402
 
 from lossytcp import ns2  # noqa: E402
 from lossytcp.ns2.network import run_network  # noqa: E402
@@ -123,6 +137,102 @@ def make_deterministic() -> None:
     print("deterministic.json:", out)
 
 
+def flow_sends(trace: str) -> list[list[tuple[float, int, bool]]]:
+    """Each flow's sends (time, segment, retransmission) from a ``trace-queue`` file of the
+    link all flows enter: ``+`` events of tcp packets, by the source agent's port (flows are
+    attached in order, so port k is flow k)."""
+    out: dict[int, list[tuple[float, int, bool]]] = {}
+    highest: dict[int, int] = {}
+    for ln in trace.splitlines():
+        f = ln.split()
+        if len(f) < 12 or f[0] != "+" or f[4] != "tcp":
+            continue
+        k, seq = int(f[8].split(".")[1]), int(f[10])
+        out.setdefault(k, []).append((float(f[1]), seq, seq <= highest.get(k, -1)))
+        highest[k] = max(highest.get(k, -1), seq)
+    return [out[k] for k in sorted(out)]
+
+
+def make_replays() -> None:
+    cases = []
+    for name, (queue, variant, starts) in nc.REPLAYS.items():
+        sc = nc.exact_path(queue, variant, starts)
+        with tempfile.TemporaryDirectory() as wd:
+            tr = Path(wd) / "link.tr"
+            rep = run_network(sc, monitor_links=[0], red_sample_s=None, trace_file=str(tr))
+            sends = flow_sends(tr.read_text())
+        end = sc["duration_s"]
+        flows = []
+        for f, s in zip(rep.flows, sends, strict=True):
+            s = [x for x in s if x[0] < end]
+            flows.append({"n_sends": len(s), "digests": digests(s), "timeouts": f["timeouts"]})
+        lk = rep.links[0]
+        cases.append({"case": name, "queue": queue, "variant": variant, "starts": starts,
+                      "flows": flows, "early_drops": lk["early_drops"],
+                      "forced_drops": lk["forced_drops"]})
+        print(f"red_replays {name}: {sum(f['n_sends'] for f in flows)} sends, "
+              f"{lk['queue_drops']:.0f} drops", flush=True)
+    (OUT / "red_replays.json").write_text(json.dumps({"cases": cases}, indent=1) + "\n")
+
+
+TABLE_SEEDS = tuple(range(1, 11))
+TABLE_FLOWS = (1, 2, 5, 20)
+
+
+def table_row(rep_flows: list[dict], link: dict, sc: dict) -> dict:
+    """One run of the table: the flows' sums and the link's drops (either side's names)."""
+    cap = 10e6 / (8 * 1500)
+    return {"goodput_norm": sum(f["packets_delivered"] for f in rep_flows)
+            / (sc["duration_s"] * cap),
+            "timeouts": sum(f["timeouts"] for f in rep_flows),
+            "fast_retransmits": sum(f["fast_retransmits"] for f in rep_flows),
+            "early_drops": link["early_drops"], "forced_drops": link["forced_drops"]}
+
+
+def make_table() -> None:
+    rows = []
+    for q in nc.TABLE_QUEUES:
+        for n in TABLE_FLOWS:
+            for s in TABLE_SEEDS:
+                sc = nc.red_table(q, n, s)
+                rep = run_network(sc, monitor_links=[0], red_sample_s=None)
+                rows.append({"queue": q, "flows": n, "seed": s,
+                             **table_row(rep.flows, rep.links[0], sc)})
+            print(f"red_table {q} {n} flows: done", flush=True)
+    _write(OUT / "red_table.csv", rows)
+
+
+def _grid_run(job: tuple[dict, int]) -> dict:
+    case, seed = job
+    sc = ng.scenario(case, seed)
+    rep = run_network(sc, monitor_links=[0], red_sample_s=None)
+    return {"case": case["case"], "seed": seed,
+            **ng.metrics(case, sc, rep.flows, rep.links[0], rep.traffic)}
+
+
+def make_grid() -> None:
+    from concurrent.futures import ProcessPoolExecutor
+
+    cases = ng.design()
+    (OUT / "grid.json").write_text(json.dumps(
+        {"seeds": list(ng.SEEDS), "duration_s": ng.DURATION_S, "cases": cases,
+         "fast": ng.fast_subset(cases)}, indent=1) + "\n")
+    jobs = [(c, s) for c in cases for s in ng.SEEDS]
+    rows = []
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(2) as ex:
+        for k, row in enumerate(ex.map(_grid_run, jobs, chunksize=4), start=1):
+            rows.append(row)
+            if k % 100 == 0:
+                print(f"grid: {k}/{len(jobs)} runs, {time.perf_counter() - t0:.0f} s", flush=True)
+    names = sorted({m for r in rows for m in r} - {"case", "seed"})
+    with open(OUT / "grid.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["case", "seed", *names])
+        w.writeheader()
+        w.writerows(rows)
+    print(f"grid.csv: {len(cases)} cases x {len(ng.SEEDS)} seeds")
+
+
 def _write(path: Path, rows: list[dict]) -> None:
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -132,11 +242,13 @@ def _write(path: Path, rows: list[dict]) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=["average", "dumbbell", "five", "deterministic"])
+    ap.add_argument("--only", choices=["average", "dumbbell", "five", "deterministic", "replays",
+                                       "table", "grid"])
     a = ap.parse_args()
     OUT.mkdir(exist_ok=True)
     jobs = {"average": make_average, "deterministic": make_deterministic, "five": make_five,
-            "dumbbell": make_dumbbell}
+            "dumbbell": make_dumbbell, "replays": make_replays, "table": make_table,
+            "grid": make_grid}
     for name, job in jobs.items():
         if a.only in (None, name):
             job()

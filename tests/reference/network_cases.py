@@ -17,6 +17,18 @@ Python scenario layer.
   A1 -> D1, Poisson 100 KB downloads between the other pairs, at most 20 open per node;
   500 B packets, window 20.
 
+* ``exact_path``: one link whose every time is exact both in binary floating point (ns-2's
+  clock) and in whole nanoseconds (the engine's): 1280 B data packets at 5.24288 Mb/s and
+  40 B ACKs at 163.84 kb/s (1/512 s each; for SACK, whose ACKs carry 8 bytes a block, 8/512 s
+  a data packet and 1/512 s per 8 ACK bytes), one-way delays of 25/512 s, a 1/128 s timer tick
+  and a 26/128 s minimum RTO, start instants in sixteenths of a second. Ties are exact
+  there, and ns-2 breaks them in the order its events were scheduled, as the engine does, so
+  the two can be compared send for send (``test_network.py``, the RED replays).
+* ``red_table``: issue 20's table: n NewReno flows from time 0 on one 10 Mb/s link, RTT
+  100 ms, 1500 B, window 1000, RED limit 100, thresholds 5/15, max_p 0.1, w_q 0.002, gentle,
+  in packet mode or in ns-2's byte mode (what ``red:...`` with those keys gives: thresholds
+  and limit in 500-byte units), or DropTail 100.
+
 Every TCP runs ns-2's timers (profile ``ns2``, 10 ms tick, 200 ms minimum RTO, 3 s initial
 RTO), so both sides run the same sender.
 """
@@ -107,6 +119,77 @@ def paper002(seed: int, *, red: bool = True, arrival_rate_per_s: float = 0.5,
                 "variant": "tahoe", "tcp": t} for i in range(2, 31)]
     return {"seed": seed, "duration_s": duration_s, "links": links, "flows": flows,
             "traffic": traffic}
+
+
+#: RED as issue 20 gives it, in its two readings (``red_table``), and DropTail 100.
+TABLE_QUEUES: dict[str, dict[str, Any]] = {
+    "red-packets": {"kind": "red", "packets": 100, "min_th": 5, "max_th": 15, "max_p": 0.1,
+                    "w_q": 0.002, "gentle": True, "bytes": False, "queue_in_bytes": False},
+    "red-bytes": {"kind": "red", "packets": 100, "min_th": 5, "max_th": 15, "max_p": 0.1,
+                  "w_q": 0.002, "gentle": True},
+    "droptail": {"kind": "droptail", "packets": 100},
+}
+
+
+def red_table(queue: str, n_flows: int, seed: int, duration_s: float = 200.0,
+              variant: str = "newreno", profile: str = "ns2") -> dict[str, Any]:
+    links: list[dict[str, Any]] = []
+    duplex(links, "S", "D", 10e6, 0.05, TABLE_QUEUES[queue])
+    if profile == "ns2":
+        t = tcp(variant, window=1000, size=1500)
+    else:
+        t = build_scenario(variant, window=1000, packet_size_bytes=1500,
+                           profile=profile)["flows"][0]["tcp"]
+    flows = [{"variant": ENGINE_VARIANT.get(variant, variant), "src": "S", "dst": "D",
+              "tcp": t, "app": {"kind": "bulk"}} for _ in range(n_flows)]
+    return {"seed": seed, "duration_s": duration_s, "links": links, "flows": flows}
+
+
+#: lossytcp variant names -> the engine's JSON names
+ENGINE_VARIANT = {"newreno": "new_reno", "oldtahoe": "old_tahoe"}
+#: exact_path: data and ACK transmissions of 1/512 s, one-way delay 25/512 s
+EXACT_SIZE = 1280
+EXACT_STEP_S = 1 / 512
+
+
+def exact_path(queue: dict[str, Any], variant: str, starts: list[float],
+               duration_s: float = 60.0, seed: int = 1) -> dict[str, Any]:
+    """One flow per start instant (multiples of 1/16 s) over the exact link (see above).
+    SACK's ACKs grow by 8 bytes a block, so for it the ACK link takes 1/512 s per 8 bytes
+    and the data link 8/512 s per packet (a 655 kb/s path, 40 B ACKs in 5/512 s)."""
+    if any((s * 16) % 1 for s in starts):
+        raise ValueError(f"start instants must be multiples of 1/16 s: {starts}")
+    data_steps = 8 if variant == "sack" else 1
+    ack_rate = 8 * 8 / EXACT_STEP_S if variant == "sack" else 40 * 8 / EXACT_STEP_S
+    delay = 25 * EXACT_STEP_S
+    links = [{"from": "S", "to": "D", "rate_bps": EXACT_SIZE * 8 / (data_steps * EXACT_STEP_S),
+              "delay": {"kind": "fixed", "delay_s": delay}, "queue": dict(queue)},
+             {"from": "D", "to": "S", "rate_bps": ack_rate,
+              "delay": {"kind": "fixed", "delay_s": delay},
+              "queue": {"kind": "droptail", "packets": 1000}}]
+    t = build_scenario(variant, window=1000, packet_size_bytes=EXACT_SIZE, profile="ns2",
+                       granularity_s=1 / 128, min_rto_s=26 / 128,
+                       initial_rto_s=3.0)["flows"][0]["tcp"]
+    flows = [{"variant": ENGINE_VARIANT.get(variant, variant), "src": "S", "dst": "D",
+              "tcp": t, "app": {"kind": "bulk"}, "start_s": s} for s in starts]
+    return {"seed": seed, "duration_s": duration_s, "links": links, "flows": flows}
+
+
+#: The RED replays: (queue, variant, start instants), 60 s each.
+_CLASSIC = {"kind": "red", "packets": 100, "min_th": 5, "max_th": 15, "max_p": 0.1,
+            "w_q": 0.002, "bytes": False, "queue_in_bytes": False, "gentle": False}
+REPLAYS: dict[str, tuple[dict[str, Any], str, list[float]]] = {
+    "classic/newreno/1": (_CLASSIC, "newreno", [0.0]),
+    "classic-gentle/tahoe/1": ({**_CLASSIC, "gentle": True}, "tahoe", [0.0]),
+    "classic-gentle/sack/1": ({**_CLASSIC, "gentle": True}, "sack", [0.0]),
+    "bytes/newreno/1": (TABLE_QUEUES["red-bytes"], "newreno", [0.0]),
+    "ns2-defaults/newreno/5": ({"kind": "red", "packets": 100}, "newreno",
+                               [0.0, 0.3125, 0.5625, 0.6875, 0.875]),
+    "classic/newreno/5": (_CLASSIC, "newreno", [0.0] * 5),
+    "bytes/tahoe/5": (TABLE_QUEUES["red-bytes"], "tahoe", [0.0, 0.25, 0.5, 0.75, 1.0]),
+    "classic/sack/5": (_CLASSIC, "sack", [0.0, 0.25, 0.5, 0.75, 1.0]),
+    "droptail/newreno/5": ({"kind": "droptail", "packets": 30}, "newreno", [0.0] * 5),
+}
 
 
 def red_cbr(queue_in_bytes: bool) -> dict[str, Any]:

@@ -184,6 +184,13 @@ pub struct RedConfig {
     /// `targetdelay_`, used by the automatic min_th. ns-2: 0.005 s.
     #[serde(default = "red_target_delay")]
     pub target_delay_s: f64,
+    /// Draw the early-drop test's uniforms from ns-2 2.35's default generator seeded with
+    /// this value (`$defaultRNG seed N`, the scripts of `lossytcp.ns2` use
+    /// `ns2_seed(seed)`) instead of the engine's stream: on a path where this queue is the
+    /// only consumer of ns-2's default generator, the engine then makes ns-2's drops, which
+    /// is how the RED replays compare the two packet by packet. `None`: the engine's stream.
+    #[serde(default)]
+    pub ns2_seed: Option<u32>,
 }
 
 impl Default for RedConfig {
@@ -201,6 +208,7 @@ impl Default for RedConfig {
             mean_packet_size_bytes: red_mean_packet(),
             use_mark_p: true,
             target_delay_s: red_target_delay(),
+            ns2_seed: None,
         }
     }
 }
@@ -1071,6 +1079,12 @@ fn check_queue(name: &str, q: &QueueConfig) -> Result<(), String> {
             }
             if !(r.target_delay_s.is_finite() && r.target_delay_s >= 0.0) {
                 return bad("target_delay_s", r.target_delay_s, ">= 0");
+            }
+            if let Some(s) = r.ns2_seed {
+                // rng.cc refuses a seed <= 0 or >= MAXINT (2^31 - 1)
+                if s == 0 || s >= 0x7fff_ffff {
+                    return bad("ns2_seed", f64::from(s), "in [1, 2147483646]");
+                }
             }
         }
     }

@@ -202,7 +202,12 @@ impl Link {
     }
 
     pub fn send(&mut self, now: Time, p: &Packet) -> Fate {
-        let busy = self.busy_until > now;
+        // A transmission ending exactly now still holds the link for this arrival, as a
+        // waiting packet starting now is still queued for it (see `queue_len`): ns-2 runs
+        // the arrival before the link's resume event, so the packet joins the queue and a
+        // second arrival at the same instant finds it waiting. (Not after a transmission
+        // of no duration, which holds nothing: before the first one, `tx_time` is zero.)
+        let busy = self.busy_until > now || (self.busy_until == now && self.tx_time.1 > Dur::ZERO);
         let verdict = match self.packet_limit {
             // The common case, a DropTail queue counted in packets: no backlog to build.
             Some(limit) => {

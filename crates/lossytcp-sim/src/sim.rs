@@ -16,7 +16,7 @@ mod traffic;
 
 pub use oracle::Oracle;
 
-use crate::config::{AppConfig, DelayConfig, Scenario, TcpConfig, TrafficConfig, Variant};
+use crate::config::{AppConfig, DelayConfig, Profile, Scenario, TcpConfig, TrafficConfig, Variant};
 use crate::link::{Fate, Link};
 use crate::metrics::{FlowReport, LinkReport, RunReport};
 use crate::packet::{FlowId, Kind, LinkId, LossCause, Packet};
@@ -125,7 +125,10 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
             R::from_impl(RecoveryImpl::new(&cfg.recovery)).expect("the simulation's recovery"),
             limit,
         );
-        let receiver = Receiver::new(sender.wants_sack(), tcp.delayed_ack);
+        let mut receiver = Receiver::new(sender.wants_sack(), tcp.delayed_ack);
+        if tcp.profile == Profile::Ns2 && sender.wants_sack() {
+            receiver = receiver.with_ns2_blocks();
+        }
         let sack_block_bytes = sender.sack_block_bytes();
         Flow {
             forward,
@@ -592,9 +595,10 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Simulation<G, R> {
 
     fn trace_queue(&mut self, now: Time, link: LinkId, p: &Packet, fate: Fate) {
         let l = &mut self.links[link];
-        // The packet itself is in the waiting count when admitted behind others.
+        // The packet itself is in the waiting count when admitted to a busy link (a link
+        // that is not busy has nothing waiting, so then the count is the others').
         let waiting = l.queue_len(now);
-        let queued_behind = matches!(fate, Fate::Arrives(_) | Fate::Lost) && l.last_start() > now;
+        let queued_behind = matches!(fate, Fate::Arrives(_) | Fate::Lost) && waiting > 0;
         let before = waiting - usize::from(queued_behind);
         let red = l.red_average_packets();
         let dequeue = l.last_start();

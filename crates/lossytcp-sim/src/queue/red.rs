@@ -23,7 +23,7 @@
 
 use super::{Backlog, DropReason, Verdict};
 use crate::config::RedConfig;
-use crate::rng::Rng;
+use crate::rng::{Ns2Mrg, Rng};
 use crate::time::Time;
 
 pub struct Red {
@@ -54,7 +54,24 @@ pub struct Red {
     /// An idle period during which a packet arrived and was dropped: red.cc cleared `idle_`
     /// at that arrival, so later arrivals of the same idle period see no idle time.
     idle_spent: Option<Time>,
-    rng: Rng,
+    draws: Draws,
+}
+
+/// Where the early-drop test's uniforms come from.
+enum Draws {
+    Engine(Rng),
+    /// ns-2's default generator (`RedConfig::ns2_seed`), tested as red.cc does: `u <= p`.
+    Ns2(Ns2Mrg),
+}
+
+impl Draws {
+    fn below(&mut self, p: f64) -> bool {
+        match self {
+            // ns-2 drops when u <= p with u in (0, 1); this uniform is in [0, 1).
+            Draws::Engine(r) => r.uniform() < p,
+            Draws::Ns2(g) => g.uniform() <= p,
+        }
+    }
 }
 
 /// Automatic parameters of `REDQueue::initialize_params()`: (w_q, min_th, max_th), the
@@ -177,7 +194,10 @@ impl Red {
             count_bytes: 0,
             old: false,
             idle_spent: None,
-            rng,
+            draws: match cfg.ns2_seed {
+                Some(seed) => Draws::Ns2(Ns2Mrg::seeded(seed)),
+                None => Draws::Engine(rng),
+            },
         }
     }
 
@@ -234,8 +254,7 @@ impl Red {
             self.wait,
             size,
         );
-        // ns-2 drops when u <= p with u in (0, 1); this uniform is in [0, 1).
-        if self.rng.uniform() < p {
+        if self.draws.below(p) {
             self.count = 0;
             self.count_bytes = 0;
             true
@@ -439,11 +458,15 @@ mod tests {
         }
         assert_eq!(r.count, 10);
         // First arrival at avg 10: `old` is set and the count restarts at 1, no draw.
-        let before = r.rng.clone();
+        let state = |r: &Red| match &r.draws {
+            Draws::Engine(g) => g.clone().next_u64(),
+            Draws::Ns2(_) => unreachable!(),
+        };
+        let before = state(&r);
         assert_eq!(r.admit(Time(2), &busy(10), 500), Verdict::Admit);
         assert_eq!(r.count, 1);
         assert!(r.old);
-        assert_eq!(r.rng.clone().next_u64(), before.clone().next_u64());
+        assert_eq!(state(&r), before);
         // p_b = 0.05 with wait: no drop before count x p_b reaches 1 (count 20), a certain
         // one at count 40: the early drop comes within arrivals 20..=40 and resets count.
         let mut dropped_at = None;
