@@ -14,9 +14,11 @@ $(VENV)/.installed: pyproject.toml
 	$(VENV)/bin/pip install -q $(PIP_PKGS)
 	touch $@
 
-# The extension, built in release mode into the package (maturin's editable install).
+# The extension, built in release mode into the package (maturin's editable install), and
+# the link emulator (target/release/lossytcp-emu, found by lossytcp.emulate).
 $(VENV)/.built: $(VENV)/.installed $(RUST_SRC)
 	$(VENV)/bin/maturin develop --release -q
+	cargo build --release -q -p lossytcp-emu
 	touch $@
 
 build: $(VENV)/.built
@@ -54,7 +56,7 @@ chromium:
 	  else echo "note: not root, chromium not installed; the browser test will be skipped"; fi; }
 
 test-rust:
-	cargo test -q -p lossytcp-sim
+	cargo test -q -p lossytcp-sim -p lossytcp-emu
 
 test-python: build ns2 chromium
 	$(PY) -m pytest -q -n 2 -m "not slow" tests

@@ -37,7 +37,7 @@ __all__ = ["METRICS", "NetReport", "NetSummary", "ParameterError", "Scenario", "
 __version__ = "0.1.0"
 
 _SUBMODULES = ("sim", "scenario", "spec", "units", "models", "channels", "cli", "ns2", "errors",
-               "experiments", "figures")
+               "experiments", "figures", "emulate")
 
 
 def __getattr__(name: str) -> Any:

@@ -5,9 +5,26 @@
 //! probability H[i][j]. A packet's delay is the state's delay when it *starts transmission*,
 //! so a drop in delay lets later packets overtake earlier ones, as on a real path.
 
-use crate::config::DelayConfig;
+use serde::{Deserialize, Serialize};
+
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
+
+/// A link's propagation delay.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DelayConfig {
+    Fixed {
+        delay_s: f64,
+    },
+    /// Paper 001 §3.1: M states with delays T_i, embedded transition matrix H, holding time in
+    /// state i of T_i + Exp(mean V_i). A packet's delay is fixed when it starts transmission.
+    SemiMarkov {
+        delay_s: Vec<f64>,
+        h: Vec<Vec<f64>>,
+        excess_mean_s: Vec<f64>,
+    },
+}
 
 pub enum Delay {
     Fixed(Dur),

@@ -9,6 +9,7 @@ pub mod app;
 pub mod channel;
 pub mod config;
 pub mod delay;
+pub mod frame;
 pub mod link;
 pub mod metrics;
 pub mod packet;

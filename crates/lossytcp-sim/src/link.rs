@@ -15,10 +15,10 @@
 use std::collections::VecDeque;
 
 use crate::channel::Channel;
-use crate::config::{DelayConfig, LinkConfig, QueueConfig};
-use crate::delay::Delay;
-use crate::packet::{Kind, Packet};
-use crate::queue::{Backlog, DropReason, Queue, Verdict};
+use crate::config::LinkConfig;
+use crate::delay::{Delay, DelayConfig};
+use crate::frame::Frame;
+use crate::queue::{Backlog, DropReason, Queue, QueueConfig, Verdict};
 use crate::rng::{Rng, Stream};
 use crate::time::{Dur, Time};
 
@@ -201,7 +201,8 @@ impl Link {
         self.queue.red_average_packets()
     }
 
-    pub fn send(&mut self, now: Time, p: &Packet) -> Fate {
+    pub fn send<F: Frame>(&mut self, now: Time, p: &F) -> Fate {
+        let size = p.size_bytes();
         // A transmission ending exactly now still holds the link for this arrival, as a
         // waiting packet starting now is still queued for it (see `queue_len`): ns-2 runs
         // the arrival before the link's resume event, so the packet joins the queue and a
@@ -217,38 +218,32 @@ impl Link {
                     Verdict::Admit
                 }
             }
-            None => self.admit(now, busy, p.size_bytes),
+            None => self.admit(now, busy, size),
         };
         if let Verdict::Drop(r) = verdict {
             return self.refuse(r);
         }
         let start = if busy {
-            self.waiting.push_back((self.busy_until, p.size_bytes));
+            self.waiting.push_back((self.busy_until, size));
             if self.packet_limit.is_none() {
                 // (A DropTail queue in packets never asks for its bytes.)
-                self.waiting_bytes += u64::from(p.size_bytes);
+                self.waiting_bytes += u64::from(size);
             }
             self.stats.queue_packet_ns += (self.busy_until - now).0;
             self.busy_until
         } else {
             now
         };
-        if self.tx_time.0 != p.size_bytes {
-            self.tx_time = (p.size_bytes, Dur::transmission(p.size_bytes, self.rate_bps));
+        if self.tx_time.0 != size {
+            self.tx_time = (size, Dur::transmission(size, self.rate_bps));
         }
         self.busy_until = start + self.tx_time.1;
         self.stats.transmitted += 1;
-        self.stats.bytes_transmitted += u64::from(p.size_bytes);
+        self.stats.bytes_transmitted += u64::from(size);
         let mut lost = self.channel.lost(start, p);
-        if lost && self.protect_retransmissions {
-            if let Kind::Data {
-                retransmission: true,
-                ..
-            } = p.kind
-            {
-                // The channel state still moved; only this packet is spared.
-                lost = false;
-            }
+        if lost && self.protect_retransmissions && p.is_retransmission() {
+            // The channel state still moved; only this packet is spared.
+            lost = false;
         }
         if lost {
             self.stats.channel_drops += 1;
@@ -299,14 +294,23 @@ mod tests {
         Link::new(&cfg, 1, 0, Dur(1))
     }
 
-    fn udp(size: u32) -> Packet {
-        Packet {
-            flow: 0,
-            conn: 0,
-            size_bytes: size,
-            hop: 0,
-            kind: Kind::Udp { seq: 0 },
+    /// A datagram: all a link knows of a packet is the [`Frame`] view.
+    struct Datagram(u32);
+
+    impl Frame for Datagram {
+        fn size_bytes(&self) -> u32 {
+            self.0
         }
+        fn segment(&self) -> Option<(u32, u64)> {
+            None
+        }
+        fn is_retransmission(&self) -> bool {
+            false
+        }
+    }
+
+    fn udp(size: u32) -> Datagram {
+        Datagram(size)
     }
 
     #[test]

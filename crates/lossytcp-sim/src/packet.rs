@@ -34,8 +34,11 @@ pub struct Packet {
     /// successor (long-lived flows and UDP sources keep 0).
     pub conn: u32,
     pub size_bytes: u32,
-    /// Index of the next hop on the flow's path in the packet's direction.
+    /// Index of the link the packet is on (or reaches next) along its route.
     pub hop: u16,
+    /// The route it travels, a number the simulation gives each path (`sim/net.rs`); it
+    /// fits beside `hop` in the packet's padding.
+    pub route: u16,
     pub kind: Kind,
 }
 
@@ -87,6 +90,30 @@ impl std::ops::Deref for SackBlocks {
     }
 }
 
+impl crate::frame::Frame for Packet {
+    #[inline]
+    fn size_bytes(&self) -> u32 {
+        self.size_bytes
+    }
+    #[inline]
+    fn segment(&self) -> Option<(u32, u64)> {
+        match self.kind {
+            Kind::Data { seq, .. } => Some((self.flow, seq)),
+            _ => None,
+        }
+    }
+    #[inline]
+    fn is_retransmission(&self) -> bool {
+        matches!(
+            self.kind,
+            Kind::Data {
+                retransmission: true,
+                ..
+            }
+        )
+    }
+}
+
 /// Why a packet did not arrive: ground truth that only the engine has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -96,3 +123,7 @@ pub enum LossCause {
     /// Dropped by a queue: an AQM's early drop or a full buffer (congestion).
     Queue,
 }
+
+// A packet is copied on every hop and kept in pipes and the in-flight slab: `route` took
+// padding, not space.
+const _: () = assert!(std::mem::size_of::<Packet>() == 56);

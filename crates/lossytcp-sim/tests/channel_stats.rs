@@ -4,20 +4,26 @@
 
 use lossytcp_sim::channel::Channel;
 use lossytcp_sim::config::{Advance, ChannelConfig, HoldingDist};
-use lossytcp_sim::packet::{Kind, Packet};
+use lossytcp_sim::frame::Frame;
 use lossytcp_sim::rng::{Rng, Stream};
 use lossytcp_sim::time::{Dur, Time};
 
-const PKT: Packet = Packet {
-    conn: 0,
-    flow: 0,
-    size_bytes: 500,
-    hop: 0,
-    kind: Kind::Data {
-        seq: 0,
-        retransmission: false,
-    },
-};
+/// A channel sees a packet through [`Frame`] only: these statistics need nothing else.
+struct Segment;
+
+impl Frame for Segment {
+    fn size_bytes(&self) -> u32 {
+        500
+    }
+    fn segment(&self) -> Option<(u32, u64)> {
+        Some((0, 0))
+    }
+    fn is_retransmission(&self) -> bool {
+        false
+    }
+}
+
+const PKT: Segment = Segment;
 
 /// (loss rate, mean burst length) of `n` transmissions `gap` apart.
 fn measure(cfg: &ChannelConfig, seed: u64, n: u64, gap: Dur, slot: Dur) -> (f64, f64) {

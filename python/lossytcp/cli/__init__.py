@@ -22,6 +22,7 @@ _SUBCOMMANDS = {
     "simulate": "packet-level simulation of TCP flows over a lossy path or network",
     "model": "evaluate an analytical model",
     "crosscheck": "compare a scenario against another simulator",
+    "emulate": "the kernel's TCP over the engine's link, in real time (root)",
     "run": "run an experiment file (sweeps, seeds, model overlays) into a resumable store",
     "results": "list, query and export an experiment store",
     "reproduce": "reproduce a figure of the papers: model and simulation, claims checked",

@@ -671,3 +671,6 @@ def register(sub: Any) -> None:
                         "(default %(default)s)")
     q.add_argument("--json", action="store_true", help="print one JSON object")
     q.set_defaults(func=run)
+    from .crosscheck_linux import register as register_linux
+
+    register_linux(which)

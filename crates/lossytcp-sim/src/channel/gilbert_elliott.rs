@@ -12,7 +12,7 @@
 //!   stationary distribution (the packet-train model's assumption that trains see
 //!   independent channel states).
 
-use crate::config::Advance;
+use super::Advance;
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
 

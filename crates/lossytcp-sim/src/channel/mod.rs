@@ -3,20 +3,21 @@
 
 mod bernoulli;
 mod burst;
+mod config;
 mod gilbert_elliott;
 mod trace;
 mod two_state_time;
 
 pub use bernoulli::Bernoulli;
 pub use burst::Burst;
+pub use config::{Advance, ChannelConfig, FlowDrop, HoldingDist};
 pub use gilbert_elliott::GilbertElliott;
 pub use trace::{Drops, Trace, TraceBits};
 pub use two_state_time::TwoStateTime;
 
 use std::sync::Arc;
 
-use crate::config::ChannelConfig;
-use crate::packet::Packet;
+use crate::frame::Frame;
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
 
@@ -95,7 +96,7 @@ impl Channel {
 
     /// Decides the fate of `pkt`, which starts transmission at `now`.
     #[inline]
-    pub fn lost(&mut self, now: Time, pkt: &Packet) -> bool {
+    pub fn lost<F: Frame>(&mut self, now: Time, pkt: &F) -> bool {
         match self {
             Channel::Perfect => false,
             Channel::Bernoulli(c) => c.lost(),
@@ -103,7 +104,7 @@ impl Channel {
             Channel::TwoStateTime(c) => c.lost(now),
             Channel::Burst(c) => c.lost(now),
             Channel::Trace(c) => c.lost(now),
-            Channel::Drops(c) => c.lost(pkt),
+            Channel::Drops(c) => c.lost(pkt.segment()),
         }
     }
 }

@@ -1,8 +1,7 @@
 //! Losses supplied by the user: a per-transmission outcome list (e.g. from a Jakes fading
 //! trace), or exact segment numbers to drop (scenario tests, Fall & Floyd).
 
-use crate::config::Advance;
-use crate::packet::{FlowId, Kind, Packet};
+use super::Advance;
 use crate::time::{Dur, Time};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -122,7 +121,7 @@ impl Trace {
 
 pub struct Drops {
     /// (flow or any flow, segment) -> how many of its next transmissions to drop.
-    pending: BTreeMap<(Option<FlowId>, u64), u32>,
+    pending: BTreeMap<(Option<u32>, u64), u32>,
     /// Whether any entry names a flow (else one lookup per packet suffices).
     by_flow: bool,
 }
@@ -130,7 +129,7 @@ pub struct Drops {
 impl Drops {
     /// A segment listed k times loses its first k transmissions; an entry without a flow
     /// applies to whichever flow sends that segment first.
-    pub fn new(entries: impl IntoIterator<Item = (Option<FlowId>, u64)>) -> Self {
+    pub fn new(entries: impl IntoIterator<Item = (Option<u32>, u64)>) -> Self {
         let mut pending = BTreeMap::new();
         let mut by_flow = false;
         for (f, s) in entries {
@@ -139,7 +138,7 @@ impl Drops {
         }
         Self { pending, by_flow }
     }
-    fn take(&mut self, key: (Option<FlowId>, u64)) -> bool {
+    fn take(&mut self, key: (Option<u32>, u64)) -> bool {
         match self.pending.get_mut(&key) {
             Some(n) => {
                 *n -= 1;
@@ -151,12 +150,13 @@ impl Drops {
             None => false,
         }
     }
-    /// ACKs and UDP datagrams always pass.
-    pub fn lost(&mut self, pkt: &Packet) -> bool {
-        let Kind::Data { seq, .. } = pkt.kind else {
+    /// The fate of a transmission carrying `segment`, `(flow, segment number)` of a data
+    /// segment; ACKs and UDP datagrams (`None`) always pass.
+    pub fn lost(&mut self, segment: Option<(u32, u64)>) -> bool {
+        let Some((flow, seq)) = segment else {
             return false;
         };
-        (self.by_flow && self.take((Some(pkt.flow), seq))) || self.take((None, seq))
+        (self.by_flow && self.take((Some(flow), seq))) || self.take((None, seq))
     }
 }
 
@@ -182,23 +182,14 @@ mod tests {
 
     #[test]
     fn drops_name_a_flow_or_any() {
-        let data = |flow, seq| Packet {
-            flow,
-            conn: 0,
-            size_bytes: 1000,
-            hop: 0,
-            kind: Kind::Data {
-                seq,
-                retransmission: false,
-            },
-        };
+        let data = |flow, seq| Some((flow, seq));
         let mut d = Drops::new([(Some(1), 5), (None, 7), (Some(1), 5)]);
-        assert!(!d.lost(&data(0, 5)), "flow 0's segment 5 is not listed");
-        assert!(d.lost(&data(1, 5)));
-        assert!(d.lost(&data(1, 5)), "listed twice: two transmissions");
-        assert!(!d.lost(&data(1, 5)));
-        assert!(d.lost(&data(2, 7)), "any flow: the first to send it");
-        assert!(!d.lost(&data(0, 7)));
+        assert!(!d.lost(data(0, 5)), "flow 0's segment 5 is not listed");
+        assert!(d.lost(data(1, 5)));
+        assert!(d.lost(data(1, 5)), "listed twice: two transmissions");
+        assert!(!d.lost(data(1, 5)));
+        assert!(d.lost(data(2, 7)), "any flow: the first to send it");
+        assert!(!d.lost(data(0, 7)));
     }
 
     #[test]

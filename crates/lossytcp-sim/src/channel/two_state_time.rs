@@ -2,7 +2,7 @@
 //! mean durations, exponential or fixed; a packet's loss probability is that of the state in
 //! which it starts transmission.
 
-use crate::config::HoldingDist;
+use super::HoldingDist;
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
 

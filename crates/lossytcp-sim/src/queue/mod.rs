@@ -16,13 +16,14 @@
 //! Drop reasons follow ns-2's RED: **early** (a random drop of RED's, "unforced" in
 //! red.cc) or **forced** (the buffer is full, or a deterministic drop by the average).
 
+mod config;
 mod droptail;
 mod red;
 
+pub use config::{QueueConfig, RedConfig};
 pub use droptail::DropTail;
 pub use red::Red;
 
-use crate::config::QueueConfig;
 use crate::rng::Rng;
 use crate::time::Time;
 

@@ -21,8 +21,8 @@
 //! drop-front/random victims are not modelled (ns-2's defaults leave them off; a victim
 //! other than the arriving packet would need dequeue-time decisions, see `queue/mod.rs`).
 
+use super::RedConfig;
 use super::{Backlog, DropReason, Verdict};
-use crate::config::RedConfig;
 use crate::rng::{Ns2Mrg, Rng};
 use crate::time::Time;
 

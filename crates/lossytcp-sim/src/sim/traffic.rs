@@ -1,121 +1,27 @@
-//! Run-time state of the scenario's traffic entries: the generators, the connections a
-//! transfer entry has open, and the entry's streaming report.
+//! What every traffic entry of a scenario keeps, whatever it generates (UDP datagrams,
+//! `sim/udp.rs`; TCP transfers, `sim/tcp.rs`): its active time and its streaming report.
 
-use crate::app::{Arrivals, Sizes, UdpSource};
-use crate::config::{TcpConfig, TrafficConfig, Variant};
+use crate::config::TrafficConfig;
 use crate::metrics::{FlowReport, Histogram, TrafficReport};
-use crate::packet::{FlowId, LinkId};
-use crate::rng::{Rng, Stream};
 use crate::time::Time;
 
-pub(super) enum Generator {
-    Transfers {
-        arrivals: Arrivals,
-        sizes: Sizes,
-        max_concurrent: usize,
-        max_transfers: Option<u64>,
-        variant: Variant,
-        tcp: Box<TcpConfig>,
-        /// Open connections, and the flow slots of retired ones, ready for reuse.
-        active: usize,
-        free: Vec<FlowId>,
-        /// No more arrivals will come (the cap or `stop_s` was reached).
-        arrivals_done: bool,
-    },
-    Udp {
-        source: UdpSource,
-        packet_size: u32,
-        /// The next send time in f64 seconds, accumulated as ns-2 does.
-        next_s: f64,
-        seq: u64,
-    },
-}
-
 pub(super) struct Entry {
+    /// The entry's place in the scenario's `traffic` (and in the report's).
+    pub index: usize,
     pub start: Time,
     pub stop: Option<Time>,
-    pub forward: Vec<LinkId>,
-    pub reverse: Vec<LinkId>,
-    pub gen: Generator,
     pub report: TrafficReport,
     pub completion: Histogram,
-    /// Counted in the simulation's `unfinished` until this is set.
+    /// Counted in the network's `unfinished` until this is set.
     pub finished: bool,
 }
 
 impl Entry {
-    pub fn new(
-        index: usize,
-        cfg: &TrafficConfig,
-        forward: Vec<LinkId>,
-        reverse: Vec<LinkId>,
-        seed: u64,
-    ) -> Entry {
-        let k = index as u64;
-        let gen = match cfg {
-            TrafficConfig::Cbr {
-                rate_bps,
-                packet_size_bytes,
-                random,
-                ..
-            } => Generator::Udp {
-                source: UdpSource::cbr(
-                    *rate_bps,
-                    *packet_size_bytes,
-                    *random,
-                    Rng::derive(seed, Stream::Source, k),
-                ),
-                packet_size: *packet_size_bytes,
-                next_s: 0.0,
-                seq: 0,
-            },
-            TrafficConfig::Onoff {
-                rate_bps,
-                packet_size_bytes,
-                on_s,
-                off_s,
-                ..
-            } => Generator::Udp {
-                source: UdpSource::onoff(
-                    *rate_bps,
-                    *packet_size_bytes,
-                    *on_s,
-                    *off_s,
-                    Rng::derive(seed, Stream::Source, k),
-                ),
-                packet_size: *packet_size_bytes,
-                next_s: 0.0,
-                seq: 0,
-            },
-            TrafficConfig::Transfers {
-                arrival_rate_per_s,
-                size,
-                max_concurrent,
-                max_transfers,
-                variant,
-                tcp,
-                ..
-            } => Generator::Transfers {
-                arrivals: Arrivals::new(
-                    *arrival_rate_per_s,
-                    Rng::derive(seed, Stream::Arrivals, k),
-                ),
-                sizes: Sizes::new(size, Rng::derive(seed, Stream::Sizes, k)),
-                max_concurrent: *max_concurrent,
-                max_transfers: *max_transfers,
-                variant: *variant,
-                tcp: Box::new(tcp.clone()),
-                active: 0,
-                free: Vec::new(),
-                arrivals_done: *max_transfers == Some(0),
-            },
-        };
+    pub fn new(index: usize, cfg: &TrafficConfig) -> Entry {
         Entry {
+            index,
             start: Time::from_secs(cfg.start_s()),
             stop: cfg.stop_s().map(Time::from_secs),
-            forward,
-            reverse,
-            gen,
             report: TrafficReport {
                 kind: cfg.kind_name(),
                 label: cfg.label().map(str::to_owned),
@@ -148,8 +54,8 @@ impl Entry {
         r.loss_causes.add(&f.loss_causes);
     }
 
-    /// The final report over `[start, end]`.
-    pub fn finish(&mut self, end: Time) -> TrafficReport {
+    /// The final report over `[start, end]`, in its place in `out`.
+    pub fn finish(&mut self, end: Time, out: &mut [Option<TrafficReport>]) {
         let mut r = std::mem::take(&mut self.report);
         r.completion_time_s = self.completion.summary();
         let elapsed = (end - self.start).as_secs();
@@ -159,6 +65,6 @@ impl Entry {
         } else {
             0.0
         };
-        r
+        out[self.index] = Some(r);
     }
 }

@@ -1,0 +1,106 @@
+//! The two ends of the emulated path: each a thread in its own new network namespace with
+//! a TUN device (10.77.0.1 for the sender's end, 10.77.0.2 for the receiver's), running
+//! whatever work it is handed, so that the sockets that work creates live in its namespace.
+//!
+//! The namespaces are anonymous (`unshare(CLONE_NEWNET)` on the thread, nothing mounted
+//! under /var/run/netns): the kernel removes each, with its TUN device and sockets, when
+//! its last reference goes, so an exit, Ctrl-C, a panic or SIGKILL all leave nothing behind
+//! and there are no stale namespaces to sweep.
+
+use std::io;
+use std::net::Ipv4Addr;
+use std::os::fd::OwnedFd;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use crate::sys;
+
+pub const SENDER_ADDR: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 1);
+pub const RECEIVER_ADDR: Ipv4Addr = Ipv4Addr::new(10, 77, 0, 2);
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// A thread living in its own network namespace.
+pub struct End {
+    jobs: Option<mpsc::Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl End {
+    /// Starts the thread, moves it into a new namespace and creates its TUN device
+    /// `name` there with address `addr`, peer `peer` and MTU `mtu`; the device's descriptor.
+    pub fn spawn(
+        name: &str,
+        addr: Ipv4Addr,
+        peer: Ipv4Addr,
+        mtu: u32,
+    ) -> io::Result<(End, OwnedFd)> {
+        let (jobs, rx) = mpsc::channel::<Job>();
+        let (ready_tx, ready) = mpsc::channel::<io::Result<OwnedFd>>();
+        let dev = name.to_string();
+        let thread = std::thread::Builder::new()
+            .name(format!("ns-{name}"))
+            .spawn(move || {
+                let setup = (|| {
+                    sys::unshare_net()?;
+                    let fd = sys::open_tun(&dev)?;
+                    // Room for a window's worth of packets between the kernel and the
+                    // forwarder; IPv6 (router solicitations) off, best effort.
+                    sys::configure_p2p(&dev, addr, peer, mtu, 10_000)?;
+                    let _ =
+                        std::fs::write(format!("/proc/sys/net/ipv6/conf/{dev}/disable_ipv6"), "1");
+                    Ok(fd)
+                })();
+                let ok = setup.is_ok();
+                let _ = ready_tx.send(setup);
+                if ok {
+                    for job in rx {
+                        job();
+                    }
+                }
+            })?;
+        let fd = ready
+            .recv()
+            .map_err(|_| io::Error::other("the namespace thread died during set-up"))??;
+        Ok((
+            End {
+                jobs: Some(jobs),
+                thread: Some(thread),
+            },
+            fd,
+        ))
+    }
+
+    /// Runs `f` on this end's thread (in its namespace); its result when it is done.
+    pub fn run<R: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> R + Send + 'static,
+    ) -> mpsc::Receiver<R> {
+        let (tx, rx) = mpsc::channel();
+        let job: Job = Box::new(move || {
+            let _ = tx.send(f());
+        });
+        self.jobs
+            .as_ref()
+            .expect("jobs until dropped")
+            .send(job)
+            .expect("the namespace thread runs until dropped");
+        rx
+    }
+}
+
+/// Waits (5 s at most) for a receiving job's word that it listens.
+pub fn await_listening(ready: &mpsc::Receiver<()>, who: &str) -> Result<(), String> {
+    ready
+        .recv_timeout(std::time::Duration::from_secs(5))
+        .map_err(|_| format!("{who}: not listening"))
+}
+
+impl Drop for End {
+    fn drop(&mut self) {
+        self.jobs.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

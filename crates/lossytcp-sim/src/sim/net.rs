@@ -1,0 +1,397 @@
+//! The network half of the event loop: links, the event heap, packets in flight and their
+//! routes. It moves packets hop by hop and hands each one back when its path is over or it
+//! is lost; what a packet means is its endpoint's business (`sim/endpoint.rs`).
+
+use std::collections::VecDeque;
+
+use super::qtrace::QueueTracer;
+use super::{Event, Loss};
+use crate::config::Scenario;
+use crate::link::{Fate, Link};
+use crate::metrics::LinkReport;
+use crate::packet::{LinkId, Packet};
+use crate::sched::Scheduler;
+use crate::time::{Dur, Time};
+use crate::topology::Routes;
+
+/// Beyond this many pending pipe heads a linear scan per event costs more than the heap.
+const MAX_INLINE_HEADS: usize = 64;
+
+/// The kind of endpoint that owns the packets of a route (see `Simulation::deliver`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Owner {
+    Tcp,
+    Udp,
+}
+
+/// A path through the links, as packets carry it (`Packet::route`).
+pub(super) struct Route {
+    pub links: Vec<LinkId>,
+    pub owner: Owner,
+    /// (flow, traffic entry) the queue trace names a packet on this route by; -1 for none.
+    pub label: (i64, i64),
+}
+
+/// What became of a packet at the end of a hop.
+pub(super) enum Hop {
+    /// It went on to the next link of its path.
+    Forwarded,
+    /// It reached the end of its path.
+    Delivered(Packet),
+    /// It was lost at once on the next link (a loss in the future is an event of its own).
+    Lost(Packet, Loss),
+}
+
+pub(super) struct Net {
+    pub sched: Scheduler<Event>,
+    pub links: Vec<Link>,
+    routes: Vec<Route>,
+    pub end: Time,
+    pub events: u64,
+    /// Endpoints with work left (flows not yet complete, traffic entries not finished): the
+    /// run ends early when this reaches zero.
+    pub unfinished: usize,
+    in_flight: Vec<Packet>,
+    free: Vec<u32>,
+    /// Per link: packets propagating, in arrival order (FIFO links only).
+    pipes: Vec<VecDeque<(Time, Packet)>>,
+    fifo: Vec<bool>,
+    /// Up to `MAX_INLINE_HEADS` pending PipeHead events wait here, as (key, link) with the
+    /// key (time << 64 | order), sorted latest first so that the next one is the last,
+    /// instead of in the heap: a push and a pop saved per packet hop; more go to the heap.
+    /// The order comes from the scheduler's counter, so events run in exactly the sequence
+    /// the heap alone would give, whichever structure holds them.
+    inline: Vec<(u128, LinkId)>,
+    pub inline_heads: bool,
+    /// Links fed by a single FIFO link: every path through them comes from that link, and
+    /// none starts there. A packet reaching the end of the feeding link at `at` goes on at
+    /// once, `send(at, ...)` on this link, without an event of its own: the link sees its
+    /// arrivals in the same order and at the same times as with one, because its feeder
+    /// is FIFO and nothing else feeds it. (In a dumbbell the access links to the receivers
+    /// and back to the senders: a third of the events.) Only for scenarios with a topology,
+    /// so that every scenario written before keeps its event order and its bits.
+    chained: Vec<bool>,
+    pub any_chained: bool,
+    qtrace: Option<QueueTracer>,
+}
+
+impl Net {
+    pub fn new(sc: &Scenario, routes: &Routes) -> Net {
+        let slot = slots(sc, routes);
+        let links = sc
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let mut link = Link::new(l, sc.seed, i, slot[i]);
+                if sc.trace.delay {
+                    link.trace_delay();
+                }
+                link
+            })
+            .collect();
+        let fifo: Vec<bool> = sc
+            .links
+            .iter()
+            .map(|l| matches!(l.delay, crate::delay::DelayConfig::Fixed { .. }))
+            .collect();
+        let chained = if routes.topology.is_some() {
+            chained_links(routes, &fifo)
+        } else {
+            vec![false; sc.links.len()]
+        };
+        Net {
+            sched: Scheduler::default(),
+            links,
+            routes: Vec::new(),
+            end: Time::from_secs(sc.duration_s),
+            events: 0,
+            unfinished: 0,
+            in_flight: Vec::new(),
+            free: Vec::new(),
+            pipes: (0..sc.links.len()).map(|_| VecDeque::new()).collect(),
+            fifo,
+            inline: Vec::with_capacity(MAX_INLINE_HEADS),
+            inline_heads: true,
+            any_chained: chained.iter().any(|&c| c),
+            chained,
+            qtrace: sc.trace.queue.as_ref().map(QueueTracer::new),
+        }
+    }
+
+    /// A route for packets of `owner` over `links`; its number for `Packet::route`.
+    pub fn add_route(&mut self, links: Vec<LinkId>, owner: Owner, label: (i64, i64)) -> u16 {
+        let id = u16::try_from(self.routes.len()).expect("Simulation::new counts the routes");
+        self.routes.push(Route {
+            links,
+            owner,
+            label,
+        });
+        id
+    }
+
+    #[inline]
+    pub fn route(&self, p: &Packet) -> &Route {
+        &self.routes[usize::from(p.route)]
+    }
+
+    /// Sends `p` (at hop 0) onto the first link of its route; `Some` if it is lost there at
+    /// once, which the sender books.
+    #[inline]
+    pub fn send(&mut self, now: Time, p: Packet) -> Option<Loss> {
+        let first = self.route(&p).links[0];
+        self.enqueue(now, first, p)
+    }
+
+    /// `p` reached the end of hop `p.hop` of its route.
+    #[inline]
+    pub fn arrive(&mut self, now: Time, mut p: Packet) -> Hop {
+        p.hop += 1;
+        match self.route(&p).links.get(usize::from(p.hop)) {
+            Some(&next) => match self.enqueue(now, next, p) {
+                None => Hop::Forwarded,
+                Some(loss) => Hop::Lost(p, loss),
+            },
+            None => Hop::Delivered(p),
+        }
+    }
+
+    pub fn all_finished(&self) -> bool {
+        self.unfinished == 0
+    }
+
+    /// The time of the inline PipeHead that runs before everything in the heap, if any.
+    pub fn earliest_inline_head(&self) -> Option<Time> {
+        let &(key, _) = self.inline.last()?;
+        match self.sched.peek_key() {
+            Some((ht, ho)) if (u128::from(ht.0) << 64 | u128::from(ho)) < key => None,
+            _ => Some(Time((key >> 64) as u64)),
+        }
+    }
+
+    /// Takes the earliest inline head (after [`Net::earliest_inline_head`]).
+    pub fn pop_inline_head(&mut self) -> LinkId {
+        self.inline.pop().expect("the earliest head").1
+    }
+
+    #[inline]
+    fn schedule_pipe_head(&mut self, at: Time, link: LinkId) {
+        if self.inline_heads && self.inline.len() < MAX_INLINE_HEADS {
+            let order = self.sched.next_order();
+            let key = u128::from(at.0) << 64 | u128::from(order);
+            // Latest first (the capacity is reserved). A few heads: an insertion-sort step
+            // from the end; more: binary search and one block move.
+            let v = &mut self.inline;
+            let n = v.len();
+            v.push((key, link));
+            if n <= 8 {
+                let mut i = n;
+                while i > 0 && v[i - 1].0 < key {
+                    v[i] = v[i - 1];
+                    i -= 1;
+                }
+                v[i] = (key, link);
+            } else {
+                let i = v[..n].partition_point(|&(k, _)| k > key);
+                if i < n {
+                    v.copy_within(i..n, i + 1);
+                    v[i] = (key, link);
+                }
+            }
+        } else {
+            self.sched.schedule(at, Event::PipeHead(link));
+        }
+    }
+
+    /// The packet at the head of link `l`'s pipe, which arrives now.
+    pub fn pipe_head(&mut self, l: LinkId) -> Packet {
+        let (_, p) = self.pipes[l]
+            .pop_front()
+            .expect("a pipe event with an empty pipe");
+        if let Some(&(next, _)) = self.pipes[l].front() {
+            self.schedule_pipe_head(next, l);
+        }
+        p
+    }
+
+    fn enqueue(&mut self, now: Time, link: LinkId, p: Packet) -> Option<Loss> {
+        let fate = self.links[link].send(now, &p);
+        if self.qtrace.as_ref().is_some_and(|t| t.wants(link, now)) {
+            self.trace_queue(now, link, &p, fate);
+        }
+        match fate {
+            Fate::Arrives(at) => {
+                // (Past the end of the run the arrival never happens: nothing to forward.)
+                if self.any_chained && at <= self.end {
+                    if let Some(&next) = self.route(&p).links.get(usize::from(p.hop) + 1) {
+                        if self.chained[next] {
+                            let mut q = p;
+                            q.hop += 1;
+                            return self.enqueue(at, next, q);
+                        }
+                    }
+                }
+                if self.fifo[link] {
+                    let pipe = &mut self.pipes[link];
+                    let was_empty = pipe.is_empty();
+                    pipe.push_back((at, p));
+                    if was_empty {
+                        self.schedule_pipe_head(at, link);
+                    }
+                } else {
+                    let i = self.park(p);
+                    self.sched.schedule(at, Event::Arrive(i));
+                }
+                None
+            }
+            Fate::Lost => self.lost(now, p, Loss::Channel),
+            Fate::Dropped(r) => self.lost(now, p, Loss::Queue(r)),
+        }
+    }
+
+    /// A packet lost at `at`: returned to be booked now, or booked when it happens if it
+    /// was forwarded ahead of time along a chain of links.
+    fn lost(&mut self, at: Time, p: Packet, cause: Loss) -> Option<Loss> {
+        if at > self.sched.now() {
+            let i = self.park(p);
+            self.sched.schedule(at, Event::Dropped(i, cause));
+            None
+        } else {
+            Some(cause)
+        }
+    }
+
+    /// Keeps a packet in the in-flight slab; its index for an event.
+    fn park(&mut self, p: Packet) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.in_flight[i as usize] = p;
+                i
+            }
+            None => {
+                self.in_flight.push(p);
+                (self.in_flight.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Takes back the packet an event named.
+    #[inline]
+    pub fn unpark(&mut self, i: u32) -> Packet {
+        self.free.push(i);
+        self.in_flight[i as usize]
+    }
+
+    fn trace_queue(&mut self, now: Time, link: LinkId, p: &Packet, fate: Fate) {
+        let l = &mut self.links[link];
+        // The packet itself is in the waiting count when admitted to a busy link (a link
+        // that is not busy has nothing waiting, so then the count is the others').
+        let waiting = l.queue_len(now);
+        let queued_behind = matches!(fate, Fate::Arrives(_) | Fate::Lost) && waiting > 0;
+        let before = waiting - usize::from(queued_behind);
+        let red = l.red_average_packets();
+        let dequeue = l.last_start();
+        let (flow, traffic) = self.routes[usize::from(p.route)].label;
+        if let Some(t) = self.qtrace.as_mut() {
+            t.record(now, p, fate, before, red, dequeue, flow, traffic);
+        }
+    }
+
+    /// The links' reports over `[0, end]`, and the queue trace.
+    pub fn finish(&mut self, end: Time) -> (Vec<LinkReport>, Option<crate::metrics::QueueTrace>) {
+        let span_ns = end.0 as f64;
+        let per_ns = |x: f64| if span_ns > 0.0 { x / span_ns } else { 0.0 };
+        let links = self
+            .links
+            .iter_mut()
+            .map(|l| {
+                l.finish(end);
+                let s = &l.stats;
+                LinkReport {
+                    transmitted: s.transmitted,
+                    bytes_transmitted: s.bytes_transmitted,
+                    channel_drops: s.channel_drops,
+                    queue_drops: s.queue_drops(),
+                    early_drops: s.early_drops,
+                    forced_drops: s.forced_drops,
+                    utilization: l.utilization(end),
+                    mean_queue_packets: per_ns(s.queue_packet_ns as f64),
+                    mean_red_avg: l.red_average_packets().map(|_| {
+                        if end > Time::ZERO {
+                            s.red_avg_area / end.as_secs()
+                        } else {
+                            0.0
+                        }
+                    }),
+                    delay_trace: l.take_delay_trace(),
+                }
+            })
+            .collect();
+        (links, self.qtrace.take().map(|t| t.out))
+    }
+}
+
+/// Links whose every path comes from one FIFO link and none starts (see `Net::chained`).
+fn chained_links(routes: &Routes, fifo: &[bool]) -> Vec<bool> {
+    let n = fifo.len();
+    // None: no path seen; Some(None): a path starts here; Some(Some(f)): fed by f.
+    let mut feeder: Vec<Option<Option<LinkId>>> = vec![None; n];
+    let mut single = vec![true; n];
+    let paths = routes
+        .flows
+        .iter()
+        .chain(&routes.traffic)
+        .flat_map(|(f, r)| [f, r]);
+    for path in paths {
+        for (k, &l) in path.iter().enumerate() {
+            let from = (k > 0).then(|| path[k - 1]);
+            match feeder[l] {
+                None => feeder[l] = Some(from),
+                Some(f) if f == from => {}
+                Some(_) => single[l] = false,
+            }
+        }
+    }
+    (0..n)
+        .map(|l| single[l] && matches!(feeder[l], Some(Some(f)) if fifo[f]))
+        .collect()
+}
+
+/// The slot of each link's slot-stepped channels (see `LinkConfig::slot_bytes`): the
+/// transmission time on that link of `slot_bytes`, by default of the largest data packet
+/// crossing it (long-lived flows, transfers, UDP sources), on an ACK-only link of the
+/// largest ACK. A property of the link and its traffic, not of the order flows are listed
+/// in. (Before, the slot was the first flow's packet time, and 1 ns on ACK-only links.)
+fn slots(sc: &Scenario, routes: &Routes) -> Vec<Dur> {
+    let n = sc.links.len();
+    let mut data = vec![0u32; n];
+    let mut acks = vec![0u32; n];
+    let mut mark = |fwd: &[LinkId], rev: &[LinkId], size: u32, ack: u32| {
+        for &l in fwd {
+            data[l] = data[l].max(size);
+        }
+        for &l in rev {
+            acks[l] = acks[l].max(ack);
+        }
+    };
+    for (f, (fwd, rev)) in sc.flows.iter().zip(&routes.flows) {
+        mark(fwd, rev, f.tcp.packet_size_bytes, f.tcp.ack_size_bytes);
+    }
+    for (t, (fwd, rev)) in sc.traffic.iter().zip(&routes.traffic) {
+        let ack = match t {
+            crate::config::TrafficConfig::Transfers { tcp, .. } => tcp.ack_size_bytes,
+            _ => 0,
+        };
+        mark(fwd, rev, t.packet_size_bytes(), ack);
+    }
+    sc.links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let bytes = l
+                .slot_bytes
+                .unwrap_or(if data[i] > 0 { data[i] } else { acks[i] });
+            Dur::transmission(bytes, l.rate_bps).max(Dur(1))
+        })
+        .collect()
+}

@@ -1,0 +1,652 @@
+//! TCP connections as endpoints: the scenario's long-lived flows and single transfers, and
+//! the finite transfers that transfer sources open on Poisson arrivals.
+//!
+//! Flow slots: the scenario's long-lived flows occupy slots `0..n_flows` (so a flow's id is
+//! its index, as `flow_drops` channels name it); each transfer source's connections take
+//! further slots, reused once a transfer is retired. A reused slot starts a new connection
+//! generation (`Flow::conn`, carried by every packet), so a late packet of a retired
+//! connection still crosses the links it is on but is discarded at its end, never
+//! delivered to the successor (`is_current`).
+
+use super::endpoint::{DropCounts, Endpoint, Loss};
+use super::net::Net;
+use super::oracle::Oracle;
+use super::traffic::Entry;
+use super::Event;
+use crate::app::{Arrivals, Sizes};
+use crate::config::{Profile, TcpConfig, TrafficConfig, Variant};
+use crate::metrics::{FlowReport, TrafficReport};
+use crate::packet::{FlowId, Kind, LossCause, Packet};
+use crate::rng::{Rng, Stream};
+use crate::tcp::cc::{Growth, GrowthImpl};
+use crate::tcp::pair::{FromGrowthImpl, FromRecoveryImpl};
+use crate::tcp::receiver::{AckOut, RxAction};
+use crate::tcp::recovery::{Recovery, RecoveryImpl};
+use crate::tcp::variant::preset;
+use crate::tcp::{LossKind, LossTruth, Receiver, Segment, Sender};
+use crate::time::{Dur, Time};
+
+/// The timers of TCP connections and transfer sources.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum TcpTimer {
+    /// A long-lived flow (or single transfer) starts.
+    Start(FlowId),
+    Rto(FlowId),
+    /// The sender's pacing timer.
+    Pace(FlowId),
+    /// The receiver's delayed-ACK timer of that generation.
+    DelAck(FlowId, u64),
+    /// Transfer source `s` (its index among the sources) starts.
+    SourceStart(u32),
+    /// A transfer of source `s` arrives (Poisson).
+    Arrival(u32),
+}
+
+struct Flow<G: Growth, R: Recovery> {
+    /// Routes of the data segments and of the ACKs.
+    data_route: u16,
+    ack_route: u16,
+    sender: Sender<G, R>,
+    receiver: Receiver,
+    packet_size: u32,
+    ack_size: u32,
+    sack_block_bytes: u32,
+    delack_interval: Dur,
+    delack_gen: u64,
+    timer_at: Option<Time>,
+    /// The sender's retransmission deadline and the tie-breaking place of its last arming.
+    timer_armed: Option<(Time, u64)>,
+    /// The pending pacing event, if any.
+    pace_at: Option<Time>,
+    start: Time,
+    oracle: Oracle,
+    report: FlowReport,
+    finite: bool,
+    last_window: (f64, f64, f64),
+    /// Connection generation of this slot (see the module documentation).
+    conn: u32,
+    /// False for a retired transfer's slot waiting for reuse.
+    live: bool,
+    /// `None` for the scenario's own flows; the source (index) of a transfer.
+    source: Option<u32>,
+    /// A transfer's size in bytes (for bytes delivered).
+    bytes: Option<u64>,
+}
+
+impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
+    /// A fresh connection.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        variant: Variant,
+        tcp: &TcpConfig,
+        limit: u64,
+        routes: (u16, u16),
+        start: Time,
+        capacity_pps: f64,
+        source: Option<u32>,
+        bytes: Option<u64>,
+    ) -> Self {
+        let cfg = preset(variant, tcp);
+        // Simulation::new checked that every flow's pair is (G, R).
+        let sender = Sender::with_plugins(
+            &cfg,
+            G::from_impl(GrowthImpl::new(&cfg.growth)).expect("the simulation's growth plugin"),
+            R::from_impl(RecoveryImpl::new(&cfg.recovery)).expect("the simulation's recovery"),
+            limit,
+        );
+        let mut receiver = Receiver::new(sender.wants_sack(), tcp.delayed_ack);
+        if tcp.profile == Profile::Ns2 && sender.wants_sack() {
+            receiver = receiver.with_ns2_blocks();
+        }
+        let sack_block_bytes = sender.sack_block_bytes();
+        Flow {
+            data_route: routes.0,
+            ack_route: routes.1,
+            sender,
+            receiver,
+            packet_size: tcp.packet_size_bytes,
+            ack_size: tcp.ack_size_bytes,
+            sack_block_bytes,
+            delack_interval: Dur::from_secs(tcp.delack_interval_s),
+            delack_gen: 0,
+            timer_at: None,
+            timer_armed: None,
+            pace_at: None,
+            start,
+            oracle: Oracle::new(tcp.max_window),
+            report: FlowReport {
+                capacity_pps,
+                ..FlowReport::default()
+            },
+            finite: limit != u64::MAX,
+            last_window: (f64::NAN, f64::NAN, f64::NAN),
+            conn: 0,
+            live: true,
+            source,
+            bytes,
+        }
+    }
+
+    /// Whether `p` belongs to the connection now in this slot.
+    #[inline]
+    fn is_current(&self, p: &Packet) -> bool {
+        self.live && p.conn == self.conn
+    }
+
+    /// New data delivered in order, in bytes.
+    fn delivered_bytes(&self) -> u64 {
+        let b = self.receiver.delivered * u64::from(self.packet_size);
+        self.bytes.map_or(b, |n| b.min(n))
+    }
+}
+
+/// A traffic entry of kind `transfers`: finite TCP transfers on Poisson arrivals.
+struct Source {
+    entry: Entry,
+    arrivals: Arrivals,
+    sizes: Sizes,
+    max_concurrent: usize,
+    max_transfers: Option<u64>,
+    variant: Variant,
+    tcp: Box<TcpConfig>,
+    /// Routes of its connections' data and ACKs.
+    routes: (u16, u16),
+    /// Open connections, and the flow slots of retired ones, ready for reuse.
+    active: usize,
+    free: Vec<FlowId>,
+    /// No more arrivals will come (the cap or `stop_s` was reached).
+    arrivals_done: bool,
+}
+
+pub(super) struct Tcp<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
+    flows: Vec<Flow<G, R>>,
+    /// The scenario's long-lived flows are slots `0..n_flows` of `flows`.
+    n_flows: usize,
+    sources: Vec<Source>,
+    out: Vec<Segment>,
+    trace_sends: bool,
+    trace_window: bool,
+}
+
+impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
+    pub fn new(trace_sends: bool, trace_window: bool) -> Self {
+        Tcp {
+            flows: Vec::new(),
+            n_flows: 0,
+            sources: Vec::new(),
+            out: Vec::new(),
+            trace_sends,
+            trace_window,
+        }
+    }
+
+    /// Adds a long-lived flow (or single transfer of `limit` segments) of the scenario;
+    /// the event that starts it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_flow(
+        &mut self,
+        variant: Variant,
+        tcp: &TcpConfig,
+        limit: u64,
+        routes: (u16, u16),
+        start: Time,
+        capacity_pps: f64,
+        label: Option<String>,
+    ) -> Event {
+        debug_assert_eq!(
+            self.n_flows,
+            self.flows.len(),
+            "flows come before transfers"
+        );
+        let mut flow = Flow::new(variant, tcp, limit, routes, start, capacity_pps, None, None);
+        flow.report.label = label;
+        self.flows.push(flow);
+        self.n_flows += 1;
+        Event::Tcp(TcpTimer::Start((self.flows.len() - 1) as FlowId))
+    }
+
+    /// Adds traffic entry `index` (of kind `transfers`) opening connections on `routes`;
+    /// the event that starts it (at its `start_s`).
+    pub fn add_source(
+        &mut self,
+        index: usize,
+        cfg: &TrafficConfig,
+        routes: (u16, u16),
+        seed: u64,
+    ) -> Event {
+        let TrafficConfig::Transfers {
+            arrival_rate_per_s,
+            size,
+            max_concurrent,
+            max_transfers,
+            variant,
+            tcp,
+            ..
+        } = cfg
+        else {
+            unreachable!("a UDP source is not TCP's");
+        };
+        let k = index as u64;
+        self.sources.push(Source {
+            entry: Entry::new(index, cfg),
+            arrivals: Arrivals::new(*arrival_rate_per_s, Rng::derive(seed, Stream::Arrivals, k)),
+            sizes: Sizes::new(size, Rng::derive(seed, Stream::Sizes, k)),
+            max_concurrent: *max_concurrent,
+            max_transfers: *max_transfers,
+            variant: *variant,
+            tcp: Box::new(tcp.clone()),
+            routes,
+            active: 0,
+            free: Vec::new(),
+            arrivals_done: *max_transfers == Some(0),
+        });
+        Event::Tcp(TcpTimer::SourceStart((self.sources.len() - 1) as u32))
+    }
+
+    pub fn n_sources(&self) -> usize {
+        self.sources.len()
+    }
+
+    fn send_ack(&mut self, now: Time, fid: usize, a: AckOut, net: &mut Net) {
+        let f = &mut self.flows[fid];
+        f.report.acks_sent += 1;
+        let p = Packet {
+            flow: fid as FlowId,
+            conn: f.conn,
+            size_bytes: f.ack_size + f.sack_block_bytes * u32::from(a.n_sack),
+            hop: 0,
+            route: f.ack_route,
+            kind: Kind::Ack {
+                ack: a.ack,
+                sack: crate::packet::encode_sack(a.ack, &a.sack, a.n_sack),
+                n_sack: a.n_sack,
+            },
+        };
+        if let Some(loss) = net.send(now, p) {
+            self.on_loss(&p, loss);
+        }
+    }
+
+    fn on_delack(&mut self, now: Time, fid: FlowId, generation: u64, net: &mut Net) {
+        let f = &mut self.flows[fid as usize];
+        if f.delack_gen != generation || !f.live {
+            return;
+        }
+        if let Some(a) = f.receiver.on_delack_timer() {
+            self.send_ack(now, fid as usize, a, net);
+        }
+    }
+
+    fn on_start(&mut self, now: Time, fid: FlowId, net: &mut Net) {
+        let mut out = std::mem::take(&mut self.out);
+        self.flows[fid as usize].sender.start(now, &mut out);
+        self.after_sender(now, fid as usize, &mut out, net);
+        self.out = out;
+    }
+
+    fn on_source_start(&mut self, now: Time, s: usize, net: &mut Net) {
+        let at = Time::from_secs(now.as_secs() + self.sources[s].arrivals.next_gap_s());
+        self.schedule_arrival(s, at, net);
+    }
+
+    /// Schedules source `s`'s next transfer arrival, or marks its arrivals over.
+    fn schedule_arrival(&mut self, s: usize, at: Time, net: &mut Net) {
+        let src = &mut self.sources[s];
+        if src.entry.active_at(at) {
+            net.sched
+                .schedule(at, Event::Tcp(TcpTimer::Arrival(s as u32)));
+        } else {
+            src.arrivals_done = true;
+            self.check_source_finished(s, net);
+        }
+    }
+
+    /// A transfer source is finished when its arrivals are over and no transfer is open.
+    fn check_source_finished(&mut self, s: usize, net: &mut Net) {
+        let src = &mut self.sources[s];
+        if src.arrivals_done && src.active == 0 && !src.entry.finished {
+            src.entry.finished = true;
+            net.unfinished -= 1;
+        }
+    }
+
+    /// A Poisson arrival: open a connection for a new transfer (or refuse it at the cap).
+    fn on_arrival(&mut self, now: Time, s: usize, net: &mut Net) {
+        let src = &mut self.sources[s];
+        let e = &mut src.entry;
+        let arrived = e.report.transfers_started + e.report.transfers_refused + 1;
+        let next = Time::from_secs(now.as_secs() + src.arrivals.next_gap_s());
+        let more = src.max_transfers.is_none_or(|m| arrived < m);
+        if !more {
+            src.arrivals_done = true;
+        }
+        let opened = if src.active >= src.max_concurrent {
+            e.report.transfers_refused += 1;
+            None
+        } else {
+            let bytes = src.sizes.draw();
+            let limit = bytes.div_ceil(u64::from(src.tcp.packet_size_bytes)).max(1);
+            src.active += 1;
+            e.report.transfers_started += 1;
+            // Per-transfer capacity is not reported; the entry reports goodput in b/s.
+            let flow = Flow::new(
+                src.variant,
+                &src.tcp,
+                limit,
+                src.routes,
+                now,
+                0.0,
+                Some(s as u32),
+                Some(bytes),
+            );
+            Some((flow, src.free.pop()))
+        };
+        if let Some((mut flow, reuse)) = opened {
+            let fid = match reuse {
+                Some(fid) => {
+                    let old = &self.flows[fid as usize];
+                    // A new generation: late packets of the old connection are discarded,
+                    // its delayed-ACK and retransmission timer events ignored.
+                    flow.conn = old.conn.wrapping_add(1);
+                    flow.delack_gen = old.delack_gen + 1;
+                    self.flows[fid as usize] = flow;
+                    fid
+                }
+                None => {
+                    self.flows.push(flow);
+                    (self.flows.len() - 1) as FlowId
+                }
+            };
+            self.on_start(now, fid, net);
+        }
+        if more {
+            self.schedule_arrival(s, next, net);
+        } else {
+            self.check_source_finished(s, net);
+        }
+    }
+
+    /// A transfer is complete: its counters go to its source, its slot waits for reuse.
+    fn retire(&mut self, fid: usize, net: &mut Net) {
+        let f = &mut self.flows[fid];
+        f.live = false;
+        f.timer_at = None;
+        f.timer_armed = None;
+        f.pace_at = None;
+        let report = std::mem::take(&mut f.report);
+        let (delivered, bytes) = (f.receiver.delivered, f.delivered_bytes());
+        let s = f.source.expect("a transfer") as usize;
+        let src = &mut self.sources[s];
+        src.entry.absorb(&report, delivered, bytes);
+        src.entry.report.transfers_completed += 1;
+        if let Some(c) = report.completion_time_s {
+            src.entry.completion.add(c);
+        }
+        src.active -= 1;
+        src.free.push(fid as FlowId);
+        self.check_source_finished(s, net);
+    }
+
+    fn on_rto(&mut self, now: Time, fid: FlowId, net: &mut Net) {
+        let f = &mut self.flows[fid as usize];
+        if f.timer_at != Some(now) || !f.live {
+            return; // superseded by an earlier deadline
+        }
+        f.timer_at = None;
+        match f.sender.rto_deadline() {
+            Some(d) if d <= now => {
+                let mut out = std::mem::take(&mut self.out);
+                let f = &mut self.flows[fid as usize];
+                f.sender.on_timeout(now, &f.oracle, &mut out);
+                self.after_sender(now, fid as usize, &mut out, net);
+                self.out = out;
+            }
+            _ => self.sync_timer(fid as usize, net),
+        }
+    }
+
+    fn on_pace(&mut self, now: Time, fid: FlowId, net: &mut Net) {
+        let f = &mut self.flows[fid as usize];
+        if f.pace_at != Some(now) || !f.live {
+            return; // superseded, or a retired transfer's
+        }
+        f.pace_at = None;
+        let mut out = std::mem::take(&mut self.out);
+        self.flows[fid as usize]
+            .sender
+            .on_pacing_timer(now, &mut out);
+        self.after_sender(now, fid as usize, &mut out, net);
+        self.out = out;
+    }
+
+    /// Schedules the sender's pacing timer when data waits for it.
+    fn sync_pacing(&mut self, fid: usize, net: &mut Net) {
+        let f = &mut self.flows[fid];
+        match f.sender.pacing_deadline() {
+            Some(t) if f.pace_at != Some(t) => {
+                f.pace_at = Some(t);
+                net.sched
+                    .schedule(t, Event::Tcp(TcpTimer::Pace(fid as FlowId)));
+            }
+            Some(_) => {}
+            None => f.pace_at = None,
+        }
+    }
+
+    /// Keeps one heap entry per flow for its retransmission timer: the deadline moves on
+    /// almost every ACK, so the heap is touched only when it moves earlier or the entry fires.
+    /// Among events due at the same instant the timer runs in the place of its last arming,
+    /// as if it had been scheduled then: ns-2 cancels and reinserts its timer at every
+    /// restart, and its scheduler runs simultaneous events in insertion order.
+    fn sync_timer(&mut self, fid: usize, net: &mut Net) {
+        let f = &mut self.flows[fid];
+        let Some(d) = f.sender.rto_deadline() else {
+            f.timer_armed = None;
+            return;
+        };
+        let order = match f.timer_armed {
+            Some((t, o)) if t == d => o,
+            _ => {
+                let o = net.sched.next_order();
+                f.timer_armed = Some((d, o));
+                o
+            }
+        };
+        if f.timer_at.is_none_or(|t| d < t) {
+            f.timer_at = Some(d);
+            net.sched
+                .schedule_at_order(d, order, Event::Tcp(TcpTimer::Rto(fid as FlowId)));
+        }
+    }
+
+    /// Puts the sender's segments on the wire and books what the sender reported.
+    fn after_sender(&mut self, now: Time, fid: usize, out: &mut Vec<Segment>, net: &mut Net) {
+        {
+            let f = &mut self.flows[fid];
+            for e in f.sender.drain_events() {
+                let spurious = f.oracle.some_copy_survives(e.seq);
+                let causes = &mut f.report.loss_causes;
+                match (spurious, f.oracle.cause(e.seq)) {
+                    (false, Some(LossCause::Queue)) => causes.queue += 1,
+                    (false, Some(_)) => causes.channel += 1,
+                    _ => causes.none += 1,
+                }
+                match e.kind {
+                    LossKind::Timeout => {
+                        f.report.timeouts += 1;
+                        f.report.spurious_timeouts += u64::from(spurious);
+                    }
+                    LossKind::FastRetransmit => {
+                        f.report.fast_retransmits += 1;
+                        f.report.spurious_fast_retransmits += u64::from(spurious);
+                    }
+                }
+                // A classifier's verdict against the truth: the cause of the segment's last
+                // dropped copy; a spurious detection (a copy survives) has none to judge.
+                if let Some(predicted) = e.predicted {
+                    let truth = if spurious {
+                        None
+                    } else {
+                        f.oracle.cause(e.seq)
+                    };
+                    if let Some(t) = truth {
+                        let c = &mut f.report.classification;
+                        c.classified += 1;
+                        match (predicted, t) {
+                            (p, t) if p == t => c.correct += 1,
+                            (LossCause::Channel, _) => c.congestion_called_wireless += 1,
+                            _ => c.wireless_called_congestion += 1,
+                        }
+                    }
+                }
+            }
+            for s in out.iter() {
+                f.oracle.on_send(s.seq);
+                f.report.retransmissions += u64::from(s.retransmission);
+            }
+            f.report.packets_sent += out.len() as u64;
+            if self.trace_sends {
+                let t = now.as_secs();
+                let sends = out.iter().map(|s| (t, s.seq, s.retransmission));
+                f.report.send_trace.extend(sends);
+            }
+            if self.trace_window {
+                let st = &f.sender.state;
+                let w = (st.cwnd, st.ssthresh, f.sender.rto().as_secs());
+                if w != f.last_window {
+                    f.last_window = w;
+                    f.report.window_trace.push((now.as_secs(), w.0, w.1, w.2));
+                }
+            }
+            if f.finite && f.report.completion_time_s.is_none() && f.sender.done() {
+                f.report.completion_time_s = Some((now - f.start).as_secs());
+                if f.source.is_none() {
+                    net.unfinished -= 1;
+                }
+            }
+        }
+        let f = &self.flows[fid];
+        let (route, size, conn) = (f.data_route, f.packet_size, f.conn);
+        for s in out.drain(..) {
+            let p = Packet {
+                flow: fid as FlowId,
+                conn,
+                size_bytes: size,
+                hop: 0,
+                route,
+                kind: Kind::Data {
+                    seq: s.seq,
+                    retransmission: s.retransmission,
+                },
+            };
+            if let Some(loss) = net.send(now, p) {
+                self.on_loss(&p, loss);
+            }
+        }
+        self.sync_timer(fid, net);
+        if self.flows[fid].sender.state.pacing_rate.is_some() || self.flows[fid].pace_at.is_some() {
+            self.sync_pacing(fid, net);
+        }
+        let f = &self.flows[fid];
+        if f.source.is_some() && f.report.completion_time_s.is_some() {
+            self.retire(fid, net);
+        }
+    }
+
+    /// The long-lived flows' reports over `[0, end]`; the transfer sources' in their places
+    /// in `traffic` (transfers still open count in their source's report).
+    pub fn finish(&mut self, end: Time, traffic: &mut [Option<TrafficReport>]) -> Vec<FlowReport> {
+        for fid in self.n_flows..self.flows.len() {
+            let f = &mut self.flows[fid];
+            if f.live {
+                let report = std::mem::take(&mut f.report);
+                let s = f.source.expect("transfer slot") as usize;
+                let (d, b) = (f.receiver.delivered, f.delivered_bytes());
+                self.sources[s].entry.absorb(&report, d, b);
+            }
+        }
+        for src in &mut self.sources {
+            src.entry.finish(end, traffic);
+        }
+        self.flows[..self.n_flows]
+            .iter_mut()
+            .map(|f| {
+                let mut r = std::mem::take(&mut f.report);
+                r.elapsed_s = match r.completion_time_s {
+                    Some(c) => c,
+                    None => (end - f.start).as_secs(),
+                };
+                r.packets_delivered = f.receiver.delivered;
+                r.final_cwnd = f.sender.state.cwnd;
+                r.final_ssthresh = f.sender.state.ssthresh;
+                r.final_rto_s = f.sender.rto().as_secs();
+                r.srtt_s = f.sender.srtt().map(|d| d.as_secs());
+                r
+            })
+            .collect()
+    }
+}
+
+impl<G: FromGrowthImpl, R: FromRecoveryImpl> Endpoint for Tcp<G, R> {
+    type Timer = TcpTimer;
+
+    fn on_timer(&mut self, now: Time, t: TcpTimer, net: &mut Net) {
+        match t {
+            TcpTimer::Start(f) => self.on_start(now, f, net),
+            TcpTimer::Rto(f) => self.on_rto(now, f, net),
+            TcpTimer::Pace(f) => self.on_pace(now, f, net),
+            TcpTimer::DelAck(f, g) => self.on_delack(now, f, g, net),
+            TcpTimer::SourceStart(s) => self.on_source_start(now, s as usize, net),
+            TcpTimer::Arrival(s) => self.on_arrival(now, s as usize, net),
+        }
+    }
+
+    fn on_packet(&mut self, now: Time, p: Packet, net: &mut Net) {
+        let fid = p.flow as usize;
+        if !self.flows[fid].is_current(&p) {
+            let s = self.flows[fid].source.expect("only transfers retire") as usize;
+            self.sources[s].entry.report.stale_packets += 1;
+            return;
+        }
+        match p.kind {
+            Kind::Data { seq, .. } => {
+                let f = &mut self.flows[fid];
+                f.report.packets_received += 1;
+                match f.receiver.on_data(seq) {
+                    RxAction::Ack(a) => self.send_ack(now, fid, a, net),
+                    RxAction::Delay => {
+                        f.delack_gen += 1;
+                        let at = now + f.delack_interval;
+                        let t = TcpTimer::DelAck(fid as FlowId, f.delack_gen);
+                        net.sched.schedule(at, Event::Tcp(t));
+                    }
+                }
+            }
+            Kind::Ack { ack, .. } => {
+                let mut out = std::mem::take(&mut self.out);
+                let f = &mut self.flows[fid];
+                f.sender
+                    .on_ack(now, ack, &p.sack_blocks(), &f.oracle, &mut out);
+                self.after_sender(now, fid, &mut out, net);
+                self.out = out;
+            }
+            Kind::Udp { .. } => unreachable!("a datagram on a TCP route"),
+        }
+    }
+
+    /// Books a lost data segment with its flow (and its oracle), or with its source when
+    /// it is a late one of a retired connection. ACK losses are counted per link only.
+    fn on_loss(&mut self, p: &Packet, loss: Loss) {
+        let Kind::Data { seq, .. } = p.kind else {
+            return;
+        };
+        let f = &mut self.flows[p.flow as usize];
+        if f.is_current(p) {
+            f.oracle.on_drop(seq, loss.cause());
+            f.report.count_drop(loss);
+        } else {
+            let s = f.source.expect("only transfers retire") as usize;
+            self.sources[s].entry.report.count_drop(loss);
+        }
+    }
+}

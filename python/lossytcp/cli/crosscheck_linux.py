@@ -1,0 +1,150 @@
+"""``lossytcp crosscheck linux``: the kernel's TCP against the engine on the same losses.
+
+For each seed the kernel's TCP runs through the link emulator (``lossytcp emulate``: the
+engine's own queue, serialisation, channel and delay between two network namespaces), and
+the engine runs the same path with the kernel run's own losses: the channel's decision for
+each data transmission and each ACK, in transmission order, becomes the engine's
+``trace:`` channel. Both senders face the same losses, so the comparison is of the TCPs
+alone. The engine takes its closest Linux-like configuration (``lossytcp.emulate.linux``:
+reno -> sack with IW10, delayed ACKs, limited transmit, RTO = SRTT + max(200 ms, 4 RTTVAR);
+cubic and bbr once the engine has them). Per metric: the kernel's and the engine's means,
+the seeds with identical values, a paired t-test of the differences, Holm-corrected over
+the metrics (as ``crosscheck ns2 --paired``).
+
+What cannot match by construction (RACK-TLP, PRR, undo, pacing and TSQ, timestamps, the
+quick-ack heuristic, window autotuning) is listed under the table; a metric that differs
+is expected there and says where the engine would need a ``linux`` profile. Each seed's
+emulator accuracy is checked: a run whose accuracy did not hold is refused, not compared.
+
+Exit codes (crosscheck's): 0 every judged metric agrees; 1 some metric differs; 2 bad input
+(nothing was run); 3 this machine cannot emulate (the reference is missing); 4 the emulator
+or the engine failed; 5 the emulator refused the rate or its accuracy did not hold; 130
+interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ._verdicts import (
+    EXIT_CRASH,
+    EXIT_NO_REFERENCE,
+    Quantity,
+    exit_code,
+    judge,
+    print_verdicts,
+    verdicts_json,
+)
+from .crosscheck import JUDGED
+from .emulate import (
+    EXIT_REFUSED,
+    accuracy_lines,
+    add_path_arguments,
+    path_from_args,
+)
+
+#: Metrics judged: crosscheck's (the kernel exposes them all).
+LINUX_JUDGED = JUDGED
+
+
+def _differences_by_construction() -> list[str]:
+    return [
+        "by construction the kernel detects losses by time (RACK) and probes a lost tail "
+        "(TLP) where the engine counts duplicate ACKs and times out; recovers with PRR; "
+        "undoes spurious reductions (F-RTO, DSACK); paces (TSQ, BBR); acks quickly after "
+        "idle or reordering (quick-ack); tunes its receive window; see "
+        "lossytcp.emulate.linux",
+    ]
+
+
+def run(a: argparse.Namespace) -> int:
+    from ..emulate import (
+        EmulatorError,
+        EmulatorInaccurate,
+        EmulatorRefused,
+        EmulatorUnavailable,
+        emulate,
+        replay_in_engine,
+    )
+    from ..emulate.linux import engine_config, engine_variant
+    from ..experiments.stats import check_level
+    from ..sim import build_scenario
+    from ._progress import run_progress
+    from .simulate import json_safe, seeds_from_args
+
+    kw = path_from_args(a)
+    cc = kw.pop("cc")
+    variant = engine_variant(cc)
+    seeds = seeds_from_args(a, 3)
+    check_level(a.alpha, "alpha")
+    # Bad input fails here, before any run: the engine side's scenario is built once.
+    engine = engine_config(packet_size_bytes=kw["packet_size_bytes"], window=kw["window"])
+    build_scenario(variant, **{k: x for k, x in kw.items()
+                               if k not in ("window", "sample_interval_s", "max_lateness_s")},
+                   **engine)
+    keep = Path(a.keep_logs) if a.keep_logs else None
+    kernel, sims, notes = [], [], []
+    try:
+        with run_progress(f"kernel {cc} and the engine's {variant}", len(seeds)) as progress, \
+                tempfile.TemporaryDirectory(prefix="lossytcp-xlinux-") as tmp:
+            for i, s in enumerate(seeds):
+                d = (keep or Path(tmp)) / f"seed{s}"
+                rep = emulate(cc, seed=s, log_dir=d, **kw)
+                kernel.append(rep)
+                sims.append(replay_in_engine(rep, variant))
+                notes.append(f"seed {s}: " + "; ".join(accuracy_lines(rep.accuracy, rep.links)))
+                progress(i + 1, len(seeds))
+    except EmulatorUnavailable as e:
+        print(f"lossytcp crosscheck: {e}")
+        return EXIT_NO_REFERENCE
+    except (EmulatorRefused, EmulatorInaccurate) as e:
+        print(f"lossytcp crosscheck: {e}")
+        return EXIT_REFUSED
+    except EmulatorError as e:
+        print(f"lossytcp crosscheck: {e}")
+        return EXIT_CRASH
+
+    def observe(reports: list[Any]) -> list[dict[Quantity, float]]:
+        return [{Quantity("aggregate", "", m): r.metric(m) for m in LINUX_JUDGED}
+                for r in reports]
+
+    rows = judge(observe(sims), observe(kernel), ref_name="kernel", alpha=a.alpha,
+                 paired=True)
+    notes += _differences_by_construction()
+    notes.append("kernel-only counters: loss probes (TLP) "
+                 + ", ".join(str(k.loss_probes) for k in kernel) + " per seed")
+    if keep:
+        notes.append(f"fate logs kept in {keep}")
+    if a.json:
+        print(json.dumps(verdicts_json(
+            rows, cc=cc, engine_variant=variant, engine_config=engine, seeds=seeds, path=kw,
+            alpha=a.alpha, correction="holm", paired=True, notes=notes,
+            kernel=[json_safe(k.as_dict()) for k in kernel])))
+    else:
+        print_verdicts(rows, title=f"kernel {cc} vs the engine's {variant} on the kernel's "
+                                   f"own losses, {len(seeds)} seed(s)",
+                       ref_name="kernel", ref_label=f"Linux {cc}", paired=True,
+                       alpha=a.alpha, notes=notes)
+    return exit_code(rows)
+
+
+def register(which: Any) -> None:
+    """Adds ``linux`` to ``crosscheck``'s simulators."""
+    doc = __doc__.replace("``", "'").split("\n\n")
+    q = which.add_parser("linux", help="the Linux kernel's TCP through the link emulator",
+                         description="\n\n".join(doc[1:-1]), epilog=doc[-1],
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_path_arguments(q, cc="reno", duration="10s")
+    seeds = q.add_mutually_exclusive_group()
+    seeds.add_argument("--seeds", type=int, default=3, help="seeds 1..N [3]")
+    seeds.add_argument("--seed", type=int, default=None, help="this one seed only")
+    q.add_argument("--keep-logs", default=None, metavar="DIR",
+                   help="keep each seed's fate logs and replay traces there")
+    q.add_argument("--alpha", type=float, default=0.05,
+                   help="family-wise significance level over the judged metrics [0.05]")
+    q.add_argument("--json", action="store_true", help="print one JSON object")
+    q.set_defaults(func=run)

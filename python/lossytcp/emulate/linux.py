@@ -1,0 +1,201 @@
+"""The engine as close to Linux's TCP as its knobs go, and what cannot match by construction.
+
+**The closest configuration** (:func:`engine_config`), per setting, with Linux's source of it:
+
+* variant: ``reno`` -> the engine's ``sack`` (Linux's Reno congestion control recovers with
+  SACK, on by default, RFC 6675's scoreboard in spirit); ``cubic``/``bbr`` -> the engine's
+  variant of that name once its registry has one (refused with the reason until then);
+* ``initial_window=10`` (RFC 6928, ``TCP_INIT_CWND``); ``delayed_ack=True``;
+  ``limited_transmit=True`` (RFC 3042, on in Linux); ``dupack_threshold=3``
+  (``tcp_reordering``); per-ACK RTT samples (the timestamps option times every ACK);
+* the timer: Linux sets RTO = SRTT + max(``tcp_rto_min``, 4 RTTVAR) with ``tcp_rto_min`` =
+  200 ms (``tcp_set_rto``, ``rttvar_us`` floored at the minimum), which is RFC 6298's formula
+  with a clock granularity G of 200 ms: ``granularity_s=0.2``, ``min_rto_s=0.2``,
+  ``initial_rto_s=1`` (``TCP_TIMEOUT_INIT``), ``max_rto_s=120`` (``TCP_RTO_MAX``);
+* sizes: ``packet_size_bytes`` is the IP packet (1448 data bytes of 1500 carry 52 bytes of
+  headers with timestamps), ACKs are 52 bytes;
+* the window: the receiver's clamp when one is given, else what the namespace's autotuning
+  can reach (``tcp_rmem``'s maximum, half of it advertised by ``tcp_adv_win_scale`` = 1).
+
+**What cannot match by construction** (the engine implements RFC algorithms; the kernel
+implements its own, and these differ on purpose):
+
+* RACK-TLP (RFC 8985): Linux detects losses by time (a segment is lost when one sent after
+  it is delivered, plus a reordering window), not by three duplicate ACKs, and probes a lost
+  tail with a Tail Loss Probe instead of waiting for the RTO. The engine counts duplicate
+  ACKs / SACKed segments and times out: where the kernel sends a probe and recovers, the
+  engine times out (``timeouts`` lower and ``fast_retransmits`` higher in the kernel;
+  TLPs are reported as ``loss_probes``).
+* PRR (RFC 6937): during recovery Linux paces retransmissions and new data to the ssthresh
+  it is heading for; the engine's RFC 6675 recovery sends what the pipe allows.
+* Undo (F-RTO RFC 5682, DSACK/Eifel): Linux reverts a window reduction it finds spurious;
+  the engine keeps the reduction (``spurious_timeouts`` are F-RTO's detections).
+* TSO/GSO/GRO: off through the TUN devices (each packet the forwarder reads is one IP packet
+  of at most the MTU), so they do not enter; TCP Small Queues and the sender's pacing
+  (``sk_pacing_rate``, always on for BBR) shape when segments leave, the engine sends at once.
+* Timestamps: 12 option bytes per segment (1448 data bytes in a 1500 B packet); RTT samples
+  on every ACK, also during recovery, where Karn's rule stops the engine.
+* IW10 and slow start after idle, congestion window validation (RFC 7661), HyStart in CUBIC:
+  the first is configured above; the others have no engine counterpart.
+* Delayed ACKs: Linux ACKs at once in quick-ack mode (after the handshake and whenever data
+  arrives out of order or after an idle spell), then every second full segment or after
+  an adaptive timeout (``ato``, 40 ms to 200 ms); the engine ACKs every second segment with
+  a fixed 200 ms timer (``delack_interval_s`` 0.1 s in ns-2's profile).
+* Receive-window autotuning: the advertised window grows with the measured rate; the engine's
+  window is fixed.
+
+**A ``linux`` profile** (as ``profile='ns2'`` is for ns-2) would take the engine further:
+RACK-TLP as a recovery plugin (time-based loss marking and the probe timer), PRR in the
+SACK recovery, undo on DSACK/F-RTO, the quick-ack heuristic and the adaptive ``ato`` in the
+receiver, IW10 and the 200 ms RTTVAR floor as profile defaults, segment counting in bytes
+with the timestamp overhead, and the sender's pacing from ``sk_pacing_rate`` (the pacing
+timer issue 22 adds to the event loop). Those are the mechanisms the per-metric differences
+of ``lossytcp crosscheck linux`` point at.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import ParameterError
+from . import LINUX_ACK_BYTES
+
+#: Kernel congestion control -> the engine variant closest to it.
+ENGINE_VARIANT = {"reno": "sack", "cubic": "cubic", "bbr": "bbr"}
+
+
+def _autotuned_window_segments(mss: int) -> int:
+    """What the receive-window autotuning can advertise: half of ``tcp_rmem``'s maximum
+    (``tcp_adv_win_scale`` = 1), in segments."""
+    try:
+        rmem_max = int(Path("/proc/sys/net/ipv4/tcp_rmem").read_text().split()[2])
+    except (OSError, ValueError, IndexError):
+        rmem_max = 6 << 20   # the kernel's default
+    return max(10, rmem_max // 2 // max(mss, 1))
+
+
+def engine_variant(cc: str) -> str:
+    """The engine variant for kernel congestion control ``cc``; refused when the engine has
+    none like it."""
+    from ..scenario import VARIANTS
+
+    v = ENGINE_VARIANT.get(cc)
+    if v is None:
+        raise ParameterError("cc", cc, "the engine has no counterpart of this congestion "
+                             f"control; crosscheck covers {', '.join(ENGINE_VARIANT)}")
+    if v not in VARIANTS:
+        raise ParameterError("cc", cc, f"the engine has no '{v}' variant yet (its variants: "
+                             f"{', '.join(VARIANTS)}); crosscheck the kernel's reno instead")
+    return v
+
+
+def engine_config(*, packet_size_bytes: int, window: int | None) -> dict[str, Any]:
+    """simulate() keywords making the engine's TCP as Linux-like as its knobs go (see the
+    module documentation for each and for what remains different)."""
+    mss = packet_size_bytes - LINUX_ACK_BYTES
+    return dict(
+        profile="rfc", initial_window=10, delayed_ack=True, limited_transmit=True,
+        dupack_threshold=3, rtt_sampling="per_ack", granularity_s=0.2, min_rto_s=0.2,
+        initial_rto_s=1.0, max_rto_s=120.0, ack_size_bytes=LINUX_ACK_BYTES,
+        window=window if window is not None else _autotuned_window_segments(mss))
+
+
+def _trace_channel(outcomes: Any, path: Path) -> str:
+    """A ``trace:`` channel of per-transmission outcomes (True: lost); ``none`` when there is
+    no loss (the same and cheaper)."""
+    if not outcomes.any():
+        return "none"
+    path.write_text("".join("1\n" if x else "0\n" for x in outcomes))
+    return f"trace:file={path}"
+
+
+def replay_keywords(report: Any, variant: str | None = None,
+                    **engine: Any) -> tuple[str, dict[str, Any]]:
+    """The engine variant and simulate() keywords replaying ``report``'s losses (see
+    :func:`replay`); the trace files go into the report's log directory."""
+    if report.log_dir is None:
+        raise ParameterError("report", report.cc, "has no fate log to replay: run emulate() "
+                             "with log_dir")
+    d = Path(report.log_dir)
+    path = dict(report.path)
+    packet = path["packet_size_bytes"]
+    window = path.pop("window")
+    kw = {**engine_config(packet_size_bytes=packet, window=window), **engine}
+    kw["channel"] = _trace_channel(report.fates("forward").channel_outcomes("data"),
+                                   d / "replay-data.txt")
+    kw["ack_channel"] = _trace_channel(report.fates("reverse").channel_outcomes("ack"),
+                                       d / "replay-acks.txt")
+    for k in ("channel", "ack_channel"):
+        path.pop(k, None)
+    return variant or engine_variant(report.cc), {**path, **kw}
+
+
+def replay(report: Any, variant: str | None = None, **engine: Any) -> Any:
+    """The engine on ``report``'s path with the kernel run's own losses (see
+    :func:`lossytcp.emulate.replay_in_engine`): the data link's channel decisions for data
+    segments, the ACK link's for ACKs, each in transmission order (a ``trace:`` channel,
+    which repeats from its start if the engine transmits more). Returns the engine's
+    :class:`~lossytcp.sim.SimReport`."""
+    from ..sim import simulate
+
+    v, kw = replay_keywords(report, variant, **engine)
+    return simulate(v, **kw)
+
+
+def loss_event_rate(report: Any, *, channel_only: bool = True) -> float:
+    """Loss events per data transmission in the run's window: a run of consecutive lost
+    transmissions is one event, as a window reduction is one (a bursty channel's packet
+    loss rate would count each burst as many). ``channel_only``: the channel's losses, the
+    ones the models take as given; the queue's are the window's own doing (the models bound
+    the window by the pipe instead, :func:`model_predictions`)."""
+    import numpy as np
+
+    f = report.fates("forward")
+    t0 = report.raw["tcp"]["t0_s"] * 1e9
+    m = f.is_kind("data") & (f.t_in_ns >= t0) & (f.t_in_ns < t0 + report.elapsed_s * 1e9)
+    kinds = ("lost",) if channel_only else ("lost", "early", "forced")
+    lost = f.is_outcome(*kinds)[m].astype(np.int8)
+    if lost.size == 0:
+        return 0.0
+    events = int(np.sum(np.diff(np.concatenate([[0], lost])) == 1))
+    return events / lost.size
+
+
+def pipe_packets(report: Any) -> float | None:
+    """The most packets the path holds: the bandwidth-delay product at the propagation
+    round trip plus the queue's room (DropTail packets, RED's limit); None when the queue
+    is not counted in packets or the delay is not fixed."""
+    link = report.scenario["links"][0]
+    q = link.get("queue") or {"kind": "droptail", "packets": link.get("queue_packets")}
+    room = q.get("packets") if q.get("kind") in ("droptail", "red") else None
+    rtt = report.path.get("rtt_s")
+    if room is None or rtt is None:
+        return None
+    return report.capacity_pps * rtt + room
+
+
+def model_predictions(report: Any, loss_rate: float | None = None) -> dict[str, float]:
+    """Normalised goodput of the square-root law (Mathis et al. 1997) and of PFTK (Padhye et
+    al. 1998) for the run: at its channel's loss-event rate (:func:`loss_event_rate`, unless
+    given), its median smoothed RTT and median RTO (TCP_INFO samples), the window bounded by
+    what the path holds (:func:`pipe_packets`: the queue's drops are that bound at work),
+    and b = 1: Linux grows the window by the segments an ACK covers, so its delayed ACKs do
+    not slow its growth as the models' b = 2 assumes. Empty when the channel lost nothing."""
+    import statistics
+
+    from ..models import evaluate
+
+    p = loss_event_rate(report) if loss_rate is None else loss_rate
+    srtt = [x for x in report.samples.get("srtt_s", []) if x > 0]
+    rto = [x for x in report.samples.get("rto_s", []) if x > 0]
+    if not (srtt and rto and 0 < p < 1):
+        return {}
+    link = dict(rate_bps=report.capacity_pps * 8.0 * report.path["packet_size_bytes"],
+                packet_size_bytes=report.path["packet_size_bytes"],
+                max_window=pipe_packets(report))
+    rtt = statistics.median(srtt)
+    out = {"mathis": evaluate("mathis", rtt_s=rtt, p=p, packets_per_ack=1, **link),
+           "pftk": evaluate("pftk", rtt_s=rtt, p=p, timeout_s=statistics.median(rto),
+                            packets_per_ack=1, **link)}
+    return {k: float(r.throughput_norm) for k, r in out.items()}
