@@ -547,8 +547,10 @@ def s2_trace_experiments(quick: bool, control: bool = False):
         out.append(Experiment(
             name="paper002-s2-trace-red-nowait",
             description="Control: RED with wait = false (ns-2's wait_ off), queue trace",
+            # three times the seeds of one traced rate: about as many drop pairs as the
+            # three traced rates give the claim itself
             scenario=ctrl, sweep={"arrival_rate": [mid]}, variants=("tahoe",),
-            seeds=size["seeds"], metrics=["queue_drops", "packets_sent"]))
+            seeds=3 * size["seeds"], metrics=["queue_drops", "packets_sent"]))
     return out
 
 
@@ -839,6 +841,7 @@ def _within_claim(fig: str, claim: str, summ, col: str, tol: float, what: str,
             unsure.append(f"p={r['p']:.3g}")
             status = "undecided"
         parts.append(_point_text(r, what, col, rel, status))
+    off = [x for x in parts if not x.endswith("(within)")]
     v = FAILS if bad else INCONCLUSIVE if unsure else HOLDS
     tol_txt = f"{tol:.0%} relative" if rel else f"{tol:g} absolute"
     short = (f"{ok} of {len(summ)} points within {tol_txt}" + (f"; outside at {', '.join(bad)}"
@@ -846,7 +849,8 @@ def _within_claim(fig: str, claim: str, summ, col: str, tol: float, what: str,
              + (f"; undecided at {', '.join(unsure)}" if unsure else ""))
     return ClaimResult(fig, claim, "simulation", v, short + " | " + "; ".join(parts), True,
                        numbers=dict(p=summ["p"].tolist(), resid=summ[col].tolist(),
-                                    ci=summ[f"{col}_ci"].tolist()), short=short)
+                                    ci=summ[f"{col}_ci"].tolist()), short=short,
+                       why="" if v == HOLDS else "; ".join(off))
 
 
 def _direction_claim(fig: str, claim: str, summ, col: str, sign: int, what: str,
@@ -926,9 +930,13 @@ def claims_13(data):
     c1.reading = ("'The time-out estimation is very good for the RED case with observed values "
                   f"close to the analytical estimation': within {Q_TOL_VERY} at every arrival "
                   "rate (a twentieth of the 0-1 axis, for 'very good')")
+    episodes = _episodes_text(data, "red")
     c1.detail += (" | Q with a back-off sequence counted once, as the model's time-out "
                   "interval (the engine's Q counts every expiry), in the trace runs: "
-                  + _episodes_text(data, "red"))
+                  + episodes)
+    if c1.verdict != HOLDS:
+        c1.why += ("; control, Q with a back-off sequence counted once as the model's "
+                   "time-out interval counts it (the trace runs): " + episodes)
     c2 = _direction_claim(f, "Under DropTail the simulated Q lies below the model (losses "
                           "less correlated than assumed)", dt, "Q_resid", -1, "Q", False)
     extra = _q_with_p_good_bad(data, "droptail")
@@ -961,6 +969,15 @@ def claims_14(data):
     if extra:
         for c in out[1:]:
             c.detail += " | with p = P(drop | previous packet through): " + extra
+            if c.verdict != HOLDS and len(high if c is out[2] else low):
+                fr = np.array([x for p in _patterns(data, "paper002-s2-trace-droptail")
+                               for x in p.rest_fractions])
+                c.why += ("; the model loses the whole rest of a round after its first drop "
+                          + (f"(the trace runs: {fmt(float(fr.mean()))} of it lost on "
+                             f"average over {fr.size} rounds) " if fr.size else "")
+                          + "and reads p as the Good -> Bad probability; control, the model "
+                          "at p = P(drop | previous packet through) measured in the trace "
+                          "runs: " + extra)
     return out
 
 
@@ -1062,18 +1079,25 @@ def claims_15_16(data):
     v = HOLDS if out == "independent" else FAILS if out in ("positive", "negative") \
         else INCONCLUSIVE
     detail = f"{words}: {d.text()}"
-    if out == "negative":
-        # ns-2 red.cc modify_p with wait_ (its default, on here as in the paper's ns-2): the
-        # drop probability is 0 until count x p_b >= 1, count = arrivals of every flow since
-        # the last drop, and fewer than 1/p_b (5-30 at these averages) arrive between two
-        # packets of one round: RED spreads its drops out, it does not draw them independently
-        detail += (" | why: RED's wait (ns-2's default) sets the drop probability to 0 until "
-                   "count x p_b >= 1 packets of any flow have arrived since the last drop, so "
-                   "the packet after a drop is (almost) never dropped; the model draws each "
-                   "packet independently")
     ctrl = _patterns(data, "paper002-s2-trace-red-nowait")
-    if ctrl:
-        dc = dependence(ctrl)
+    dc = dependence(ctrl) if ctrl else None
+    oc = _independence_verdict(dc)[0] if dc else ""
+    if out == "negative":
+        # ns-2 red.cc: with wait_ (its default, on here as in the paper's ns-2) the drop
+        # probability is 0 until count x p_b >= 1, count = arrivals of every flow since the
+        # last drop; without it, p_a = p_b / (1 - count p_b) is still smallest right after a
+        # drop (count 0): RED spreads its drops out, it does not draw them independently
+        detail += (" | why: RED spreads its drops: ns-2's RED (red.cc, the engine's) "
+                   "raises the drop probability with the count of arrivals since the last "
+                   "drop, p_a = p_b / (1 - count p_b), and with wait (ns-2's default) holds "
+                   "it at 0 until count x p_b >= 1, so the packet after a drop is the least "
+                   "likely to be dropped; the model draws each packet independently. "
+                   + ("The control without wait " + (
+                       "is also negative: the count alone spreads the drops" if oc == "negative"
+                       else "is within a factor 2 of independence: wait is the cause"
+                       if oc == "independent" else "cannot tell (too few drops): wait is "
+                       "at least the larger part") if dc else ""))
+    if dc:
         detail += (f" | control, RED with wait = false: {_independence_verdict(dc)[1]}: "
                    f"{dc.text()}")
     c1 = ClaimResult(f, "RED drops within a burst are independent", "simulation", v, detail,
