@@ -14,9 +14,7 @@ cover its errors).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import io
 import math
 import os
 import sys
@@ -24,6 +22,7 @@ import time
 from typing import Any
 
 import pytest
+from cli_in_process import run_main
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -483,16 +482,7 @@ def _as_text(field: str, x: Any) -> str:
 
 
 def _main(argv: list[str]) -> int:
-    from lossytcp.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as e:         # argparse's usage errors and --help
-            code = e.code if isinstance(e.code, int) else 2
-    assert "Traceback" not in err.getvalue(), err.getvalue()
-    return code
+    return run_main(argv)[0]
 
 
 @_settings(200)

@@ -33,5 +33,10 @@ def run_json(scenario: str, control: RunControl | None = None) -> str:
     Zeno guard trips.
     """
 
+def check_json(scenario: str) -> None:
+    """Check one scenario (JSON text) as :func:`run_json` does before running it (its
+    structure, the engine's ranges, trace files read) without running it; ``ValueError``
+    with the reason if it is refused."""
+
 def engine_version() -> str:
     """The engine's version, part of every experiment point's key."""

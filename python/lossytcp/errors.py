@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 #: Longest value quoted in an error message: a parsed 200 KB trace or a long list would
 #: otherwise print itself whole (issue 13 found a 1.4 MB message).
 EXCERPT_CHARS = 120
@@ -33,6 +35,12 @@ class ParameterError(ValueError):
         self.valid = valid
         super().__init__(f"parameter '{name}' = {excerpt(value)} is invalid: {valid}")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt as it is (message, name, value) in another process: a worker of an
+        # experiment's pool raises it, the parent reports it. The default would call
+        # ``cls(*args)`` with the message alone.
+        return _rebuild, (type(self), self.args, self.__dict__)
+
     def prefixed(self, prefix: str, rename: dict[str, str] | None = None) -> ParameterError:
         """The same error with its parameter named inside ``prefix`` (``links[2]`` +
         ``rate_bps`` -> ``links[2].rate_bps``); ``rename`` maps a field's name to the name the
@@ -45,6 +53,14 @@ class ParameterError(ValueError):
         elif prefix:
             name = prefix
         return ParameterError(name, self.value, self.valid)
+
+
+def _rebuild(cls: type[ParameterError], args: tuple[Any, ...],
+             state: dict[str, Any]) -> ParameterError:
+    e = cls.__new__(cls)
+    e.args = args
+    e.__dict__.update(state)
+    return e
 
 
 class ScenarioError(ParameterError):
@@ -66,3 +82,8 @@ class NoProgressError(ScenarioError):
 
     def __init__(self, detail: str) -> None:
         super().__init__(f"the run made no progress: {detail}")
+
+
+class WorkerDied(RuntimeError):
+    """A worker process of a local pool ended while running a task (killed from outside, out
+    of memory): the sweep stops, every run finished before is kept, and rerunning resumes."""

@@ -75,6 +75,9 @@ TICKS_PER_S = 1_000_000_000
 
 MAX_QUEUE_PACKETS = 10_000_000
 MAX_BYTES = 2**63 - 1
+#: Most transfers of one source open at once (the engine's bound; a source without its own
+#: max_concurrent has this one).
+MAX_CONCURRENT = 1_000_000
 
 
 def _set(obj: object, name: str, value: object) -> None:
@@ -115,8 +118,47 @@ class Record:
         return f"{type(self).__name__}({parts})"
 
 
-#: The dataclass decorator of records (see :class:`Record`).
-record = dataclass(eq=False, repr=False)
+def _unknown_field(cls: type, name: str, value: object) -> ParameterError:
+    import difflib
+
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return ParameterError(name, value, f"is not a field of {cls.__name__}{hint}; its fields "
+                          "are " + ", ".join(names))
+
+
+def record(cls: type) -> Any:
+    """The dataclass decorator of records (see :class:`Record`), whose constructor refuses
+    an unknown or missing field with a :class:`ParameterError` naming it and the fields
+    there are (``Link(delay_s=...)``: "did you mean delay?"), not a TypeError."""
+    cls = dataclass(eq=False, repr=False)(cls)
+    init = cls.__init__
+    names = [f.name for f in fields(cls) if f.init]  # type: ignore[arg-type]
+    index = {n: i for i, n in enumerate(names)}
+    required = [f.name for f in fields(cls)  # type: ignore[arg-type]
+                if f.init and f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING]
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        n = len(args)
+        if n > len(names):
+            raise ParameterError(cls.__name__, args, f"takes at most {len(names)} values "
+                                 "in order (" + ", ".join(names) + f"), not {n}")
+        for k in kwargs:
+            i = index.get(k)
+            if i is None:
+                raise _unknown_field(cls, k, kwargs[k])
+            if i < n:
+                raise ParameterError(k, kwargs[k], "is given twice (in order and by name)")
+        for k in required:
+            if index[k] >= n and k not in kwargs:
+                raise ParameterError(k, None, f"is required by {cls.__name__}")
+        init(self, *args, **kwargs)
+
+    cls.__init__ = __init__
+    return cls
 
 
 def _path(prefix: str, name: str) -> str:
@@ -480,6 +522,23 @@ def _channel_spec(text: str, path: str) -> Channel:
 channel = _tagged(CHANNELS, "channel", _channel_spec)
 
 
+def regular_file(name: str, path: Path) -> None:
+    """Refuse what is not a regular file before opening it: opening a named pipe blocks
+    until someone writes to it (issue 24: a trace from a FIFO hung forever), a device may
+    never end."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError as e:
+        raise ParameterError(name, str(path), f"must be a readable file ({e.strerror or e})"
+                             ) from None
+    if not stat.S_ISREG(mode):
+        what = ("a directory" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode)
+                else "not a regular file")
+        raise ParameterError(name, str(path), f"is {what}: give a file of '0'/'1' outcomes")
+
+
 def check_trace_file(name: str, file: object) -> str:
     """The absolute path of a readable trace file holding only '0', '1' and whitespace, and
     at least one outcome. Read in 1 MiB chunks as bytes, so a 100 MB trace costs neither
@@ -487,6 +546,7 @@ def check_trace_file(name: str, file: object) -> str:
     if not isinstance(file, (str, Path)) or not str(file):
         raise ParameterError(name, file, "must be the path of a trace file")
     path = Path(file).expanduser()
+    regular_file(name, path)
     outcomes = 0
     offset = 0
     try:
@@ -707,7 +767,7 @@ class Tcp(_Data):
     granularity_s: float = 0.0
     fixed_rto_s: float | None = None
     backoff: bool = True
-    max_backoff: int = 64
+    max_backoff: int | None = None      # 64 with backoff
     rtt_sampling: str = "per_ack"
     rto_estimator: str = "rfc6298"
     delayed_ack: bool = False
@@ -751,6 +811,11 @@ class Tcp(_Data):
             raise ParameterError("max_rto_s", self.max_rto_s,
                                  f"must be >= min_rto_s = {self.min_rto}")
         _set(self, "granularity_s", v.duration("granularity_s", self.granularity_s))
+        if self.granularity_s > self.max_rto_s:
+            raise ParameterError("granularity_s", self.granularity_s,
+                                 f"must be <= max_rto_s = {self.max_rto_s}: RFC 6298's RTO is "
+                                 "at least G and at most the maximum, so a larger G would be "
+                                 "cut to the maximum")
         if self.initial_rto_s is not None:
             _set(self, "initial_rto_s",
                  v.duration("initial_rto_s", self.initial_rto_s, open_low=True))
@@ -775,7 +840,12 @@ class Tcp(_Data):
             raise ParameterError("initial_rto_s", self.initial_rto,
                                  f"must be <= max_rto_s = {self.max_rto_s}")
         _set(self, "backoff", v.boolean("backoff", self.backoff))
-        _set(self, "max_backoff", v.integer("max_backoff", self.max_backoff, 1, 2**20))
+        if self.max_backoff is not None:
+            _set(self, "max_backoff", v.integer("max_backoff", self.max_backoff, 1, 2**20))
+            if not self.backoff:
+                raise ParameterError("max_backoff", self.max_backoff, "applies to backoff "
+                                     "only: with backoff=False every timeout waits one RTO; "
+                                     "leave it out")
         _set(self, "rtt_sampling", v.choice("rtt_sampling", self.rtt_sampling,
                                             ["per_ack", "per_window"]))
         _set(self, "delayed_ack", v.boolean("delayed_ack", self.delayed_ack))
@@ -869,7 +939,7 @@ class Tcp(_Data):
             "dupack_threshold": self.dupack_threshold, "min_rto_s": self.min_rto,
             "max_rto_s": self.max_rto_s, "initial_rto_s": self.initial_rto,
             "granularity_s": self.granularity_s, "fixed_rto_s": self.fixed_rto_s,
-            "max_backoff": self.max_backoff if self.backoff else 1,
+            "max_backoff": (self.max_backoff or 64) if self.backoff else 1,
             "rtt_sampling": self.rtt_sampling, "delayed_ack": self.delayed_ack,
             "profile": self.profile, **{k: getattr(self, k) for k in self.KNOBS},
             "vegas": self.vegas, "tick_phase": self.tick_phase,
@@ -1114,12 +1184,13 @@ class OnOff(_Data):
 class Transfers(_Data):
     """Finite TCP transfers arriving as a Poisson process of ``arrival_rate_per_s``, sizes
     from ``size``; at most ``max_concurrent`` open at a time (arrivals beyond are refused and
-    counted, as paper 002's 0-20 downloads per node) and ``max_transfers`` arrivals in all."""
+    counted, as paper 002's 0-20 downloads per node; left out: no cap but the engine's,
+    :data:`MAX_CONCURRENT`) and ``max_transfers`` arrivals in all."""
 
     KIND = "transfers"
     arrival_rate_per_s: float
     size: FixedSize | ExpSize | ParetoSize
-    max_concurrent: int
+    max_concurrent: int | None = None
     src: str | None = None
     dst: str | None = None
     max_transfers: int | None = None
@@ -1138,7 +1209,9 @@ class Transfers(_Data):
             raise ParameterError("arrival_rate_per_s", self.arrival_rate_per_s,
                                  "must be > 0 arrivals per second")
         _set(self, "size", _size(self.size, "size"))
-        _set(self, "max_concurrent", v.integer("max_concurrent", self.max_concurrent, 1, 10**6))
+        if self.max_concurrent is not None:
+            _set(self, "max_concurrent", v.integer("max_concurrent", self.max_concurrent, 1,
+                                                   MAX_CONCURRENT))
         if self.max_transfers is not None:
             _set(self, "max_transfers", v.integer("max_transfers", self.max_transfers, 1, 10**12))
         _set(self, "variant", v.choice("variant", self.variant, VARIANTS))
@@ -1151,7 +1224,8 @@ class Transfers(_Data):
     def engine(self) -> dict[str, Any]:
         return {"kind": "transfers", "src": self.src, "dst": self.dst,
                 "arrival_rate_per_s": self.arrival_rate_per_s, "size": self.size.engine(),
-                "max_concurrent": self.max_concurrent, "max_transfers": self.max_transfers,
+                "max_concurrent": self.max_concurrent or MAX_CONCURRENT,
+                "max_transfers": self.max_transfers,
                 "variant": _ENGINE_VARIANT.get(self.variant, self.variant),
                 "tcp": self.tcp.engine(), "start_s": self.start_s, "stop_s": self.stop_s}
 
@@ -1211,7 +1285,7 @@ class SingleLink(_Data):
 
     KIND = "single"
     rate_bps: float = 2e6
-    rtt_s: float = 0.02
+    rtt_s: float | None = None          # 0.02 s, unless a semi-Markov delay replaces it
     delay: SemiMarkovDelay | None = None
     queue: DropTail | Red = field(default_factory=DropTail)
     channel: Channel = field(default_factory=NoChannel)
@@ -1222,20 +1296,26 @@ class SingleLink(_Data):
 
     def __post_init__(self) -> None:
         _set(self, "rate_bps", v.positive("rate_bps", self.rate_bps))
-        _set(self, "rtt_s", v.duration("rtt_s", self.rtt_s))
         if self.delay is not None:
             d = _delay(self.delay, "delay")
             if not isinstance(d, SemiMarkovDelay):
                 raise ParameterError("delay", self.delay, "must be a semi-Markov delay "
                                      "(rtt_s, H, excess_mean_s); a fixed one is rtt_s")
             _set(self, "delay", d)
+            if self.rtt_s is not None:
+                raise ParameterError("rtt_s", self.rtt_s, "give either rtt_s or delay: the "
+                                     "semi-Markov delay replaces the fixed round trip")
+        else:
+            _set(self, "rtt_s", v.duration("rtt_s", 0.02 if self.rtt_s is None
+                                           else self.rtt_s))
         for k, parse in (("queue", queue), ("channel", channel), ("ack_channel", channel)):
             _set(self, k, parse(getattr(self, k), k))
         _set(self, "protect_retransmissions",
              v.boolean("protect_retransmissions", self.protect_retransmissions))
 
     def chain(self) -> Chain:
-        return Chain(hops=(Hop(rate_bps=self.rate_bps, delay_s=self.rtt_s / 2, queue=self.queue,
+        return Chain(hops=(Hop(rate_bps=self.rate_bps, delay_s=(self.rtt_s or 0.0) / 2,
+                               queue=self.queue,
                                channel=self.channel),),
                      ack_channel=self.ack_channel, delay=self.delay,
                      protect_retransmissions=self.protect_retransmissions)
@@ -1287,6 +1367,11 @@ class Chain(_Data):
             if not isinstance(d, SemiMarkovDelay):
                 raise ParameterError("delay", self.delay, "must be a semi-Markov delay")
             _set(self, "delay", d)
+            for i, h in enumerate(self.hops):
+                if h.delay_s:
+                    raise ParameterError(f"hops[{i}].delay_s", h.delay_s, "must be 0 with a "
+                                         "semi-Markov delay, which gives the whole round "
+                                         "trip (a hop's delay would be ignored)")
         _set(self, "protect_retransmissions",
              v.boolean("protect_retransmissions", self.protect_retransmissions))
 
@@ -1635,7 +1720,20 @@ class Scenario(_Data):
         sizes = [f.tcp.packet_size_bytes for f in all_flows]
         sizes += [t.packet_size_bytes if not isinstance(t, Transfers) else t.tcp.packet_size_bytes
                   for t in self.traffic]
-        smallest = min(sizes)
+        smallest, largest = min(sizes), max(sizes)
+        for i, f in enumerate(self.flows):
+            last = f.start_s + (f.count - 1) * f.stagger_s
+            if last >= self.duration_s:
+                k, x = (f"flows[{i}].start_s", f.start_s) if f.count == 1 else (
+                    f"flows[{i}].count", f.count)
+                raise ParameterError(k, x, f"starts a flow at {last:g} s, not before "
+                                     f"duration_s = {self.duration_s:g}: it would start after "
+                                     "the run ends")
+        for i, t in enumerate(self.traffic):
+            if t.start_s >= self.duration_s:
+                raise ParameterError(f"traffic[{i}].start_s", t.start_s,
+                                     f"must be < duration_s = {self.duration_s:g}: the source "
+                                     "would start after the run ends")
         # A packet takes at least one tick of the engine's clock: below, transmissions round to
         # zero time and a flow can loop forever at one instant (issue 13's zero-RTT livelock).
         for lk, (rate_name, channel_name) in zip(net.links, net.names, strict=True):
@@ -1656,6 +1754,27 @@ class Scenario(_Data):
             if isinstance(lk.channel, FlowDrops) and lk.channel.flow >= len(all_flows):
                 raise ParameterError(f"{channel_name}.flow", lk.channel.flow,
                                      f"must name one of the {len(all_flows)} flows (0-based)")
+            q = lk.queue
+            # the link's own fields are named after its rate's place (links[2].rate_bps)
+            place = rate_name.rpartition(".")[0]
+            place = f"{place}." if place and place.startswith("links") else ""
+            if isinstance(q, DropTail) and q.bytes is not None and q.bytes < largest:
+                raise ParameterError(
+                    f"{place}queue.bytes", q.bytes,
+                    f"must be >= {largest} B, the largest packet: a packet is admitted only "
+                    "if the bytes waiting and its own fit, so a smaller limit drops every "
+                    "packet that size (for no waiting room, give packets=0)")
+            if isinstance(lk.delay, SemiMarkovDelay):
+                pt = smallest * 8 / lk.rate_bps
+                for i, (t, x) in enumerate(zip(lk.delay.rtt_s, lk.delay.excess_mean_s,
+                                               strict=True)):
+                    if t + x < pt:
+                        raise ParameterError(
+                            f"{place}delay.rtt_s[{i}]", t,
+                            f"with excess_mean_s[{i}] = {x:g}, a state lasts {t + x:.6g} s "
+                            f"on average: it must be >= {pt:.6g} s, one packet time of its "
+                            "link (packets see the delay only as they start, and the engine "
+                            "walks every state in between)")
             if isinstance(lk.channel, TwoState):
                 pt = smallest * 8 / lk.rate_bps
                 for k in ("good_s", "bad_s"):
@@ -1681,6 +1800,12 @@ class Scenario(_Data):
                         raise ParameterError(f"{where}.{k}", getattr(f, k),
                                              f"names link {bad}; there are {n_links}")
                 fwd, rev = list(f.forward), list(f.reverse or ())
+                both = sorted(set(fwd) & set(rev))
+                if both:
+                    raise ParameterError(f"{where}.reverse", f.reverse,
+                                         f"sends the ACKs over link {both[0]}, which carries "
+                                         "the data: a link has one direction, so the ACKs "
+                                         "need the links back")
             else:
                 src, dst = f.src or net.default_src, f.dst or net.default_dst
                 fwd, rev = self._route(net, where, src, dst), self._route(net, where, dst, src)
@@ -1711,12 +1836,23 @@ class Scenario(_Data):
         # A timer shorter than one packet's transmission on the path's slowest link expires
         # before the segment it guards can have left it; with Karn's rule it then never gets
         # a sample and fires every few nanoseconds (issue 13: 156 million timeouts in 10 s).
-        slowest = min(net.links[i].rate_bps for i in path)
+        slow = min(path, key=lambda i: net.links[i].rate_bps)
+        slowest = net.links[slow].rate_bps
         pt = tcp.packet_size_bytes * 8 / slowest
+        defaults = {f.name: f.default for f in fields(Tcp)}
         for k in ("fixed_rto_s", "initial_rto_s", "max_rto_s"):
             x = getattr(tcp, k)
             if x is None and k == "initial_rto_s" and tcp.fixed_rto_s is None:
                 x = tcp.initial_rto
+            if x is not None and x < pt and getattr(tcp, k) == defaults[k]:
+                # The timer is the default one: the rate is what was chosen (issue 24:
+                # --rate 1bps blamed initial_rto_s).
+                raise ParameterError(
+                    net.names[slow][0], slowest,
+                    f"too slow for the TCP timers: a {tcp.packet_size_bytes}-byte packet "
+                    f"takes {pt:.6g} s on this link, longer than {k} = {x:g} s (the default), "
+                    "and a timer shorter than one transmission expires before its segment "
+                    "can leave; raise the rate or lengthen the timers")
             if x is not None and x < pt:
                 raise ParameterError(
                     f"{where}.tcp.{k}" if where.startswith("traffic") else k, x,
@@ -1886,12 +2022,34 @@ class Scenario(_Data):
         except (OSError, UnicodeDecodeError) as e:
             raise ParameterError("scenario", str(path), f"must be a readable TOML file ({e})"
                                  ) from None
+        from .scenario_toml import loads
+
+        if not loads(text):
+            # An empty file would run the default scenario as if it were this one.
+            raise ParameterError("scenario", str(path), "is empty: a scenario file sets at "
+                                 "least its topology or flows (see examples/scenarios/)")
         return cls.from_toml(text, base_dir=p.parent)
 
     def save(self, path: str | Path, comment: str = "") -> None:
-        Path(path).write_text(self.to_toml(comment), encoding="utf-8")
+        """Write the scenario as TOML to ``path`` (a directory or an unwritable place is a
+        :class:`ParameterError` naming ``path``)."""
+        if not isinstance(path, (str, Path)) or not str(path):
+            raise ParameterError("path", path, "must be the path of a file to write")
+        p = Path(path).expanduser()
+        if p.is_dir():
+            raise ParameterError("path", str(path), "is a directory; give a file name")
+        text = self.to_toml(comment)
+        try:
+            p.write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise ParameterError("path", str(path), f"cannot be written ({e.strerror or e})"
+                                 ) from None
 
     def replace(self, **changes: Any) -> Scenario:
+        """A copy with some fields changed (validated as a new scenario)."""
+        for k, x in changes.items():
+            if k not in {f.name for f in fields(self)}:  # type: ignore[arg-type]
+                raise _unknown_field(type(self), k, x)
         return dataclasses.replace(self, **changes)
 
 

@@ -138,7 +138,12 @@ class SimReport(Record, RunMetrics):
         return c["correct"] / c["classified"] if c and c["classified"] else math.nan
 
     def metric(self, name: str) -> float:
-        x = getattr(self, name)
+        """One metric of :data:`METRICS` (or another numeric field of the report)."""
+        x = getattr(self, name, None) if isinstance(name, str) and not name.startswith("_") \
+            else None
+        if x is None and name not in METRICS or isinstance(x, (bool, str, dict, list, tuple)) \
+                or callable(x):
+            raise ParameterError("metric", name, "must be one of " + ", ".join(METRICS))
         return math.nan if x is None else float(x)
 
     def as_dict(self) -> dict[str, Any]:
@@ -365,7 +370,7 @@ _DEFAULTS: dict[str, Any] = dict(
     rate_bps=2e6, rtt_s=0.02, packet_size_bytes=500, window=20, channel="none",
     duration_s=100.0, seed=1, queue_packets=1000, queue=None, dupack_threshold=3,
     initial_window=1, min_rto_s=None, max_rto_s=60.0, granularity_s=0.0, initial_rto_s=None,
-    fixed_rto_s=None, backoff=None, max_backoff=64, rtt_sampling="per_ack",
+    fixed_rto_s=None, backoff=None, max_backoff=None, rtt_sampling="per_ack",
     rto_estimator="rfc6298", delayed_ack=False,
     protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
@@ -449,7 +454,9 @@ def scenario_from_keywords(variant: str = "newreno", **kwargs: Any) -> Scenario:
         topo = sc_mod.Chain(hops=_legacy_hops(p["hops"], q), ack_channel=p["ack_channel"],
                             delay=p["delay"], protect_retransmissions=protect)
     else:
-        topo = sc_mod.SingleLink(rate_bps=p["rate_bps"], rtt_s=p["rtt_s"], delay=p["delay"],
+        topo = sc_mod.SingleLink(rate_bps=p["rate_bps"],
+                                 rtt_s=None if p["delay"] is not None else p["rtt_s"],
+                                 delay=p["delay"],
                                  queue=q, channel=p["channel"], ack_channel=p["ack_channel"],
                                  protect_retransmissions=protect)
     trace = sc_mod.Tracing(sends=v.boolean("trace_sends", p["trace_sends"]),

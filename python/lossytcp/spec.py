@@ -116,10 +116,12 @@ def _int(param: str, key: str, text: str) -> int:
 
 
 def _bool(param: str, key: str, text: str) -> bool:
+    # The README's rule for switches: true or false, never yes/no/on/off/1/0 (a spelling
+    # one reader takes for "on" another takes for a number).
     t = text.strip().lower()
-    if t in ("true", "yes", "on", "1"):
+    if t == "true":
         return True
-    if t in ("false", "no", "off", "0"):
+    if t == "false":
         return False
     raise ParameterError(f"{param}.{key}", text, "must be true or false")
 

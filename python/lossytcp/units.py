@@ -131,3 +131,38 @@ def number(text: str, name: str) -> float:
     if not math.isfinite(x):
         raise ParameterError(name, text, "must be a finite number")
     return x
+
+
+def _number_text(x: float) -> str:
+    return f"{x:.6g}".replace("e+0", "e").replace("e+", "e")
+
+
+def format_for_field(field_name: str, value: object) -> str:
+    """``value`` written as the command line takes it for this field, unit included (what
+    :func:`parse_for_field` reads back): ``timeout_s`` 0.5 -> ``500ms``, ``rate_bps`` 2e6 ->
+    ``2Mbps``, ``packet_size_bytes`` 125 -> ``125B``; a vector's entries joined by ','."""
+    if isinstance(value, (list, tuple)):
+        if value and isinstance(value[0], (list, tuple)):
+            return ";".join(format_for_field(field_name, r) for r in value)
+        return ",".join(format_for_field(field_name, x) for x in value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    x = float(value)
+    if not math.isfinite(x):
+        return str(value)
+    if field_name.endswith("_bps"):
+        for prefix, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+            if abs(x) >= scale:
+                return f"{_number_text(x / scale)}{prefix}bps"
+        return f"{_number_text(x)}bps"
+    if field_name.endswith("_per_s"):
+        return f"{_number_text(x)}/s"
+    if field_name.endswith("_s"):
+        if x == 0 or abs(x) >= 1:
+            return f"{_number_text(x)}s"
+        if abs(x) >= 1e-3:
+            return f"{_number_text(x * 1e3)}ms"
+        return f"{_number_text(x * 1e6)}us"
+    if field_name.endswith("_bytes"):
+        return f"{_number_text(x)}B"
+    return _number_text(x) if isinstance(value, float) else str(value)

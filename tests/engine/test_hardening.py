@@ -16,7 +16,6 @@ import pytest
 import lossytcp
 from lossytcp import ParameterError, models, simulate, simulate_seeds, units
 from lossytcp.cli import main
-from lossytcp.errors import NoProgressError
 from lossytcp.sim import _engine_run, build_scenario
 
 pytest.importorskip("lossytcp._sim")
@@ -65,20 +64,20 @@ def test_a_packet_of_one_nanosecond_still_runs():
     assert r.packets_delivered > 90_000
 
 
-def test_the_zeno_guard_ends_a_run_that_stops_time():
-    """Past Python's floors (an engine scenario written by hand), the engine itself ends a
-    run making no progress in simulated time, with a clear error instead of spinning."""
+def test_the_engine_refuses_what_the_floors_refuse():
+    """Past Python's floors (an engine scenario written by hand), the engine's own checks
+    hold the same ranges (issue 24): the zero-time livelock of issue 13 is refused before it
+    runs. The Zeno guard behind them, which ends a run making no progress in simulated time,
+    is tested in Rust (sim.rs: a_loop_in_zero_time_trips_the_zeno_guard)."""
     sc = build_scenario("reno", duration_s=0.001)
     for lk in sc["links"]:
         lk["rate_bps"] = 1e300
         lk["delay"] = {"kind": "fixed", "delay_s": 0.0}
     sc["flows"][0]["tcp"].update(packet_size_bytes=1, ack_size_bytes=0)
     t = time.perf_counter()
-    with pytest.raises(NoProgressError, match="no progress in simulated time") as e:
+    with pytest.raises(ParameterError, match="1 ns"):
         _engine_run(sc)
-    assert time.perf_counter() - t < 20
-    assert isinstance(e.value, ParameterError)
-    assert "Traceback" not in str(e.value)
+    assert time.perf_counter() - t < 2
 
 
 def test_a_large_trace_file_costs_bytes_not_lists(tmp_path):

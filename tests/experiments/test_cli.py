@@ -8,6 +8,7 @@ import sys
 
 import pandas as pd
 import pytest
+from _shared import PFTK_OVERLAY
 
 EXP = """
 name = "cli"
@@ -19,13 +20,7 @@ duration_s = 20
 channel = "bernoulli:p={p}"
 [sweep]
 p = [0.01, 0.03]
-[[models]]
-name = "pftk"
-variants = ["sack"]
-metric = "throughput_pps"
-sim_metric = "goodput_pps"
-params = {rtt_s = 0.02, p = "{p}", timeout_s = 0.2}
-"""
+""" + PFTK_OVERLAY
 
 
 def _cli(tmp_path, *args):

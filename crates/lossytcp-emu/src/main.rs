@@ -241,7 +241,9 @@ fn run(path: &str) -> i32 {
         Ok(c) => c,
         Err(e) => return fail(EXIT_BAD_CONFIG, format!("config: {e}")),
     };
-    let sc = match Scenario::from_json(&cfg.scenario.to_string()) {
+    let sc = match Scenario::from_json(&cfg.scenario.to_string())
+        .and_then(|s| lossytcp_sim::limits::check_scenario(&s).map(|_| s))
+    {
         Ok(s) => s,
         Err(e) => return fail(EXIT_BAD_CONFIG, e),
     };

@@ -118,6 +118,17 @@ fn run_json(py: Python<'_>, scenario: &str, control: Option<Py<RunControl>>) -> 
     serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Check one scenario (JSON text) as `run_json` would before running it (structure and
+/// ranges, trace files read) without running it: `ValueError` with the reason if refused.
+#[pyfunction]
+fn check_json(py: Python<'_>, scenario: &str) -> PyResult<()> {
+    py.allow_threads(|| {
+        let sc = lossytcp_sim::Scenario::from_json(scenario)?;
+        lossytcp_sim::limits::check_scenario(&sc).map(|_| ())
+    })
+    .map_err(PyValueError::new_err)
+}
+
 /// The engine's version, part of every experiment point's key.
 #[pyfunction]
 fn engine_version() -> &'static str {
@@ -128,6 +139,7 @@ fn engine_version() -> &'static str {
 fn _sim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
+    m.add_function(wrap_pyfunction!(check_json, m)?)?;
     m.add_class::<RunControl>()?;
     m.add("Cancelled", m.py().get_type::<Cancelled>())?;
     m.add("NoProgress", m.py().get_type::<NoProgress>())?;

@@ -1,9 +1,10 @@
 //! The declarative scenario: what the Python front validates and hands to the engine.
 //!
 //! Everything here is plain data (serde), so a scenario can be stored, hashed and replayed.
-//! Validation of ranges happens at the Python boundary; [`Scenario::check`] re-checks the
-//! structural invariants the engine relies on, so a malformed scenario is an error, never a
-//! panic.
+//! Ranges are checked at the Python boundary first (errors in the user's terms);
+//! [`Scenario::check`] re-checks the structural invariants the engine relies on and the same
+//! ranges (`limits.rs`), so a scenario reaching the engine another way is refused too: an
+//! error, never a panic or a run without end.
 
 use std::sync::Arc;
 

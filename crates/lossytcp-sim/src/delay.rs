@@ -145,7 +145,9 @@ impl SemiMarkov {
             self.enter(s, Time::ZERO);
         }
         while now >= self.until {
-            let next = self.rng.categorical(&self.h[self.state].clone());
+            // (Borrowing the row, not cloning it: a clone per state change was most of the
+            // cost of a fast process, issue 24.)
+            let next = self.rng.categorical(&self.h[self.state]);
             let at = self.until;
             self.enter(next, at);
         }

@@ -10,6 +10,7 @@ pub mod channel;
 pub mod config;
 pub mod delay;
 pub mod frame;
+pub mod limits;
 pub mod link;
 pub mod metrics;
 pub mod packet;

@@ -54,6 +54,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import scipy.special
@@ -76,6 +77,11 @@ __all__ = [
     "read_trace",
 ]
 
+#: Most fading samples one Jakes simulation draws (n_packets x samples_per_packet): about 40 s
+#: and 160 MB of complex gains; a run longer than its trace wraps around it (the ``trace:``
+#: channel), so a longer trace buys nothing but memory.
+MAX_SAMPLES = 10_000_000
+
 #: f_D T beyond which the model is not meant to be used: J0 has its first zero at 2.405,
 #: i.e. f_D T = 0.383; beyond it the samples are anticorrelated, which the threshold model
 #: still handles but no paper figure uses. One is a generous bound that keeps inputs sane.
@@ -83,7 +89,16 @@ MAX_DOPPLER_NORM = 1.0
 
 
 def marcum_q1(a: float, b: float) -> float:
-    """First-order Marcum Q function Q1(a, b) = P(|a + complex unit Gaussian| > b)."""
+    """First-order Marcum Q function Q1(a, b) = P(|a + complex unit Gaussian| > b), for
+    a, b >= 0 (infinity included: Q1(inf, b) = 1 for finite b, Q1(a, inf) = 0)."""
+    a = float(a)
+    b = float(b)
+    if math.isnan(a) or math.isnan(b) or a < 0 or b < 0:
+        raise ParameterError("marcum_q1", (a, b), "needs a >= 0 and b >= 0")
+    if math.isinf(b):
+        return 0.0
+    if math.isinf(a):
+        return 1.0
     return float(scipy.stats.ncx2.sf(b * b, 2, a * a))
 
 
@@ -208,7 +223,7 @@ def jakes_gain(n_samples: int, doppler_norm: float, *, n_sinusoids: int = 64,
     Each block of ``block_samples`` samples (default: the whole trace, or at least 100 Doppler
     periods per block) is an independent sum-of-sinusoids realisation.
     """
-    n = v.integer("n_samples", n_samples, 1)
+    n = v.integer("n_samples", n_samples, 1, MAX_SAMPLES)
     fdt = v.positive("doppler_norm", doppler_norm)
     if fdt > MAX_DOPPLER_NORM:
         raise ParameterError("doppler_norm", doppler_norm, f"must be in (0, {MAX_DOPPLER_NORM}]")
@@ -247,9 +262,13 @@ def jakes_error_trace(n_packets: int, *, doppler_norm: float | None = None,
     = f_D T, or ``doppler_hz`` with ``packet_duration_s``. A packet is lost when the fading
     power at any of its ``samples_per_packet`` sampling instants is below the threshold ``1/F``.
     """
-    n = v.integer("n_packets", n_packets, 1)
+    n = v.integer("n_packets", n_packets, 1, MAX_SAMPLES)
     F = fading_margin_linear(fading_margin, fading_margin_db)
     s = v.integer("samples_per_packet", samples_per_packet, 1, 1000)
+    if n * s > MAX_SAMPLES:
+        raise ParameterError("n_packets", n_packets, f"x samples_per_packet = {n * s:,} "
+                             f"samples; at most {MAX_SAMPLES:,} (a run wraps around a shorter "
+                             "trace)")
     fdt = doppler_norm_from(doppler_norm, doppler_hz=doppler_hz,
                             packet_duration_s=packet_duration_s)
     bp = None if block_packets is None else v.integer("block_packets", block_packets, 1) * s
@@ -338,9 +357,13 @@ def write_trace(path: str | os.PathLike, trace, *, line_length: int = 100) -> st
 
 
 def read_trace(path: str | os.PathLike) -> np.ndarray:
-    """Read a ``trace:file=`` file back as a boolean array (True = lost)."""
-    with open(os.fspath(path), encoding="ascii") as f:
-        chars = [c for c in f.read() if not c.isspace()]
-    if not chars or any(c not in "01" for c in chars):
-        raise ParameterError("path", os.fspath(path), "must hold only '0'/'1' characters")
-    return np.array([c == "1" for c in chars], dtype=bool)
+    """Read a ``trace:file=`` file back as a boolean array (True = lost). The file is
+    checked as the ``trace:`` channel checks it (a regular file of '0', '1' and whitespace,
+    at least one outcome; any other byte is refused, naming its offset)."""
+    from ..scenario import check_trace_file
+
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterError("path", path, "must be the path of a trace file")
+    p = check_trace_file("path", os.fspath(path))
+    data = np.frombuffer(Path(p).read_bytes(), dtype=np.uint8)
+    return data[(data == ord("0")) | (data == ord("1"))] == ord("1")

@@ -49,6 +49,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+# SIGTERM raised as Terminated where Python runs signal handlers, so that everything that
+# stops cleanly on Ctrl-C (the engine's runs, ns-2's process group) stops on it too.
+from . import Terminated, _terminate
 from ._progress import run_progress
 from ._verdicts import (
     EXIT_AGREE,
@@ -110,13 +113,6 @@ NS2_TICK = "10ms"
 _NETWORK_FLAGS = ("scenario", "topology", "flows", "cross_traffic", "transfer")
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where Python runs signal handlers, so that everything that stops
-    cleanly on Ctrl-C (the engine's runs, ns-2's process group) stops on it too."""
-
-
-def _terminate(signum: int, frame: Any) -> None:
-    raise Terminated
 
 
 # --- the statistics, for one list of reports per side -------------------------------------

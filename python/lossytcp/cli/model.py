@@ -23,6 +23,9 @@ from .. import units
 from ..errors import ParameterError
 
 _UNIT_SUFFIXES = ("_bps", "_per_s", "_s", "_bytes")
+#: What a value of each unit suffix looks like on the command line (in --help).
+_UNIT_WORDS = {"_bps": "a rate: 2Mbps, 500kbps", "_per_s": "per second: 2/s",
+               "_s": "a time: 500ms, 1.5s", "_bytes": "a size: 500B, 1.5kB"}
 
 
 def available() -> list[str]:
@@ -108,14 +111,24 @@ def _model_parser(name: str) -> tuple[argparse.ArgumentParser, dict[str, str]]:
         flag = flag_for_field(f.name)
         required = (f.default is dataclasses.MISSING
                     and f.default_factory is dataclasses.MISSING)
-        helptext = "required" if required else f"default {f.default!r}"
+        if required:
+            helptext = "required"
+        elif f.default is None:
+            helptext = "default: not set"
+        else:
+            helptext = f"default {units.format_for_field(f.name, f.default)}"
+        unit = next((u for suf, u in _UNIT_WORDS.items() if f.name.endswith(suf)), None)
+        if unit:
+            helptext += f" ({unit})"
         if "tuple" in str(f.type):
             helptext += "; entries separated by ',', matrix rows by ';'"
         p.add_argument(flag, dest=f.name, required=required, metavar="VALUE",
                        type=str, help=helptext)
         dests[f.name] = flag
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    return p, dests
+    from . import plain_parser
+
+    return plain_parser(p), dests
 
 
 def json_safe(x: Any) -> Any:

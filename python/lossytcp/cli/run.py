@@ -36,6 +36,20 @@ def check_executor_arguments(a: argparse.Namespace) -> None:
     if a.dask is not None and a.dask != "local" and "://" not in a.dask:
         raise ParameterError("dask", a.dask, "must be 'local' or a scheduler address such "
                              "as tcp://host:8786")
+    if a.dask is not None and a.workers == 0:
+        raise ParameterError("workers", a.workers, "0 runs in this process, which contradicts "
+                             f"--dask {a.dask}: give one of them (with --dask, --workers N "
+                             "sizes a local cluster)")
+
+
+def check_metrics(names: list[str] | None) -> None:
+    """``--metric`` values, checked before anything runs."""
+    from ..errors import ParameterError
+    from ..sim import METRICS
+
+    for m in names or ():
+        if m not in METRICS:
+            raise ParameterError("metric", m, "must be one of " + ", ".join(METRICS))
 
 
 def run(a: argparse.Namespace) -> int:
@@ -43,10 +57,20 @@ def run(a: argparse.Namespace) -> int:
     from ..experiments.progress import sweep_progress
 
     check_executor_arguments(a)
-    exp = ex.load(a.file)
-    store = ex.Store(a.store)
-    with sweep_progress(f"{exp.name}: runs") as progress:
-        res = ex.run(exp, store=store, workers=a.workers, dask=a.dask, progress=progress)
+    check_metrics(a.metric)
+    exp = ex.load(a.file, check=False)     # the points are checked by run(), with a bar
+    with sweep_progress(f"{exp.name}: planning") as bar:
+        res = ex.run(exp, store=a.store, workers=a.workers, dask=a.dask,
+                     progress=bar.phase(f"{exp.name}: runs"), planning=bar,
+                     replace=a.replace)
+    try:
+        return _report(a, exp, res)
+    finally:
+        res.store.close()      # WAL checkpointed: the store is one file again
+
+
+def _report(a: argparse.Namespace, exp: Any, res: Any) -> int:
+    store = res.store
     metrics = a.metric or list(exp.metrics or DISPLAY_METRICS)
     summ = res.summary(metrics if not a.json else (a.metric or exp.summary_metrics))
     models = res.models()
@@ -121,5 +145,9 @@ def register(sub: Any) -> None:
     add_executor_arguments(p)
     p.add_argument("--metric", action="append", default=None, metavar="NAME",
                    help="metric to summarise (repeatable; default: the experiment's)")
+    p.add_argument("--replace", action="store_true",
+                   help="the store holds another definition under this experiment's name: "
+                        "make this one the stored one (without: refused; the other's runs "
+                        "stay in the store either way)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)

@@ -194,8 +194,9 @@ def build_scenario_from_args(a: argparse.Namespace) -> Any:
         elif flag == "rtt":
             x = units.time_s(x, "rtt")
         changes[name] = x
-    if changes:
-        sc = sc.replace(topology=dataclasses.replace(sc.topology, **changes))
+    # The topology is checked against the flows together with them (below): a channel
+    # naming flow 2 needs the --flows that make it exist.
+    topo = dataclasses.replace(sc.topology, **changes) if changes else sc.topology
     # Every flow's TCP, variant, application.
     tcp = _tcp_changes(a)
     flows = []
@@ -211,7 +212,7 @@ def build_scenario_from_args(a: argparse.Namespace) -> Any:
     if a.flows is not None:
         n = v.integer("flows", a.flows, 1, 10_000)
         flows = [dataclasses.replace(flows[0], count=n, stagger_s=0.01)]
-    sc = sc.replace(flows=tuple(flows))
+    sc = sc.replace(topology=topo, flows=tuple(flows))
     if a.cross_traffic is not None:
         from ..spec import traffic_from_spec
 

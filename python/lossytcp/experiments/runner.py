@@ -9,6 +9,7 @@ point wants more (decisions use the first n seeds in order, so they do not depen
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -18,11 +19,12 @@ from typing import Any
 
 from . import keys
 from .executors import Executor, make_batches, make_executor
-from .spec import Experiment, Point, RunSpec
+from .spec import Experiment, ExperimentError, Point, RunSpec
 from .stats import SequentialRule, mean_ci
 from .store import Store
 
-__all__ = ["RunResult", "definition", "evaluate_models", "run", "summarize"]
+__all__ = ["IDENTITY", "DefinitionChanged", "RunResult", "definition", "evaluate_models", "run",
+           "summarize"]
 
 Progress = Callable[[int, int], None]
 
@@ -118,23 +120,108 @@ def _wanted(exp: Experiment, store: Store, specs: dict[tuple[str, int], RunSpec]
     return out
 
 
+#: The definition's keys that decide which runs an experiment asks for: another value of one
+#: of them under a stored name is another experiment (see :func:`run`'s ``replace``). The
+#: rest (description, confidence level, summarised metrics) only changes how results read.
+IDENTITY = ("scenario", "sweep", "variants", "models", "seeds", "base_seed")
+
+
+class DefinitionChanged(ExperimentError):
+    """The store holds another definition under the experiment's name."""
+
+    def __init__(self, name: str, store: str, changed: list[str], source: str | None = None):
+        super().__init__("name", name, "", source)
+        self.changed = changed
+        where = f"{source}: " if source else ""
+        self.args = (
+            f"{where}experiment '{name}' in store {store} was run with another definition "
+            f"(changed: {', '.join(changed)}). Give the edited experiment a new name, or "
+            "replace the stored definition with --replace (Python: run(..., replace=True)): "
+            "results then show only what the new definition asks for; finished runs of "
+            "either definition stay in the store and are reused when asked for again.",)
+
+
+def _check_arguments(store: Any, executor: Any, workers: Any, dask: Any, progress: Any,
+                     planning: Any, target_batch_s: Any) -> None:
+    """The arguments of :func:`run`, checked before anything is written or computed."""
+    import inspect
+    import os
+
+    from ..errors import ParameterError
+    from .executors import Executor
+
+    if store is not None and not isinstance(store, (Store, str, os.PathLike)):
+        raise ParameterError("store", store, "must be a Store, a path or ':memory:'")
+    if executor is not None and not isinstance(executor, Executor):
+        raise ParameterError("executor", executor, "must be an Executor (LocalPool, Serial, "
+                             "DaskExecutor) or None")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 0):
+        raise ParameterError("workers", workers, "must be an integer >= 0 (0: in this "
+                             "process; None: one per core)")
+    if dask is not None and not isinstance(dask, str):
+        raise ParameterError("dask", dask, "must be a scheduler address (tcp://host:8786) or "
+                             "'local'")
+    if dask and workers == 0:
+        raise ParameterError("workers", workers, "0 runs in this process, which contradicts "
+                             f"dask = {dask!r}: give one of them")
+    for name, cb in (("progress", progress), ("planning", planning)):
+        if cb is None:
+            continue
+        if not callable(cb):
+            raise ParameterError(name, cb, "must be a function progress(done, total) or None")
+        try:
+            inspect.signature(cb).bind(0, 0)
+        except TypeError:
+            raise ParameterError(name, cb, "must accept two arguments (done, total)") from None
+        except ValueError:
+            pass                       # a builtin without a signature: trust it
+    if isinstance(target_batch_s, bool) or not isinstance(target_batch_s, (int, float)) \
+            or not 0 <= target_batch_s <= 3600:
+        raise ParameterError("target_batch_s", target_batch_s, "must be seconds in [0, 3600]")
+
+
 def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor | None = None,
         workers: int | None = None, dask: str | None = None,
-        progress: Progress | None = None, target_batch_s: float = 0.25) -> RunResult:
-    """Run ``exp`` (only what ``store`` lacks) and return a handle on its results."""
+        progress: Progress | None = None, target_batch_s: float = 0.25,
+        replace: bool = False, planning: Progress | None = None) -> RunResult:
+    """Run ``exp`` (only what ``store`` lacks) and return a handle on its results.
+
+    ``store``: a :class:`Store`, a path, or ``":memory:"`` (results in this process only).
+    A store identifies an experiment by its definition: if it holds another definition
+    under ``exp.name`` (other scenario, sweep, variants, models or seeds), the run is
+    refused with :class:`DefinitionChanged` unless ``replace``, which makes this definition
+    the stored one (the other's runs stay in the store, unlisted, and are reused if asked
+    for again). ``progress(done, total)`` follows the runs, ``planning(done, total)`` the
+    expansion and checking of the points before them (long for large sweeps)."""
+    from ..errors import ParameterError
     from .spec import validate
 
-    validate(exp)
+    if not isinstance(exp, Experiment):
+        raise ParameterError("experiment", exp, "must be an Experiment (experiments.load(FILE) "
+                             "or experiments.Experiment(...))")
+    _check_arguments(store, executor, workers, dask, progress, planning, target_batch_s)
+    if not isinstance(replace, bool):
+        raise ParameterError("replace", replace, "must be True or False")
+    scenario_cache: dict[str, Any] = {}
+    points = exp.points()
+    # One bar for the plan: the points checked, then the runs expanded (the first round's).
+    plan_total = len(points) * (1 + exp.initial_seed_count())
+    validate(exp, cache=scenario_cache, progress=None if planning is None else
+             (lambda done, _total: planning(done, plan_total)))
     if not isinstance(store, Store):
         store = Store(store or "lossytcp-results.sqlite")
-    store.put_experiment(exp.name, definition(exp))
-    points = exp.points()
+    changed = store.claim(exp.name, definition(exp), IDENTITY, replace)
+    if changed:
+        raise DefinitionChanged(exp.name, str(store.path), changed, exp.source)
     specs: dict[tuple[str, int], RunSpec] = {}
-    scenario_cache: dict[str, Any] = {}
     own = executor is None
     t0 = time.perf_counter()
     computed = 0
     ex: Executor | None = executor
+    # Workers write each run to the store themselves, except to a store only this process
+    # can see.
+    store_path = None if store.in_memory else str(store.path)
 
     def get_ex() -> Executor:
         nonlocal ex
@@ -143,15 +230,25 @@ def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor
         return ex
     try:
         evaluate_models(exp, store, get_ex)
+        first = True
         while True:
             want = _wanted(exp, store, specs, points)
             new = []
+            n_new = sum(len(exp.seed_list(want[p.id])) for p in points) - len(specs)
             for p in points:
                 for s in exp.seed_list(want[p.id]):
                     if (p.id, s) not in specs:
                         specs[p.id, s] = spec = exp.run_spec(p, s, scenario_cache)
                         new.append(spec)
-            store.put_members(exp.name, [(sp.point.id, sp.seed, sp.key) for sp in new])
+                        if planning and first and len(new) % 1000 == 0:
+                            planning(len(points) + len(new), len(points) + n_new)
+            members = [(sp.point.id, sp.seed, sp.key) for sp in new]
+            if first:
+                if planning:
+                    planning(plan_total, plan_total)
+                store.reset_stale_members(exp.name, members)
+                first = False
+            store.put_members(exp.name, members)
             all_keys = {sp.key: sp for sp in specs.values()}
             missing_keys = sorted(set(all_keys) - store.finished(all_keys))
             if not missing_keys:
@@ -165,14 +262,15 @@ def run(exp: Experiment, *, store: Store | str | None = None, executor: Executor
             order = {p.id: i for i, p in enumerate(points)}
             todo.sort(key=lambda sp: (order[sp.point.id], sp.seed))
             batches = make_batches(
-                [(sp.key, sp.point.variant, sp.seed, keys.dumps(sp.scenario), sp.cost)
+                [(sp.key, sp.point.variant, sp.seed, functools.partial(getattr, sp, "text"),
+                  sp.cost)
                  for sp in todo], ex.workers, target_s=target_batch_s)
             total = len(all_keys)
             done = total - len(todo)
             if progress:
                 progress(done, total)
-            for rows in ex.run(batches, str(store.path)):
-                if not ex.writes_store:
+            for rows in ex.run(batches, store_path):
+                if not (ex.writes_store and store_path):
                     store.put_runs(rows)
                 done += len(rows)
                 computed += len(rows)

@@ -94,6 +94,23 @@ class ExperimentError(ParameterError):
         return self.args[0]
 
 
+#: Most runs one experiment may plan (points x seeds; a sequential rule's max_seeds): its
+#: plan is expanded, checked and recorded before anything runs. A million runs (200,000
+#: points of simulate() arguments x 5 seeds) plan in about two minutes and 1.4 GB on this
+#: project's machine (a progress bar shows it); beyond, split the sweep into several
+#: experiments.
+MAX_RUNS = 1_000_000
+#: Most values one axis may have (checked before its values are built).
+MAX_AXIS_VALUES = MAX_RUNS
+
+
+def _axis_size(name: str, n: float) -> None:
+    if not n <= MAX_AXIS_VALUES:
+        raise ParameterError(name, n, f"asks for {n:.4g} values; an axis has at most "
+                             f"{MAX_AXIS_VALUES:,} (and an experiment at most {MAX_RUNS:,} "
+                             "runs)")
+
+
 def _clean(x: float) -> float:
     """12 significant digits: ranges computed in floating point give the same keys on every
     machine and in every run (1e-3 * 10**0.5 is not reproducible to the last bit across
@@ -105,6 +122,7 @@ def logrange(start: float, stop: float, num: int) -> list[float]:
     """``num`` values from ``start`` to ``stop`` inclusive, equally spaced in log."""
     if not (start > 0 and stop > 0) or num < 1:
         raise ParameterError("log", [start, stop], "needs start > 0, stop > 0 and num >= 1")
+    _axis_size("num", num)
     if num == 1:
         return [_clean(start)]
     r = math.log(stop / start) / (num - 1)
@@ -115,6 +133,7 @@ def linrange(start: float, stop: float, num: int) -> list[float]:
     """``num`` values from ``start`` to ``stop`` inclusive, equally spaced."""
     if num < 1:
         raise ParameterError("num", num, "must be >= 1")
+    _axis_size("num", num)
     if num == 1:
         return [_clean(start)]
     return [_clean(start + (stop - start) * i / (num - 1)) for i in range(num)]
@@ -122,8 +141,12 @@ def linrange(start: float, stop: float, num: int) -> list[float]:
 
 def grid(start: float, stop: float, step: float) -> list[float]:
     """``start, start + step, ...`` up to ``stop`` inclusive (within 1e-9 of a step)."""
+    if not all(map(math.isfinite, (start, stop, step))):
+        raise ParameterError("step", [start, stop, step], "start, stop and step must be "
+                             "finite")
     if step <= 0 or stop < start:
         raise ParameterError("step", step, "must be > 0 with stop >= start")
+    _axis_size("step", math.floor((stop - start) / step + 1e-9) + 1)
     n = int(math.floor((stop - start) / step + 1e-9)) + 1
     return [_clean(start + step * i) for i in range(n)]
 
@@ -163,15 +186,25 @@ class Point:
         return keys.dumps(self.values)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunSpec:
-    """One engine run: a point, a seed, the validated engine scenario and its key."""
+    """One engine run: a point, a seed, its key and its validated engine scenario (kept as
+    its point's :class:`~.keys.SeedTemplate`: a run costs its key, not a scenario)."""
 
     point: Point
     seed: int
-    scenario: Mapping[str, Any]
     key: str
     cost: float     # rough engine seconds, to size batches
+    template: keys.SeedTemplate
+
+    @property
+    def text(self) -> str:
+        """The engine scenario as canonical JSON."""
+        return self.template.text(self.seed)
+
+    @property
+    def scenario(self) -> dict[str, Any]:
+        return json.loads(self.text)
 
 
 @dataclass(frozen=True)
@@ -195,13 +228,17 @@ class Experiment:
         if not isinstance(self.name, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]+", self.name):
             raise ExperimentError("name", self.name, "must be a non-empty string of letters, "
                                   "digits, '-', '_' or '.'", f)
-        if isinstance(self.variants, str) or not self.variants:
+        if isinstance(self.variants, (str, bytes)) or not isinstance(
+                self.variants, Sequence) or not self.variants:
             raise ExperimentError("variants", self.variants, "must be a non-empty list of "
                                   "variants: " + ", ".join(VARIANTS), f)
         for i, var in enumerate(self.variants):
-            if var not in VARIANTS:
+            if not isinstance(var, str) or var not in VARIANTS:
                 raise ExperimentError(f"variants[{i}]", var, "must be one of "
                                       + ", ".join(VARIANTS), f)
+            if var in list(self.variants)[:i]:
+                raise ExperimentError(f"variants[{i}]", var, "is listed twice; list each "
+                                      "variant once (its seeds are the replications)", f)
         if not isinstance(self.sweep, Mapping):
             raise ExperimentError("sweep", self.sweep, "must map axis names to lists of "
                                   "values", f)
@@ -226,21 +263,68 @@ class Experiment:
         except ParameterError:
             raise ExperimentError("level", self.level, "must be a confidence level in (0, 1), "
                                   "e.g. 0.95 or 0.975", f) from None
+        if self.metrics is not None and (isinstance(self.metrics, (str, bytes))
+                                         or not isinstance(self.metrics, Sequence)):
+            raise ExperimentError("metrics", self.metrics, "must be a list of metrics: "
+                                  + ", ".join(METRICS), f)
+        if not isinstance(self.description, str):
+            raise ExperimentError("description", self.description, "must be text", f)
         for i, m in enumerate(self.metrics or ()):
-            if m not in METRICS:
+            if not isinstance(m, str) or m not in METRICS:
                 raise ExperimentError(f"metrics[{i}]", m, "must be one of "
                                       + ", ".join(METRICS), f)
         if isinstance(self.seeds, SequentialRule) and self.seeds.metric not in METRICS:
             raise ExperimentError("seeds.metric", self.seeds.metric, "must be one of "
                                   + ", ".join(METRICS), f)
+        self._check_size()
+        self._check_axes_used()
+        if isinstance(self.models, (str, bytes, Mapping)) or not isinstance(
+                self.models, Sequence) or not all(isinstance(m, ModelOverlay)
+                                                  for m in self.models):
+            raise ExperimentError("models", self.models, "must be a list of ModelOverlay", f)
+        for i, m in enumerate(self.models):
+            _check_overlay(i, m, VARIANTS, f)
         labels = [m.key for m in self.models]
         for i, m in enumerate(self.models):
             if labels.count(m.key) > 1:
                 raise ExperimentError(f"models[{i}].label", m.key, "labels must be unique "
                                       "(give each overlay of the same model a label)", f)
-            if m.sim_metric not in METRICS:
-                raise ExperimentError(f"models[{i}].sim_metric", m.sim_metric,
-                                      "must be one of " + ", ".join(METRICS), f)
+
+    def _check_size(self) -> None:
+        """Refuse a plan too large to expand (see :data:`MAX_RUNS`) before expanding it."""
+        points = len(self.variants) * math.prod(len(v) for v in self.sweep.values())
+        seeds = self.seeds if isinstance(self.seeds, int) else self.seeds.max_seeds
+        if points * seeds > MAX_RUNS:
+            axes = " x ".join(f"{len(v):,} {k}" for k, v in self.sweep.items())
+            raise ExperimentError(
+                "sweep", {k: f"{len(v):,} values" for k, v in self.sweep.items()},
+                f"asks for {points * seeds:,} runs ({len(self.variants)} variants"
+                + (f" x {axes}" if axes else "") + f" x {seeds:,} seeds); an experiment "
+                f"plans at most {MAX_RUNS:,}: coarsen the axes or split the sweep into "
+                "several experiments", self.source)
+
+    def _check_axes_used(self) -> None:
+        """A swept axis must change something: a placeholder in the scenario or a model's
+        parameters, or a simulate() parameter of its name. An axis nothing uses repeats the
+        same runs under different labels (identical rows). A scenario or parameters given as
+        functions may use any axis: not checked."""
+        from ..sim import _DEFAULTS
+
+        if callable(self.scenario) or any(callable(m.params) for m in self.models):
+            return
+        used: set[str] = set()
+        for tmpl in (self.scenario, *(m.params for m in self.models)):
+            _placeholders(tmpl, used)
+        direct = ENGINE_SCENARIO not in self.scenario
+        for axis, vals in self.sweep.items():
+            if axis in used or (direct and axis in _DEFAULTS and axis not in self.scenario):
+                continue
+            if len(vals) == 1:
+                continue                 # a constant recorded as a column: harmless
+            raise ExperimentError(f"sweep.{axis}", list(vals)[:5], "is used by nothing: "
+                                  f"write {{{axis}}} in a scenario value or a model parameter "
+                                  "(or name the axis after a simulate() parameter); "
+                                  "otherwise every value runs the same scenario", self.source)
 
     # ------------------------------------------------------------------------- expansion
     @property
@@ -271,10 +355,13 @@ class Experiment:
 
         if callable(self.scenario):
             if _arity(self.scenario) >= 2:
-                kw = dict(self.scenario(dict(point.values), self.base_seed if seed is None
-                                        else seed))
+                out = self.scenario(dict(point.values), self.base_seed if seed is None
+                                    else seed)
             else:
-                kw = dict(self.scenario(dict(point.values)))
+                out = self.scenario(dict(point.values))
+            kw = _mapping("scenario", out, "a scenario function must return a dict of "
+                          f"simulate() arguments (or {{{ENGINE_SCENARIO!r}: {{...}}}})",
+                          point, self.source)
             where = "scenario"
         else:
             kw = {k: render(val, point.values, f"scenario.{k}", self.source)
@@ -297,7 +384,9 @@ class Experiment:
 
         i = list(self.models).index(overlay)
         if callable(overlay.params):
-            kw = dict(overlay.params(dict(point.values)))
+            kw = _mapping(f"models[{i}].params", overlay.params(dict(point.values)),
+                          "a parameter function must return a dict of the model's "
+                          "parameters", point, self.source)
         else:
             kw = {k: render(val, point.values, f"models[{i}].params.{k}", self.source)
                   for k, val in overlay.params.items()}
@@ -309,16 +398,15 @@ class Experiment:
         return kw
 
     def run_spec(self, point: Point, seed: int,
-                 cache: dict[str, Mapping[str, Any]] | None = None) -> RunSpec:
+                 cache: dict[str, keys.SeedTemplate] | None = None) -> RunSpec:
         """The run of ``point`` at ``seed``. With ``cache`` (a dict the caller keeps), a point
-        whose scenario does not depend on the seed is validated once and copied for the other
-        seeds: only the seed differs between them."""
+        whose scenario does not depend on the seed is validated once and its template serves
+        the other seeds: only the seed differs between them."""
         from ..sim import build_scenario
 
         if cache is not None and point.id in cache:
-            sc = dict(cache[point.id])
-            sc["seed"] = seed
-            return RunSpec(point, seed, sc, keys.run_key(sc), _cost_s(sc))
+            t = cache[point.id]
+            return RunSpec(point, seed, t.key(seed), t.cost, t)
         kw = self.sim_kwargs(point, seed)
         if ENGINE_SCENARIO in kw:
             # a whole engine scenario (topologies, several flows, generated traffic: the
@@ -330,9 +418,19 @@ class Experiment:
                 raise ExperimentError(f"scenario.{extra[0]}", kw[extra[0]], "cannot be "
                                       f"combined with {ENGINE_SCENARIO} (put it inside)",
                                       self.source)
-            sc = json.loads(keys.dumps(kw[ENGINE_SCENARIO]))
+            sc = kw[ENGINE_SCENARIO]
+            if not isinstance(sc, Mapping):
+                raise ExperimentError(f"scenario.{ENGINE_SCENARIO}", sc, "must be the "
+                                      "engine's JSON scenario (a dict)", self.source)
+            try:
+                sc = json.loads(keys.dumps(sc))
+            except (TypeError, ValueError) as e:
+                raise ExperimentError(f"scenario.{ENGINE_SCENARIO}", sc, f"is not JSON data "
+                                      f"({e})", self.source) from None
             sc["seed"] = seed
-            return RunSpec(point, seed, sc, keys.run_key(sc), _cost_s(sc))
+            _engine_check(sc, point, self.source)
+            t = keys.SeedTemplate(sc, _cost_s(sc))
+            return RunSpec(point, seed, t.key(seed), t.cost, t)
         try:
             sc = build_scenario(point.variant, seed=seed, **kw)
         except ParameterError as e:
@@ -343,9 +441,99 @@ class Experiment:
                 key = f"sweep.{e.name}"
             raise ExperimentError(key, e.value, f"{e.valid} (at point {point.id})",
                                   self.source) from None
+        t = keys.SeedTemplate(sc, _cost_s(sc))
         if cache is not None and not (callable(self.scenario) and _arity(self.scenario) >= 2):
-            cache[point.id] = sc
-        return RunSpec(point, seed, sc, keys.run_key(sc), _cost_s(sc))
+            cache[point.id] = t
+        return RunSpec(point, seed, t.key(seed), t.cost, t)
+
+
+def _model_outputs(name: str) -> set[str] | None:
+    """The result fields of a model (what an overlay may draw), from its compute function's
+    return annotation; None if it cannot be told."""
+    import dataclasses
+    import typing
+
+    from .. import models
+
+    try:
+        hint = typing.get_type_hints(models.get(name).compute).get("return")
+        return {f.name for f in dataclasses.fields(hint)} if hint else None
+    except Exception:  # noqa: BLE001 - an unresolvable annotation: not checked
+        return None
+
+
+def _check_overlay(i: int, m: ModelOverlay, variants: Sequence[str], f: str | None) -> None:
+    """An overlay's fields: a registered model, parameters as a table or a function, a
+    label, a metric the model gives, a simulation metric, variants."""
+    from .. import models
+    from ..sim import METRICS
+
+    key = f"models[{i}]"
+    try:
+        models.get(m.name)
+    except ParameterError:
+        raise ExperimentError(f"{key}.name", m.name, "must be one of "
+                              + ", ".join(models.available()), f) from None
+    if not (callable(m.params) or isinstance(m.params, Mapping)):
+        raise ExperimentError(f"{key}.params", m.params, "must be a table of the model's "
+                              "parameters (or a function of the point returning one)", f)
+    if m.label is not None and (not isinstance(m.label, str) or not m.label):
+        raise ExperimentError(f"{key}.label", m.label, "must be a non-empty string", f)
+    outputs = _model_outputs(m.name)
+    if not isinstance(m.metric, str) or (outputs is not None and m.metric not in outputs):
+        raise ExperimentError(f"{key}.metric", m.metric, "must be an output of "
+                              f"{m.name}: " + ", ".join(sorted(outputs or ())), f)
+    if not isinstance(m.sim_metric, str) or m.sim_metric not in METRICS:
+        raise ExperimentError(f"{key}.sim_metric", m.sim_metric,
+                              "must be one of " + ", ".join(METRICS), f)
+    if m.variants is not None:
+        if isinstance(m.variants, (str, bytes)) or not isinstance(m.variants, Sequence):
+            raise ExperimentError(f"{key}.variants", m.variants, "must be a list of variants",
+                                  f)
+        for j, var in enumerate(m.variants):
+            if var not in variants:
+                raise ExperimentError(f"{key}.variants[{j}]", var, "must be one of "
+                                      + ", ".join(variants), f)
+
+
+def _mapping(key: str, value: Any, valid: str, point: Point, source: str | None
+             ) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ExperimentError(key, value, f"{valid} (at point {point.id})", source)
+    return dict(value)
+
+
+def _engine_check(sc: Mapping[str, Any], point: Point, source: str | None) -> None:
+    """The engine's own checks of a scenario given whole (structure and ranges, as it will
+    run it), before anything runs: a scenario refused there would otherwise fail in a
+    worker, after the runs before it."""
+    from .. import _sim
+
+    try:
+        _sim.check_json(keys.dumps(sc))
+    except ValueError as e:
+        raise ExperimentError(f"scenario.{ENGINE_SCENARIO}", _excerpt_keys(sc),
+                              f"the engine refuses it: {e} (at point {point.id})",
+                              source) from None
+
+
+def _excerpt_keys(sc: Mapping[str, Any]) -> str:
+    return "{" + ", ".join(f"{k}: ..." for k in sc) + "}"
+
+
+def _placeholders(value: Any, out: set[str]) -> None:
+    """Collect the axis names of ``{axis}`` placeholders anywhere in a template."""
+    if isinstance(value, Mapping):
+        for x in value.values():
+            _placeholders(x, out)
+    elif isinstance(value, (list, tuple)):
+        for x in value:
+            _placeholders(x, out)
+    elif isinstance(value, str) and "{" in value:
+        try:
+            out.update(f for _, f, _, _ in _FIELD.parse(value) if f)
+        except ValueError:
+            pass                         # a bad placeholder: render() names it
 
 
 def _arity(fn: Callable[..., Any]) -> int:
@@ -509,8 +697,12 @@ def from_dict(d: Mapping[str, Any], source: str | None = None) -> Experiment:
         except ParameterError:
             raise ExperimentError(f"models[{i}].name", m["name"], "must be one of "
                                   + ", ".join(registry.available()), f) from None
+        params = m.get("params", {})
+        if not isinstance(params, Mapping):
+            raise ExperimentError(f"models[{i}].params", params, "must be a table of the "
+                                  "model's parameters", f)
         models.append(ModelOverlay(
-            name=m["name"], params=dict(m.get("params", {})), label=m.get("label"),
+            name=m["name"], params=dict(params), label=m.get("label"),
             metric=m.get("metric", "throughput_norm"),
             sim_metric=m.get("sim_metric", "goodput_norm"), variants=m.get("variants")))
     return Experiment(
@@ -520,30 +712,52 @@ def from_dict(d: Mapping[str, Any], source: str | None = None) -> Experiment:
         metrics=d.get("metrics"), description=d.get("description", ""), source=source)
 
 
-def load(path: str | Path) -> Experiment:
+def load(path: str | Path, progress: Callable[[int, int], None] | None = None, *,
+         check: bool = True) -> Experiment:
     """Read and check an experiment file (TOML). Errors name the file, the key and what is
-    valid; every point is expanded and validated before anything runs."""
+    valid; every point is expanded and validated before anything runs (``progress(done,
+    total)`` follows the points). ``check=False`` leaves the points to :func:`validate`
+    (which :func:`~lossytcp.experiments.run` calls, sharing the work with its plan)."""
     import tomllib
 
     p = Path(path)
     try:
-        text = p.read_text()
+        if p.is_dir():
+            raise ExperimentError("(file)", str(p), "is a directory, not an experiment file",
+                                  p)
+        text = p.read_bytes().decode("utf-8")
     except OSError as e:
         raise ExperimentError("(file)", str(p), f"cannot be read: {e.strerror}", p) from None
+    except UnicodeDecodeError as e:
+        raise ExperimentError("(file)", str(p), f"is not a text (UTF-8) TOML file: byte "
+                              f"{e.object[e.start]:#04x} at offset {e.start}", p) from None
     try:
         d = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ExperimentError("(syntax)", str(p), f"is not valid TOML: {e}", p) from None
     exp = from_dict(d, str(p))
-    validate(exp)
+    if check:
+        validate(exp, progress)
     return exp
 
 
-def validate(exp: Experiment) -> None:
+def validate(exp: Experiment, progress: Callable[[int, int], None] | None = None,
+             cache: dict[str, Mapping[str, Any]] | None = None) -> None:
     """Expand every point at its first seed and evaluate nothing: bad scenario values, bad
-    placeholders and unknown model parameters fail here, naming the key."""
-    for point in exp.points():
-        exp.run_spec(point, exp.base_seed)
+    placeholders and unknown model parameters fail here, naming the key. An experiment
+    passes once (it is immutable): checking it again costs nothing. ``progress(done,
+    total)`` follows the points; ``cache`` keeps each point's scenario (see
+    :meth:`Experiment.run_spec`)."""
+    if not isinstance(exp, Experiment):
+        raise ParameterError("experiment", exp, "must be an Experiment (experiments.load(FILE) "
+                             "or experiments.Experiment(...))")
+    if exp.__dict__.get("_validated"):
+        return
+    points = exp.points()
+    for n, point in enumerate(points):
+        if progress and n % 1000 == 0:
+            progress(n, len(points))
+        exp.run_spec(point, exp.base_seed, cache)
         if not exp.models:
             continue
         from .. import models  # (imports scipy: only when there is a model to check)
@@ -561,3 +775,6 @@ def validate(exp: Experiment) -> None:
                                       exp.source) from None
             except TypeError as e:
                 raise ExperimentError(f"models[{i}].params", kw, str(e), exp.source) from None
+    if progress:
+        progress(len(points), len(points))
+    object.__setattr__(exp, "_validated", True)

@@ -22,6 +22,7 @@ system crash may lose the last commits, never corrupt the file).
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -30,6 +31,8 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from ..errors import ParameterError
 
 DEFAULT_NAME = "lossytcp-results.sqlite"
 
@@ -76,23 +79,137 @@ def _json(x: Any) -> str:
     return json.dumps(fix(x), sort_keys=True, separators=(",", ":"))
 
 
-def connect(path: str | Path, timeout_s: float = 60.0) -> sqlite3.Connection:
+def _store_error(path: str | Path, e: BaseException, writing: bool) -> ParameterError:
+    """A clear error for a store path SQLite cannot use (a directory, a file that is not a
+    database, a place that cannot be written)."""
+    p = Path(path)
+    if p.is_dir():
+        why = "is a directory; give the path of a results database file"
+    elif isinstance(e, sqlite3.DatabaseError) and "not a database" in str(e):
+        why = "is not an SQLite results database (file is not a database)"
+    elif "readonly" in str(e) or "read-only" in str(e) or (
+            isinstance(e, OSError) and e.errno in (errno.EACCES, errno.EROFS, errno.EPERM)) \
+            or (writing and not _writable(p)):
+        why = ("cannot be written (read-only file or directory)" if writing
+               else "cannot be read (permission denied)")
+    elif "unable to open" in str(e) or isinstance(e, OSError):
+        why = f"cannot be opened ({getattr(e, 'strerror', None) or e})"
+    else:
+        why = f"cannot be used ({e})"
+    return ParameterError("store", str(path), why)
+
+
+def _writable(p: Path) -> bool:
+    """Whether the database file and its directory (for SQLite's WAL and shared-memory
+    files) can be written, asking the file system itself (root passes permission checks,
+    not a read-only mount or an immutable file)."""
+    import tempfile
+
+    try:
+        if p.exists():
+            os.close(os.open(p, os.O_WRONLY | os.O_APPEND))
+        with tempfile.TemporaryFile(dir=p.resolve().parent):
+            pass
+    except OSError:
+        return False
+    return True
+
+
+def _retrying(con: sqlite3.Connection, sql: str, deadline: float) -> Any:
+    """``con.execute(sql)``, retried while the database is locked. SQLite does not call the
+    busy handler where waiting could deadlock: two connections switching a new database to
+    WAL at once each hold a shared lock and want an exclusive one, and one of them gets
+    "database is locked" at once whatever the busy timeout (issue 24: two ``lossytcp run``
+    starting together on a new store). Backing off and trying again resolves it."""
+    import random
+
+    delay = 0.005
+    while True:
+        try:
+            return con.execute(sql).fetchall()
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay * (1 + random.random()))
+        delay = min(delay * 2, 0.2)
+
+
+def connect(path: str | Path, timeout_s: float = 60.0, *,
+            readonly: bool = False) -> sqlite3.Connection:
+    """A connection in WAL mode with a busy timeout (``readonly``: a read-only one that
+    changes nothing in the file, for ``lossytcp results``)."""
+    deadline = time.monotonic() + timeout_s
+    if readonly:
+        from urllib.parse import quote
+
+        uri = f"file:{quote(str(Path(path).resolve()))}"
+        try:
+            con = sqlite3.connect(f"{uri}?mode=ro", timeout=timeout_s, isolation_level=None,
+                                  uri=True)
+            con.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
+            _retrying(con, "SELECT COUNT(*) FROM sqlite_master", deadline)
+        except sqlite3.OperationalError:
+            # A WAL database in a directory nobody may write (a read-only disk, an archive):
+            # SQLite cannot make its shared-memory file there; read the file as it is.
+            con = sqlite3.connect(f"{uri}?immutable=1", isolation_level=None, uri=True)
+            con.execute("SELECT COUNT(*) FROM sqlite_master").fetchall()
+        return con
     con = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None)
     con.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
-    con.execute("PRAGMA journal_mode = WAL")
+    if str(path) != ":memory:":
+        _retrying(con, "PRAGMA journal_mode = WAL", deadline)
     con.execute("PRAGMA synchronous = NORMAL")
     return con
 
 
-class Store:
-    """An SQLite results store at ``path`` (created on first use)."""
+def _rollback(con: sqlite3.Connection) -> None:
+    """Roll back the transaction if there still is one: an interrupt (Ctrl-C) can arrive
+    after SQLite finished the COMMIT and before Python returned from it, and then ROLLBACK
+    would fail with "cannot rollback - no transaction is active" (issue 24)."""
+    if con.in_transaction:
+        try:
+            con.execute("ROLLBACK")
+        except sqlite3.OperationalError:
+            pass
 
-    def __init__(self, path: str | Path = DEFAULT_NAME) -> None:
+
+class Store:
+    """An SQLite results store at ``path`` (created on first use; ``":memory:"`` for one in
+    this process only). ``readonly``: open an existing store for reading only (``lossytcp
+    results``): nothing in the file changes, and a store on a read-only disk can be read.
+
+    A path SQLite cannot use (a directory, a file that is not a database, a read-only
+    place to write) raises :class:`~lossytcp.errors.ParameterError` naming ``store``."""
+
+    def __init__(self, path: str | Path = DEFAULT_NAME, *, readonly: bool = False) -> None:
         self.path = Path(path)
-        if self.path.parent and not self.path.parent.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._con = connect(self.path)
-        self._con.executescript(_SCHEMA)
+        self.readonly = readonly
+        try:
+            if readonly:
+                if not self.path.is_file():
+                    raise ParameterError("store", str(path), "no such results database (run "
+                                         "an experiment first, or pass --store PATH)")
+                self._con = connect(self.path, readonly=True)
+                have = {r[0] for r in self._con.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if not {"runs", "members", "experiments"} <= have:
+                    self._con.close()
+                    raise ParameterError("store", str(path), "holds no lossytcp results (an "
+                                         "empty file or another application's database)")
+                return
+            if not self.in_memory and self.path.parent and not self.path.parent.exists():
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._con = connect(self.path)
+            self._con.executescript(_SCHEMA)
+        except ParameterError:
+            raise
+        except (sqlite3.Error, OSError) as e:
+            raise _store_error(path, e, writing=not readonly) from None
+
+    @property
+    def in_memory(self) -> bool:
+        """A store that lives in this process only: workers cannot write it themselves."""
+        return str(self.path) in (":memory:", "")
 
     # ------------------------------------------------------------------------ writing
     def _tx(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
@@ -102,7 +219,7 @@ class Store:
             con.executemany(sql, rows)
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            _rollback(con)
             raise
 
     def put_runs(self, rows: Iterable[Mapping[str, Any]]) -> None:
@@ -110,8 +227,32 @@ class Store:
         write_runs(self._con, rows)
 
     def put_members(self, experiment: str, members: Iterable[tuple[str, int, str]]) -> None:
-        self._tx("INSERT OR IGNORE INTO members VALUES (?, ?, ?, ?)",
+        """Record runs ``(point, seed, key)`` as the experiment's: a (point, seed) whose key
+        changed (a new engine version, an edited trace file or scenario function) now
+        names the new run."""
+        self._tx("INSERT OR REPLACE INTO members VALUES (?, ?, ?, ?)",
                  [(experiment, p, s, k) for p, s, k in members])
+
+    def reset_stale_members(self, experiment: str,
+                            members: Sequence[tuple[str, int, str]]) -> bool:
+        """Forget the experiment's recorded runs if any of ``members`` (its first planned
+        runs) has another key than recorded: its inputs changed under the same definition
+        (engine version, trace file contents, a scenario function's code), so none of the
+        old runs is what the experiment asks for now. The runs stay in the store. Returns
+        whether the record was reset."""
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            old = {(p, s): k for p, s, k in con.execute(
+                "SELECT point, seed, key FROM members WHERE experiment = ?", (experiment,))}
+            stale = any(old.get((p, s), k) != k for p, s, k in members)
+            if stale:
+                con.execute("DELETE FROM members WHERE experiment = ?", (experiment,))
+            con.execute("COMMIT")
+        except BaseException:
+            _rollback(con)
+            raise
+        return stale
 
     def put_models(self, rows: Iterable[Mapping[str, Any]]) -> None:
         self._tx("INSERT OR IGNORE INTO models VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -136,6 +277,38 @@ class Store:
     def put_experiment(self, name: str, definition: Mapping[str, Any]) -> None:
         self._tx("INSERT OR REPLACE INTO experiments VALUES (?, ?, ?)",
                  [(name, _json(definition), time.time())])
+
+    def claim(self, name: str, definition: Mapping[str, Any], identity: Sequence[str],
+              replace: bool = False) -> list[str]:
+        """Store ``definition`` as experiment ``name``'s, in one transaction. If the store
+        holds another definition under that name (differing in one of the ``identity``
+        keys: what decides the runs), return the keys that differ and change nothing,
+        unless ``replace``: then forget the old definition's record of runs (the runs stay,
+        content-keyed, and are reused when asked for again) and store the new one. Keys
+        outside the identity (description, confidence level, summarised metrics) are
+        updated in place."""
+        text = _json(definition)
+        new = json.loads(text)
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            row = con.execute("SELECT definition FROM experiments WHERE name = ?",
+                              (name,)).fetchone()
+            old = None if row is None else json.loads(row[0])
+            changed = [] if old is None else _changed(old, new, identity)
+            if changed and not replace:
+                con.execute("ROLLBACK")
+                return changed
+            if changed:
+                con.execute("DELETE FROM members WHERE experiment = ?", (name,))
+                con.execute("DELETE FROM model_members WHERE experiment = ?", (name,))
+            con.execute("INSERT OR REPLACE INTO experiments VALUES (?, ?, ?)",
+                        (name, text, time.time()))
+            con.execute("COMMIT")
+        except BaseException:
+            _rollback(con)
+            raise
+        return []
 
     # ------------------------------------------------------------------------ reading
     def finished(self, keys: Iterable[str]) -> set[str]:
@@ -188,7 +361,9 @@ class Store:
         values as columns, the metrics, and the provenance columns.
 
         ``experiment`` restricts to its members; ``keys`` to those run keys; ``where`` is a
-        pandas query on the result (``"variant == 'sack' and alpha < 0.01"``); ``reports``
+        filter on the result (``"variant == 'sack' and alpha < 0.01"``: comparisons of
+        columns and literals, and/or/not, see :mod:`.query`; parsed, never evaluated);
+        ``reports``
         adds the engine's whole report (every flow, link and traffic entry) as a dict column
         ``report``."""
         import pandas as pd
@@ -221,8 +396,12 @@ class Store:
                 rec["report"] = json.loads(r["report"])
             recs.append(rec)
         df = pd.DataFrame(recs)
-        if where and len(df):
-            df = df.query(where)
+        if where is not None:
+            from .query import mask, parse
+
+            parse(where)               # refused even when there is nothing to filter
+            if len(df):
+                df = df[mask(df, where)]
         return df.reset_index(drop=True)
 
     def model_rows(self, experiment: str):
@@ -257,6 +436,22 @@ class Store:
         self.close()
 
 
+def _changed(old: Mapping[str, Any], new: Mapping[str, Any],
+             identity: Sequence[str]) -> list[str]:
+    """The identity keys whose values differ (a table's own keys one level down:
+    ``sweep.alpha``, ``scenario.duration_s``)."""
+    out = []
+    for k in identity:
+        a, b = old.get(k), new.get(k)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += [f"{k}.{x}" for x in sorted(set(a) | set(b)) if a.get(x) != b.get(x)]
+        else:
+            out.append(k)
+    return out
+
+
 def write_runs(con: sqlite3.Connection, rows: Iterable[Mapping[str, Any]]) -> None:
     vals = [(r["key"], r["engine_version"], r["variant"], r["seed"], r["scenario"],
              r["metrics"], r["report"], r.get("wall_s"), r.get("worker"),
@@ -266,7 +461,7 @@ def write_runs(con: sqlite3.Connection, rows: Iterable[Mapping[str, Any]]) -> No
         con.executemany(f"INSERT OR IGNORE INTO runs VALUES ({','.join('?' * 10)})", vals)
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        _rollback(con)
         raise
 
 
@@ -275,7 +470,7 @@ _WORKER_CONNECTIONS: dict[str, sqlite3.Connection] = {}
 
 def worker_connection(path: str) -> sqlite3.Connection:
     """One connection per worker process and store (workers outlive many tasks)."""
-    key = f"{os.getpid()}:{path}"
+    key = f"{os.getpid()}:{os.path.abspath(path)}"
     con = _WORKER_CONNECTIONS.get(key)
     if con is None:
         con = connect(path)

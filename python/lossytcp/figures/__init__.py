@@ -172,8 +172,10 @@ def reproduce(fig: Figure | str, *, quick: bool = False, out: str | Path = "figu
         fig.prepare(quick, executor)
     for exp in fig.experiments(quick):
         cb = progress(f"{fig.id} {exp.name}") if progress else None
+        # replace: the figure's definition is the code's, and --quick shares the name
         results[exp.name] = run_experiment(exp, store=store, executor=executor,
-                                           workers=workers, dask=dask, progress=cb)
+                                           workers=workers, dask=dask, progress=cb,
+                                           replace=True)
     data = FigureData(fig, quick, results)
     d = out / fig.id
     d.mkdir(exist_ok=True)

@@ -135,6 +135,8 @@ def register(model: Model) -> Model:
 
 
 def get(name: str) -> Model:
+    if not isinstance(name, str):
+        raise ParameterError("model", name, "must be one of " + ", ".join(available()))
     key = name.lower().replace("_", "-")
     if key not in _REGISTRY:
         raise ParameterError("model", name, "must be one of " + ", ".join(available()))

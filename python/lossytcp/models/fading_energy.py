@@ -313,6 +313,13 @@ class FadingEnergyParams:
                 if x < 1e-12:
                     raise ParameterError(name, getattr(self, name), "must be in [1e-12, 1]")
                 s(self, name, x)
+            if self.p_gb == 1.0 and self.p_bg == 1.0:
+                # Good and Bad alternate slot by slot: a periodic chain, which the cycle
+                # analysis (stationary, aperiodic channel) cannot describe; it divided by
+                # zero and reported infinities.
+                raise ParameterError("p_bg", self.p_bg, "p_gb = p_bg = 1 is a channel that "
+                                     "alternates Good and Bad every slot (a periodic chain); "
+                                     "the model needs p_gb < 1 or p_bg < 1")
         elif not hybrid:
             from ..channels.rayleigh import rayleigh_two_state
             if self.doppler_norm is None:

@@ -193,6 +193,14 @@ class PacketTrainParams:
                 "rate_bps", self.rate_bps,
                 f"gives a bandwidth-delay product rate_bps*rtt_s/(8*packet_size_bytes) = {bdp:.4g}"
                 f" packets; the model needs it in [1, {_MAX_BDP:g}]")
+        if self.max_window > _MAX_BDP + 1:
+            # The size of the work is the largest window, the buffer included (issue 24: a
+            # 100000-packet buffer allocated 9.65 GB, then died on a 74.5 GiB array).
+            raise ParameterError(
+                "buffer_packets", self.buffer_packets,
+                f"gives a largest window W_m = floor(BDP) + 1 + buffer_packets = "
+                f"{self.max_window}; the model needs W_m <= {_MAX_BDP + 1:g} (its cost grows "
+                "as W_m^2)")
 
     @property
     def capacity_pps(self) -> float:

@@ -27,6 +27,17 @@ impl TraceBits {
     /// ignored, anything else an error naming its byte offset. Streamed through a 64 KiB
     /// buffer, so memory is the packed outcomes alone.
     pub fn read(path: &str) -> Result<Self, String> {
+        // Opening a named pipe blocks until someone writes to it, and a device may never end.
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => {
+                return Err(format!(
+                    "trace file {path:?} is not a regular file (a named pipe, a device or a \
+                     directory): give a file of '0'/'1' outcomes"
+                ))
+            }
+            Err(e) => return Err(format!("trace file {path:?}: {e}")),
+        }
         let mut f = std::fs::File::open(path).map_err(|e| format!("trace file {path:?}: {e}"))?;
         let mut t = Self::default();
         let mut buf = vec![0u8; 1 << 16];
