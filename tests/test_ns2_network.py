@@ -5,15 +5,17 @@ tests/reference/test_network.py."""
 from __future__ import annotations
 
 import copy
+import json
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
+from lossytcp import _sim
 from lossytcp.errors import ParameterError
 from lossytcp.ns2 import Ns2Unsupported, build_script, simulate_ns2
-from lossytcp.ns2.network import build_network_script, routes
+from lossytcp.ns2.network import build_network_script, routes, run_network
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "reference"))
 import network_cases as nc  # noqa: E402
@@ -69,9 +71,10 @@ def test_traffic_sources_and_transfer_pools() -> None:
     assert t.count("Application/Traffic/Exponential") == 1
     assert "$app(29) set burst_time_ 0.5" in t and "$app(29) use-rng $apprng(29)" in t
     assert "$app(30) set random_ 1" in t and '$ns at 5.0 "$app(30) stop"' in t
-    # 29 download entries, each a pool of 20 reusable agent pairs
+    # 29 download entries, each 20 slots; a slot takes a fresh agent pair per transfer
     assert t.count("for {set j 0} {$j < 20} {incr j}") == 29
     assert "$tagent($k,$j) reset" in t and "$tsink($k,$j) reset" in t
+    assert "lt_retire_$k $j" in t and "lt_pair_$k $j" in t
     assert t.count("set qm(") == 1
 
 
@@ -143,6 +146,34 @@ def test_links_without_endpoints_are_refused_by_the_network_writer() -> None:
         del lk["from"], lk["to"]
     with pytest.raises(ParameterError):
         build_network_script(sc)
+
+
+@needs_ns
+@pytest.mark.parametrize("variant", ["sack", "newreno", "tahoe"])
+def test_every_transfer_of_a_slot_runs_as_the_first(variant: str) -> None:
+    # One slot, 60 KB transfers into a 6-packet DropTail: each overflows in slow start the
+    # same way, and nothing random touches it. When the script reused a slot's agents with
+    # ``reset``, ns-2's Sack1 kept its scoreboard's cumulative ACK (scoreboard-rq.h:
+    # ClearScoreBoard() leaves sack_min), found no hole below it in the next transfer and
+    # waited for a timeout: the first transfer took 0.7796 s, every later one 1.0702 s with
+    # one timeout. Fresh agents: all as the first, and as the engine's fresh connections.
+    links: list = []
+    nc.duplex(links, "S", "D", 1e6, 0.02, {"kind": "droptail", "packets": 6})
+    sc = {"seed": 1, "duration_s": 40.0, "links": links, "flows": [],
+          "traffic": [{"kind": "transfers", "src": "S", "dst": "D",
+                       "arrival_rate_per_s": 0.2, "size": {"kind": "fixed", "bytes": 60000},
+                       "max_concurrent": 1,
+                       "variant": nc.ENGINE_VARIANT.get(variant, variant),
+                       "tcp": nc.tcp(variant, window=64, size=1000)}]}
+    ns = run_network(sc, monitor_links=[0], red_sample_s=None).traffic[0]
+    eng = json.loads(_sim.run_json(json.dumps(sc)))["traffic"][0]
+    assert ns["transfers_completed"] >= 5 and eng["transfers_completed"] >= 5
+    t_ns, t_eng = ns["completion_time_s"], eng["completion_time_s"]
+    assert t_ns["min"] == pytest.approx(t_ns["max"], abs=1e-9)
+    assert t_ns["min"] == pytest.approx(t_eng["min"], abs=1e-9)
+    assert t_eng["min"] == pytest.approx(t_eng["max"], abs=1e-9)
+    if variant == "sack":
+        assert ns["timeouts"] == eng["timeouts"] == 0
 
 
 @needs_ns

@@ -611,7 +611,19 @@ class Red(_Data):
     (``use_mark_p_``) and ``target_delay_s`` (``targetdelay_``, for the automatic
     thresholds). Left out, a parameter takes ns-2 2.35's default (tcl/lib/ns-default.tcl:
     automatic thresholds and weight, max_p 0.1, gentle, wait, bytes and queue_in_bytes on,
-    500 B, use_mark_p on, 5 ms)."""
+    500 B, use_mark_p on, 5 ms).
+
+    ``ns2_seed``: draw the early-drop test's uniforms (red.cc ``drop_early()``, one per packet
+    tested) from ns-2 2.35's default generator, L'Ecuyer's MRG32k3a after ``$defaultRNG seed
+    ns2_seed``, instead of the engine's own stream: an integer in [1, 2^31 - 2] (rng.cc
+    refuses others), or ``"run"`` for ``lossytcp.ns2.ns2_seed(seed)`` of each run's seed,
+    the value the scripts of :mod:`lossytcp.ns2` give ns-2 (so ``crosscheck ns2``, a sweep
+    over seeds, ``simulate_seeds`` and an experiment's ``engine_scenario`` keep independent
+    runs; a fixed integer gives every seed the same draws). ns-2 has one such generator for
+    all its queues and agents, the engine one per queue: the engine makes ns-2's drops where
+    this queue is ns-2's only consumer after time 0 (one RED queue, no finite transfers,
+    whose agents draw as they start) and the flows have ns-2's tick phases
+    (``lossytcp.ns2.rng.with_ns2_draws``). None: the engine's stream."""
 
     KIND = "red"
     packets: int
@@ -626,6 +638,7 @@ class Red(_Data):
     mean_packet_size_bytes: int | None = None
     use_mark_p: bool | None = None
     target_delay_s: float | None = None
+    ns2_seed: int | str | None = None
 
     def __post_init__(self) -> None:
         _set(self, "packets", v.integer("packets", self.packets, 1, MAX_QUEUE_PACKETS))
@@ -647,6 +660,14 @@ class Red(_Data):
         if self.mean_packet_size_bytes is not None:
             _set(self, "mean_packet_size_bytes",
                  v.integer("mean_packet_size_bytes", self.mean_packet_size_bytes, 1, 65535))
+        if self.ns2_seed is not None and self.ns2_seed != NS2_SEED_RUN:
+            valid = f"must be an integer in [1, {NS2_SEED_MAX}] or {NS2_SEED_RUN!r}"
+            if isinstance(self.ns2_seed, str):
+                raise ParameterError("ns2_seed", self.ns2_seed, valid)
+            try:
+                _set(self, "ns2_seed", v.integer("ns2_seed", self.ns2_seed, 1, NS2_SEED_MAX))
+            except ParameterError:
+                raise ParameterError("ns2_seed", self.ns2_seed, valid) from None
 
     def engine_fields(self) -> dict[str, Any]:
         q: dict[str, Any] = {"kind": "red", "packets": self.packets}
@@ -657,7 +678,34 @@ class Red(_Data):
         return {"queue": q}
 
 
+#: ns-2 2.35's seeds (tools/rng.cc ``set_seed()``: 0 < seed < 2^31 - 1, MAXINT).
+NS2_SEED_MAX = 2**31 - 2
+#: ``Red.ns2_seed``: ns-2's seed derived from each run's seed.
+NS2_SEED_RUN = "run"
+
 Queue = DropTail | Red
+
+
+def resolve_ns2_seeds(engine: dict[str, Any]) -> dict[str, Any]:
+    """An engine scenario's RED queues with ``ns2_seed = "run"`` get ns-2's seed of the
+    scenario's ``seed`` (``lossytcp.ns2.ns2_seed``), in place; returns ``engine``."""
+    links = engine.get("links")
+    for lk in links if isinstance(links, list) else []:
+        q = lk.get("queue") if isinstance(lk, dict) else None
+        if isinstance(q, dict) and q.get("ns2_seed") == NS2_SEED_RUN:
+            from .ns2.script import ns2_seed
+
+            q["ns2_seed"] = ns2_seed(int(engine["seed"]))
+    return engine
+
+
+def draws_from_ns2_rng(engine: Mapping[str, Any]) -> bool:
+    """Whether a RED queue of an engine scenario draws from ns-2's generator: its seed may
+    follow the run's (``"run"``, resolved by :meth:`Scenario.engine`), so a scenario built for
+    one seed is rebuilt for another, not only given the other ``seed``."""
+    links = engine.get("links")
+    return any(isinstance(lk.get("queue"), Mapping) and "ns2_seed" in lk["queue"]
+               for lk in (links if isinstance(links, list) else []) if isinstance(lk, Mapping))
 QUEUES: dict[str, type] = {"droptail": DropTail, "drop_tail": DropTail, "red": Red}
 
 
@@ -1877,6 +1925,7 @@ class Scenario(_Data):
         if not legacy:
             out["nodes"] = list(net.nodes)
         out["links"] = [lk.engine(named=not legacy) for lk in net.links]
+        resolve_ns2_seeds(out)
         out["flows"] = [self._flow_engine(net, f, legacy) for f in flows]
         if self.traffic:
             out["traffic"] = [self._traffic_engine(net, t) for t in self.traffic]

@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, Any
 from . import _validate as v
 from . import scenario as sc_mod
 from .errors import NoProgressError, ParameterError, ScenarioError
-from .scenario import CLASSIFYING_VARIANTS, VARIANTS, Record, Scenario, record
+from .scenario import (
+    CLASSIFYING_VARIANTS,
+    VARIANTS,
+    Record,
+    Scenario,
+    draws_from_ns2_rng,
+    record,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -700,9 +707,13 @@ def _run_many(jobs: Iterator[tuple[str, Callable[[dict[str, Any]], Any], float]]
 def _jobs(scenario: Scenario, seeds: Iterable[int], finish: Callable[[dict[str, Any], int], Any]
           ) -> Iterator[tuple[str, Callable[[dict[str, Any]], Any], float]]:
     """Engine JSON per seed, built as needed: the scenario is validated once, and each seed
-    changes only the seed."""
+    changes only the seed (the whole scenario is rebuilt when a RED queue draws from ns-2's
+    generator, whose seed may follow the run's: ``ns2_seed="run"``)."""
     base = scenario.engine()
+    rebuild = draws_from_ns2_rng(base)
     for s in seeds:
+        if rebuild:
+            base = scenario.engine(seed=s)
         base["seed"] = s
         yield json.dumps(base), (lambda raw, s=s: finish(raw, s)), scenario.duration_s
 

@@ -23,9 +23,11 @@ Queues (``--queue``; a bare number is a DropTail of that many packets)::
     50
     droptail:packets=50[,bytes=75000]
     red:packets=100[,min_th=5,max_th=15,max_p=0.1,w_q=0.002,gentle=true,wait=true,bytes=false,
-        queue_in_bytes=false,mean_packet_size=500B]   (left out: ns-2 2.35's defaults, which
-        count the queue, the thresholds and the limit in units of mean_packet_size bytes;
-        bytes=false,queue_in_bytes=false is Floyd & Jacobson's packet mode)
+        queue_in_bytes=false,mean_packet_size=500B,ns2_seed=run]   (left out: ns-2 2.35's
+        defaults, which count the queue, the thresholds and the limit in units of
+        mean_packet_size bytes; bytes=false,queue_in_bytes=false is Floyd & Jacobson's packet
+        mode; ns2_seed=N|run draws the early-drop test from ns-2's generator seeded N, or as
+        lossytcp.ns2 seeds ns-2 for each run: see lossytcp.scenario.Red)
 
 Traffic (``--cross-traffic``)::
 
@@ -64,7 +66,7 @@ _QUEUE_KEYS: dict[str, dict[str, bool]] = {
     "droptail": {"packets": True, "bytes": False},
     "red": {"packets": True, "min_th": False, "max_th": False, "max_p": False, "w_q": False,
             "gentle": False, "wait": False, "bytes": False, "queue_in_bytes": False,
-            "mean_packet_size": False},
+            "mean_packet_size": False, "ns2_seed": False},
 }
 
 _TRAFFIC_KEYS: dict[str, dict[str, bool]] = {
@@ -203,6 +205,9 @@ def queue_from_spec(spec: object, param: str = "queue") -> Any:
                                     units.size_bytes(text, f"{param}.bytes"), 0))
         elif key in ("gentle", "wait", "bytes", "queue_in_bytes"):
             kw[key] = _bool(param, key, text)
+        elif key == "ns2_seed":
+            # checked by Red: an integer, or "run" (ns-2's seed from each run's seed)
+            kw[key] = text.strip() if not text.strip().lstrip("+-").isdigit() else int(text)
         elif key == "mean_packet_size":
             kw["mean_packet_size_bytes"] = v.integer(
                 f"{param}.{key}", units.size_bytes(text, f"{param}.{key}"), 1)

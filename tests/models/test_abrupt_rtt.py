@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lossytcp import models
@@ -625,19 +625,67 @@ def test_iterative_stationary_law_equals_the_direct_solve():
     assert np.abs(fast - direct).max() < 1e-12 and fast[-100:].max() == 0.0
 
 
+def test_rfc6298_rto_above_the_bandwidth_delay_product():
+    """Above the bandwidth-delay product the sender's RTT samples include the standing queue
+    (a round of window w lasts w/mu): at mu = 150 packets/s, RTTs of 109/62/47 ms and w_m =
+    21 every window from 17 up is above every state's BDP, so the RTO is w/mu whatever state
+    the RTT process came from (no spread between states, no granularity), and no jump (at
+    most 62.5 ms) reaches it. The engine (2000 s, two seeds) has no timeout at all and sends
+    at the link's rate; the model with RFC 6298's RTO taken on the bare T_i instead had 0.49
+    spurious timeouts per second, whose go-back-N duplicates put it at 150.02 packets/s,
+    above the link (found by ``test_split_bursts_physical_bounds_and_solver``)."""
+    from lossytcp.validation import abrupt
+
+    mu, T, wm = 150.0, (0.109375, 0.0625, 0.046875), 21
+    p = AbruptRttParams(rate_pps=mu, rtt_s=T, H=((1 / 3,) * 3,) * 3, excess_mean_s=(0.0,) * 3,
+                        max_window=wm, variant="oldtahoe", rto="rfc6298")
+    w = np.arange(1, wm + 1)
+    for ys, _ in ar._rto_mixture(p, ar._sample_rates(p)):
+        above = w / mu >= max(T)
+        assert np.all(ys[:, above] == (w / mu)[above])
+    for bursts in ar.BURSTS:
+        r = abrupt_rtt(**{**p.__dict__, "bursts": bursts})
+        assert r.p_spurious_timeout == 0.0
+        assert r.throughput_pps == pytest.approx(mu, rel=1e-12)
+    exp = (mu, np.array(T) - 1 / mu, wm, np.array(p.H), np.zeros(3))
+    runs = abrupt._engine("oldtahoe", exp, 2000.0, 2, "rfc6298").reports
+    assert all(run.timeouts == 0 and run.packets_received > 0.999 * mu * 2000 for run in runs)
+
+
 @settings(max_examples=12, deadline=None)
 @given(mu=st.floats(150, 1500), T=st.tuples(*[st.floats(0.04, 0.12)] * 3),
        V=st.tuples(*[st.floats(0.0, 0.9)] * 3), wm=st.integers(2, 40),
        rows=st.lists(st.tuples(*[st.floats(0.05, 1.0)] * 3), min_size=3, max_size=3),
        variant=st.sampled_from(["oldtahoe", "reno"]))
+# Found by this test: above the bandwidth-delay product, spurious timeouts the engine never
+# has (``test_rfc6298_rto_above_the_bandwidth_delay_product``) sent the throughput above the
+# link's rate, 150.0216 > 150.
+@example(mu=150.0, T=(0.109375, 0.0625, 0.046875), V=(0.0, 0.0, 0.0), wm=21,
+         rows=[(1.0, 1.0, 1.0)] * 3, variant="oldtahoe")
+# Go-back-N's duplicates above the window's bound (w_m / min T = 44.66 packets/s; the model
+# 44.92 in all with split bursts, 45.27 with one, 43.35 and 43.37 of it new data; the engine,
+# 3000 s, two seeds: 45.34 and 45.40 in all, 43.06 and 43.01 new): that bound holds for the
+# new data only.
+@example(mu=800.05283764497, T=(0.1189427512117052, 0.08955687263782683, 0.08972687936135257),
+         V=(0.0, 0.0, 0.8362849645443879), wm=4,
+         rows=[(0.06729496141094717, 0.49911511940851766, 0.4335899191805352),
+               (0.17454435707875673, 0.5704854412687635, 0.2549702016524797),
+               (0.484497075902299, 0.17785180465723713, 0.3376511194404638)],
+         variant="reno")
 def test_split_bursts_physical_bounds_and_solver(mu, T, V, wm, rows, variant):
-    """bursts="split" on random RTT processes: the link's and the window's bounds, S inside
-    the largest idle time, and the GMRES solve equal to the direct one."""
+    """bursts="split" on random RTT processes: the link's bound on every packet delivered
+    (the throughput counts go-back-N's duplicates, as the engine's does) and the window's on
+    the new data (the duplicates are not: after a spurious expiry the flight still in the
+    pipe is outside the window that sends them again), S inside the largest idle time, and
+    the GMRES solve equal to the direct one."""
     H = [[x / sum(r) for x in r] for r in rows]
     kw = dict(rate_pps=mu, rtt_s=T, H=H, excess_mean_s=V, max_window=wm, variant=variant,
               rto="rfc6298", bursts="split")
     r = abrupt_rtt(**kw)
-    assert 0.0 < r.throughput_pps <= min(mu, wm / min(T)) * (1 + 1e-9)
+    assert 0.0 < r.throughput_pps <= mu * (1 + 1e-9)
+    cycle_s = float((r.emc_distribution * (np.array(H) @ (np.array(T) + np.array(V)))).sum())
+    new_data = r.throughput_pps - float((r.emc_distribution * r.resent).sum()) / cycle_s
+    assert new_data <= min(mu, wm / min(T)) * (1 + 1e-9)
     assert r.window_pmf.sum() == pytest.approx(1.0)
     assert 0.0 <= r.split_share <= 1.0 and 0.0 <= r.split_idle_s <= max(T)
     from unittest import mock

@@ -28,14 +28,9 @@ DATA = json.loads((HERE / "grid.json").read_text())
 CASES = {c["case"]: c for c in DATA["cases"]}
 FAST = set(DATA["fast"])
 #: Cases where the engine is known to differ from ns-2, with the measured reason.
-KNOWN: dict[str, str] = {
-    "dumbbell/red-ns2/sack": (
-        "transfer time 1.023 s against ns-2's 1.130 s (-9.5%): ns-2's transfer pool reuses "
-        "its Agent/TCP/Sack1 agents, and a reused one times out twice as often as a fresh "
-        "one (seeds 1-3: 50, 49, 54 timeouts per ~100 transfers; 24, 34, 24 with the same "
-        "script taking fresh agents; the engine 29, 20, 28). Fresh SACK agents with finite "
-        "transfers are identical to ns-2 send for send (ns2/README.md, TCP over RED)"),
-}
+# (empty: the SACK dumbbells' transfers were slower in ns-2 while the script reused a slot's
+# agents, Sack1 keeping its scoreboard's cumulative ACK across reset; fresh agents since)
+KNOWN: dict[str, str] = {}
 
 
 @cache

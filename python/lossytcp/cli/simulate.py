@@ -57,8 +57,9 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--queue", default=None,
                    help="queue: packets of a DropTail (50), droptail:packets=50[,bytes=..] or "
                         "red:packets=100[,min_th=5,max_th=15,max_p=0.1,w_q=0.002,gentle=true,"
-                        "bytes=false,queue_in_bytes=false] (RED left out: ns-2's defaults, in "
-                        "500-byte units) [1000]")
+                        "bytes=false,queue_in_bytes=false,ns2_seed=run] (RED left out: ns-2's "
+                        "defaults, in 500-byte units; ns2_seed=N|run: early drops drawn from "
+                        "ns-2's generator) [1000]")
     p.add_argument("--cross-traffic", action="append", default=None, metavar="SPEC",
                    help="generated load (repeatable): cbr:rate=2Mbps, "
                         "onoff:rate=2Mbps,on=500ms,off=500ms or web:arrival=2/s,size=100KB,max=20")

@@ -401,7 +401,9 @@ class Experiment:
                  cache: dict[str, keys.SeedTemplate] | None = None) -> RunSpec:
         """The run of ``point`` at ``seed``. With ``cache`` (a dict the caller keeps), a point
         whose scenario does not depend on the seed is validated once and its template serves
-        the other seeds: only the seed differs between them."""
+        the other seeds: only the seed differs between them (not when a RED queue draws from
+        ns-2's generator: its seed may follow the run's, ``ns2_seed="run"``)."""
+        from ..scenario import draws_from_ns2_rng, resolve_ns2_seeds
         from ..sim import build_scenario
 
         if cache is not None and point.id in cache:
@@ -428,6 +430,7 @@ class Experiment:
                 raise ExperimentError(f"scenario.{ENGINE_SCENARIO}", sc, f"is not JSON data "
                                       f"({e})", self.source) from None
             sc["seed"] = seed
+            resolve_ns2_seeds(sc)
             _engine_check(sc, point, self.source)
             t = keys.SeedTemplate(sc, _cost_s(sc))
             return RunSpec(point, seed, t.key(seed), t.cost, t)
@@ -442,7 +445,8 @@ class Experiment:
             raise ExperimentError(key, e.value, f"{e.valid} (at point {point.id})",
                                   self.source) from None
         t = keys.SeedTemplate(sc, _cost_s(sc))
-        if cache is not None and not (callable(self.scenario) and _arity(self.scenario) >= 2):
+        if cache is not None and not (callable(self.scenario) and _arity(self.scenario) >= 2
+                                      or draws_from_ns2_rng(sc)):
             cache[point.id] = t
         return RunSpec(point, seed, t.key(seed), t.cost, t)
 

@@ -99,9 +99,15 @@ after which ``RTO = T_i + a D + max(G, 8 |D| (a - b))``, ``a = (7/8)^n``, ``b = 
 the visit, one per ACK received, at the rate ``r = w1 / tau(w1)`` of the window the chain
 leaves i with: the RTO is a function of the window, and a large window (many samples, the
 estimator converged on T_i) times out on a jump that a small one (RTTVAR still holding the
-last change) absorbs. For the first T_i of the visit the ACKs are those of packets sent in
-state k, which arrive at k's rate and only for T_k (after an upward jump the sender waits
-T_i - T_k with nothing to send); from then on the ACKs of i's own packets clock i's sends.
+last change) absorbs. A sample is the RTT the sender measures, ``tau_i(w) = max(T_i, w/mu)``
+at window w (T_k and T_i above are these, at the window the chain leaves i with): above the
+bandwidth-delay product it includes the standing queue, so there the RTO stays above w/mu and
+a jump times out only when it outlasts the queue's delay too (with T_i, every jump longer
+than T_i timed out above the BDP, which the engine never does, and go-back-N's duplicates
+then put the throughput above the link's rate). For the first T_i of the visit the ACKs are
+those of packets sent in state k, which arrive at k's rate and only for T_k (after an upward
+jump the sender waits T_i - T_k with nothing to send); from then on the ACKs of i's own
+packets clock i's sends.
 So a visit of length x takes ``n = r_k sum_m min(x - m T_i, T_k)^+`` samples (m = 0, 1, ...;
 ``r_k`` the rate at the window in state k, which is r_i x when k = i): a short visit after a
 long RTT takes few (design 2's experiment 65: a state of 11.9 ms lasting 13 ms on average
@@ -1056,7 +1062,8 @@ def _rto_mixture(params: AbruptRttParams, rate_pps, burst: bool = True) -> list:
     equally likely values: the estimator enters i converged on T_k (SRTT = T_k, RTTVAR = 0)
     and takes n samples of T_i (see the module docstring: those clocked by k's ACKs, one
     burst of k's round, then by i's own), after which, with
-    D = T_k - T_i, SRTT = T_i + a D and RTTVAR = 2 |D| (a - b), a = (7/8)^n, b = (3/4)^n
+    D = T_k - T_i (per window w, tau_k(w) - tau_i(w): the RTTs the sender measures,
+    ``_sample_rates``), SRTT = T_i + a D and RTTVAR = 2 |D| (a - b), a = (7/8)^n, b = (3/4)^n
     (alpha = 1/8, beta = 1/4), so RTO = max(SRTT + max(G, 4 RTTVAR), RTO_min).
 
     ``rate_pps``: a scalar (values of shape (n,); k's ACKs spread over its round) or an array
@@ -1089,8 +1096,18 @@ def _rto_mixture(params: AbruptRttParams, rate_pps, burst: bool = True) -> list:
         share = _burst_share(first[:, :, None], Tk[:, :, None], length[:, None, :])
         n = ((span - first)[:, :, None, None] + share) * rk[:, None, :, None]  # (k, q, cols, P)
         a, b = 0.875 ** n, 0.75 ** n
-        D = (T[ks] - T[i])[:, None, None, None]
-        y = np.maximum(T[i] + a * D + np.maximum(G, 8.0 * np.abs(D) * (a - b)), floor)
+        # A sample is the sender's RTT, which above the bandwidth-delay product includes the
+        # standing queue: a round of window w takes max(T, w/mu) (``_sample_rates``). With T
+        # the RTO stayed near T_i at windows whose ACKs come w/mu apart and expired on every
+        # jump longer than T_i: at mu = 150/s, T = 109/62/47 ms, w_m = 21, 0.49 spurious
+        # timeouts per second where the engine has none in 2000 s, and go-back-N's
+        # duplicates put the throughput at 150.02/s (test_rfc6298_rto_above_the_bandwidth_
+        # delay_product).
+        rtt_i = np.maximum(T[i], w / params.rate_pps) if per_window else np.full(1, T[i])
+        rtt_k = np.maximum(Tk, w / params.rate_pps) if per_window else Tk       # (k, cols)
+        D = (rtt_k - rtt_i)[:, None, :, None]
+        y = np.maximum(rtt_i[:, None] + a * D + np.maximum(G, 8.0 * np.abs(D) * (a - b)),
+                       floor)
         values = np.moveaxis(y, 2, -1).reshape(-1, cols)
         weights = np.repeat(wk[ks], _HOLD_POINTS * _PHASE_POINTS)
         rto = _condense(values, weights, _RTO_VALUES)

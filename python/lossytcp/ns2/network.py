@@ -31,11 +31,17 @@ channel                     the error models of :mod:`lossytcp.ns2._tcl` after t
 flow (bulk / transfer)      the agents of ``script.tcp_agent``, FTP from ``start_s``; a
                             finite flow ``advanceby`` its packets, its completion time taken
                             by the agent's ``done`` callback
-transfers                   a pool of ``max_concurrent`` agent pairs per entry, reused:
-                            ``reset`` on both ends (ns-2 discards packets of an earlier
-                            incarnation by their timestamps, tcp.cc and tcp-sink.cc
-                            ``lastreset_``), then ``advanceby`` the transfer's packets;
-                            Poisson arrivals and sizes drawn by Tcl's ``rand()``
+transfers                   ``max_concurrent`` slots per entry, each transfer a fresh
+                            agent pair (the engine opens a new connection per transfer):
+                            ``reset`` would not do, it keeps state of the last incarnation
+                            (Sack1's scoreboard its cumulative ACK, ScoreBoardRQ's
+                            ``sack_min``, so that SACK recovery finds no hole below it; any
+                            agent an initial window cut to 1 by a lost first segment,
+                            tcp.cc ``timeout()``). A slot's previous pair is detached (ns-2's
+                            null agent takes its late packets, which the engine discards)
+                            but kept (deleting it could free an agent a queued timer still
+                            names). Then ``advanceby`` the transfer's packets; Poisson
+                            arrivals and sizes drawn by Tcl's ``rand()``
 cbr                         ``Agent/UDP`` + ``Application/Traffic/CBR`` (``random_``)
 onoff                       ``Agent/UDP`` + ``Application/Traffic/Exponential``
                             (``burst_time_ = on_s``, ``idle_time_ = off_s``), its own RNG
@@ -47,7 +53,9 @@ Random streams: Tcl's ``rand()`` (channels, arrivals, sizes) seeded by ``ns2_see
 each on/off source its own ``RNG`` seeded from the seed and its index; ns-2's default RNG,
 which RED's drop test and the native error models use, reseeded at time 0 from the seed
 (after the agents' reset at the start of the run, so that each agent keeps ns-2's own RTT
-tick phase). The agents' tick phases (``boot_time_``) are successive draws of the default
+tick phase), or with the RED queues' ``ns2_seed`` when they give one (the engine's RED then
+draws the same; ns-2 has one default RNG, so RED queues giving different ones are refused).
+The agents' tick phases (``boot_time_``) are successive draws of the default
 RNG at that reset, so with several flows they differ from agent to agent, while the
 engine's ``profile='ns2'`` gives every flow the first agent's phase: RTT samples may differ
 by a tick (an effect in law only, see ``ns2/README.md`` rule 6).
@@ -454,7 +462,8 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
             if stop is not None:
                 out.append(f"$ns at {_num(stop)} \"$app({k}) stop\"")
             continue
-        # Finite transfers: a pool of reusable agent pairs.
+        # Finite transfers: ``max_concurrent`` slots, each a fresh agent pair per transfer
+        # (``lt_pair``; see the module docstring).
         variant = VARIANT_KEYS.get(tr["variant"], tr["variant"])
         tcp = tr["tcp"]
         sender, receiver, sets, agent_notes = tcp_agent(variant, tcp, agent_settings,
@@ -463,7 +472,8 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
         m = int(tr["max_concurrent"])
         out.append(f"set tfree({k}) {{}}\nset tstats({k}) {{0 0 0 0 0 0 0 0}}\n"
                    f"set ttimes({k}) {{}}")
-        out.append(f"for {{set j 0}} {{$j < {m}}} {{incr j}} {{\n"
+        out.append(f"proc lt_pair_{k} {{j}} {{\n"
+                   f"    global ns n tagent tsink\n"
                    f"    set a [new {sender}]\n" +
                    "".join(f"    {ln}\n" for ln in agent_lines("$a", sets)) +
                    f"    set r [new {receiver}]\n    $r set packetSize_ {tcp['ack_size_bytes']}\n" +
@@ -471,8 +481,13 @@ def build_network_script(sc: dict[str, Any], *, monitor_links: list[int] | None 
                    f"    $ns attach-agent $n({s}) $a\n    $ns attach-agent $n({t}) $r\n"
                    f"    $ns connect $a $r\n"
                    f"    set tagent({k},$j) $a\n    set tsink({k},$j) $r\n"
-                   f"    $a proc done {{}} \"lt_done {k} $j\"\n"
-                   f"    lappend tfree({k}) $j\n}}")
+                   f"    $a proc done {{}} \"lt_done {k} $j\"\n}}\n"
+                   f"proc lt_retire_{k} {{j}} {{\n"
+                   f"    global ns n tagent tsink\n"
+                   f"    $ns detach-agent $n({s}) $tagent({k},$j)\n"
+                   f"    $ns detach-agent $n({t}) $tsink({k},$j)\n}}\n"
+                   f"for {{set j 0}} {{$j < {m}}} {{incr j}} {{ lt_pair_{k} $j; "
+                   f"lappend tfree({k}) $j }}")
         rate = float(tr["arrival_rate_per_s"])
         mx = tr.get("max_transfers")
         out.append(
@@ -489,7 +504,7 @@ proc lt_stat {k i d} {
     lset tstats($k) $i [expr {[lindex $tstats($k) $i] + $d}]
 }
 proc lt_arrival {k} {
-    global ns tfree tagent tsink tcfg tt0 tbytes
+    global ns tfree tagent tsink tcfg tt0 tbytes tused
     lassign $tcfg($k) gap size maxn stop
     lt_stat $k 0 1
     set arrived [lindex $::tstats($k) 0]
@@ -503,6 +518,11 @@ proc lt_arrival {k} {
     set bytes [lt_size_$k]
     set tbytes($k,$j) $bytes
     set tt0($k,$j) [$ns now]
+    if {[info exists tused($k,$j)]} {
+        lt_retire_$k $j
+        lt_pair_$k $j
+    }
+    set tused($k,$j) 1
     $tagent($k,$j) reset
     $tsink($k,$j) reset
     lt_stat $k 1 1
@@ -528,7 +548,7 @@ proc lt_done {k j} {
     $ns at [expr {{[$ns now] + {_num(red_sample_s)}}}] red_sample
 }}
 $ns at 0.0 red_sample""")
-    out.append(f"$ns at 0.0 \"$defaultRNG seed {seed}\"")
+    out.append(f"$ns at 0.0 \"$defaultRNG seed {_default_rng_seed(links, red_links, seed)}\"")
     fin = ["proc finish {} {", "    global ns tcp sink done qm qint redq redsum chmon lm tstats "
            "ttimes tf tagent"]
     fin.append("    set now [$ns now]")
@@ -754,6 +774,19 @@ def run_network(sc: dict[str, Any], *, ns: str | None = None,
         text, wall, hwm = run_ns(exe, path, Path(wd), timeout_s=timeout_s, on_time=on_time)
     rep = parse_network(text, sc, script)
     return replace(rep, wall_s=wall, peak_rss_bytes=hwm)
+
+
+def _default_rng_seed(links: list[dict[str, Any]], red_links: list[int], seed: int) -> int:
+    """The seed of ns-2's default RNG at time 0: the RED queues' ``ns2_seed`` if they give
+    one, else the run's ``seed`` (already ns-2's)."""
+    given = {i: links[i]["queue"]["ns2_seed"] for i in red_links
+             if links[i].get("queue", {}).get("ns2_seed") is not None}
+    if len(set(given.values())) > 1:
+        i = max(given)
+        raise Ns2Unsupported(f"links[{i}].queue.ns2_seed", given[i],
+                             "ns-2 has one default RNG for every RED queue: give them all "
+                             f"the same ns2_seed (links[{min(given)}]: {given[min(given)]})")
+    return next(iter(given.values()), seed)
 
 
 # --- typed scenarios, replays -------------------------------------------------------------
