@@ -115,7 +115,25 @@ def verdicts_md(docs, size: str) -> str:
                 if c.get("why"):
                     out += [f"  - *why:* {c['why']}"]
             out.append("")
+    out += _without_control(docs)
     return "\n".join(out) + "\n"
+
+
+def _without_control(docs) -> list[str]:
+    """The verdicts other than holds whose why quotes no control run: what is left to
+    explain (an inconclusive one whose why is its undecided points is the seeds' doing)."""
+    items = [(fig, c) for fig, doc in docs for c in doc["claims"]
+             if c["verdict"] != "holds" and "control" not in c.get("why", "").lower()]
+    if not items:
+        return []
+    out = ["## Not holding, without a control run of their own", "",
+           "Their why quotes this run's numbers (and, for some, a mechanism in words) but no "
+           "control run that shows the mechanism.", ""]
+    for fig, c in items:
+        star = " *" if c.get("primary") else ""
+        out.append(f"- [{fig}: {c['claim']}](#{anchor(fig, c['claim'])}) — {c['source']}"
+                   f"{star}: {c['verdict']}")
+    return out + [""]
 
 
 def main(argv: list[str] | None = None) -> int:

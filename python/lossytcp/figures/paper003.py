@@ -945,8 +945,9 @@ def transfers_claims(data) -> list[ClaimResult]:
     why_t = (f"{slow:.1%} of the main setup's runs take over 5 s: segment 0 lost and the 6 s "
              "initial RTO of the 2004 ns-2 waited (its agents start with recover_ = 0, so "
              "duplicate ACKs of a lost first segment start no recovery), which makes the mean "
-             f"heavy-tailed; other timer setups: {others}. The absolute time is the setup's, "
-             "which the paper does not give (scripts/paper003_transfers_ns2.py runs ns-2.35 "
+             f"heavy-tailed; controls, the other timer setups: {others}. The absolute time "
+             "is the setup's, which the paper does not give (scripts/paper003_transfers_ns2.py "
+             "runs ns-2.35 "
              "on the same path for comparison); the difference between NewReno-LP and "
              "NewReno, the paper's point, does not depend on it")
     out = [_claim(f, "mean completion 0.79 s (LP) vs 0.81 s (NewReno)", verdict_close(parts),
