@@ -93,8 +93,9 @@ def _df_html(df, float_digits: int = 4, max_rows: int = 400) -> str:
     if len(df) > max_rows:
         more = f"<p class=muted>{len(df) - max_rows} more rows in the CSV files</p>"
         df = df.head(max_rows)
-    return df.to_html(index=False, border=0, classes="data", na_rep="n/a",
-                      float_format=lambda x: f"{x:.{float_digits}g}") + more
+    return "<div class=scroll>" + df.to_html(
+        index=False, border=0, classes="data", na_rep="n/a",
+        float_format=lambda x: f"{x:.{float_digits}g}") + "</div>" + more
 
 
 def _svg(path: Path) -> str:
@@ -108,6 +109,9 @@ body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em a
 max-width:1200px;color:#222;line-height:1.4;padding:0 1em}
 h1{font-size:1.6em} h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
 h3{margin-top:1.4em} .muted{color:#777} .figure svg{max-width:100%;height:auto}
+.figure{overflow-x:auto} .scroll{overflow-x:auto;max-width:100%}
+nav.toc{columns:2;font-size:.9em} nav.toc ul{margin:.2em 0 .6em 1em;padding:0}
+nav.toc li{list-style:none} .why{color:#555;font-size:.95em}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 th,td{padding:.25em .6em;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
 th{background:#f4f4f4} td.num{text-align:right}
@@ -124,11 +128,46 @@ def _claims_rows(claims, with_figure: bool) -> str:
         fig = f"<td><a href='#{c.figure}'>{html.escape(c.figure)}</a></td>" if with_figure \
             else ""
         src = html.escape(c.source) + (" *" if c.primary else "")
+        why = getattr(c, "why", "")
+        reading = getattr(c, "reading", "")
         out.append(f"<tr>{fig}<td>{html.escape(c.claim)}</td><td>{src}</td>"
                    f"<td class='{c.verdict}'>{c.verdict}</td><td>{html.escape(c.short)}"
-                   f"<details><summary>every point</summary>{html.escape(c.detail)}"
+                   + (f"<div class=why><b>why:</b> {html.escape(why)}</div>" if why else "")
+                   + (f"<details><summary>reading</summary>{html.escape(reading)}</details>"
+                      if reading else "")
+                   + f"<details><summary>every point</summary>{html.escape(c.detail)}"
                    "</details></td></tr>")
     return "\n".join(out)
+
+
+def _toc(outcomes, papers: dict[str, str]) -> str:
+    """Contents by paper, each paper's figures and tables in numeric order."""
+    by: dict[str, list[Any]] = {}
+    for o in outcomes:
+        by.setdefault(o.figure.paper, []).append(o)
+    parts = ["<nav class=toc><h2>Contents</h2>"]
+    for paper in sorted(by):
+        parts.append(f"<b>Paper {html.escape(paper)}</b> "
+                     f"<span class=muted>{html.escape(papers.get(paper, ''))}</span><ul>")
+        for o in by[paper]:
+            f = o.figure
+            tally = ", ".join(f"{k} {v}" for k, v in sorted(_tally(o.claims).items()))
+            parts.append(f"<li><a href='#{f.id}'>{html.escape(f.title)}</a> "
+                         f"<span class=muted>({tally})</span></li>")
+        parts.append("</ul>")
+    parts.append("<b>Also</b><ul><li><a href='#claims'>Claims</a></li><li><a "
+                 "href='#errors'>Model vs simulation error</a></li><li><a "
+                 "href='#validation'>Validation tables</a></li><li><a "
+                 "href='#versions'>Settings and versions</a></li></ul></nav>")
+    return "".join(parts)
+
+
+def _tally(claims) -> dict[str, int]:
+    t: dict[str, int] = {}
+    for c in claims:
+        if c.primary:
+            t[c.verdict] = t.get(c.verdict, 0) + 1
+    return t
 
 
 def write_report(outcomes: Sequence[Any], path: str | Path, *, quick: bool,
@@ -164,15 +203,21 @@ def write_report(outcomes: Sequence[Any], path: str | Path, *, quick: bool,
     for k, t in tally.items():
         parts.append(f"<p class=tally><b>{k}:</b> " + "".join(
             f"<span class='{v}'>{v}: {n}</span>" for v, n in sorted(t.items())) + "</p>")
-    parts.append("<h2 id=claims>Claims</h2><table><tr><th>figure</th><th>claim</th>"
-                 "<th>source</th><th>verdict</th><th>measured</th></tr>"
-                 + _claims_rows(sorted(all_claims, key=lambda c: (not c.primary, c.figure)),
-                                True) + "</table>")
+    from .figures import PAPERS
+
+    parts.append(_toc(outcomes, PAPERS))
+    order = {o.figure.id: i for i, o in enumerate(outcomes)}
+    parts.append("<h2 id=claims>Claims</h2><div class=scroll><table><tr><th>figure</th>"
+                 "<th>claim</th><th>source</th><th>verdict</th><th>measured</th></tr>"
+                 + _claims_rows(sorted(all_claims, key=lambda c: (
+                     not c.primary, order.get(c.figure, 0))), True) + "</table></div>")
     parts.append("<h2>Figures</h2>")
     err_summary = []
+    size = " (quick)" if quick else ""
     for o in outcomes:
         f = o.figure
-        parts.append(f"<h3 id='{f.id}'>{html.escape(f.id)}: {html.escape(f.title)}</h3>")
+        parts.append(f"<h3 id='{f.id}'>{html.escape(f.id)}: {html.escape(f.title)}"
+                     f"{size}</h3>")
         parts.append(f"<p>{html.escape(f.description)} (the paper shows: {f.kind}). "
                      f"{o.runs} runs, {o.wall_s:.1f} s.</p>")
         svg = next((p for p in o.files if p.suffix == ".svg"), None)
@@ -180,8 +225,12 @@ def write_report(outcomes: Sequence[Any], path: str | Path, *, quick: bool,
             parts.append(f"<div class=figure>{_svg(svg)}</div>")
         if f.notes:
             parts.append(f"<p class=muted>Settings: {html.escape(f.notes)}</p>")
-        parts.append("<table><tr><th>claim</th><th>source</th><th>verdict</th>"
-                     "<th>measured</th></tr>" + _claims_rows(o.claims, False) + "</table>")
+        txt = next((p for p in o.files if p.suffix == ".txt"), None)
+        if txt is not None:
+            parts.append(f"<div class=scroll><pre>{html.escape(txt.read_text())}</pre></div>")
+        parts.append("<div class=scroll><table><tr><th>claim</th><th>source</th><th>verdict"
+                     "</th><th>measured</th></tr>" + _claims_rows(o.claims, False)
+                     + "</table></div>")
         et = error_table(o)
         if len(et):
             e = et["rel_error"].abs()
@@ -206,6 +255,7 @@ def write_report(outcomes: Sequence[Any], path: str | Path, *, quick: bool,
                  "the model and the paper's simulation setting).</p>"
                  + _df_html(pd.DataFrame(err_summary)))
     parts.append("<h2 id=validation>Validation tables</h2>")
+    t_val = time.perf_counter()
     secs = _validation_sections() if validation else []
     if not secs:
         parts.append("<p class=muted>No validation tables are registered "
@@ -221,6 +271,7 @@ def write_report(outcomes: Sequence[Any], path: str | Path, *, quick: bool,
         for title, df, note in tables:
             parts.append(f"<h3>{html.escape(title)}</h3><p>{html.escape(note)}</p>"
                          + _df_html(df))
+    val_s = time.perf_counter() - t_val
     versions = {"lossytcp": __version__, "engine": engine_version(),
                 "python": platform.python_version(), "numpy": numpy.__version__,
                 "scipy": scipy.__version__, "pandas": pandas.__version__,
@@ -228,7 +279,9 @@ def write_report(outcomes: Sequence[Any], path: str | Path, *, quick: bool,
     parts.append("<h2 id=versions>Settings and versions</h2><table>" + "".join(
         f"<tr><th>{k}</th><td>{html.escape(str(v))}</td></tr>" for k, v in {
             **versions, "size": "quick" if quick else "full", "executor": executor,
-            "wall time": "" if wall_s is None else f"{wall_s:.1f} s",
+            "wall time": "" if wall_s is None else (
+                f"{wall_s + val_s:.1f} s: figures {wall_s:.1f} s, validation tables "
+                f"{val_s:.1f} s"),
             "written": time.strftime("%Y-%m-%d %H:%M:%S %Z")}.items()) + "</table>")
     parts.append("</body></html>")
     path.write_text("\n".join(parts))

@@ -1,15 +1,18 @@
-"""Every figure at --quick size: files written, both sources present, and each claim that is
-decidable at that size given the verdict recorded in expected.py (a test that fails when a
-change of engine or model flips a verdict). Full size under the slow marker: the verdicts
-decided at quick size must stay the same, and those decided only there (EXPECTED_FULL_ONLY)
-keep theirs; the rest get their numbers."""
+"""Every figure at --quick size: files written, both sources present, every verdict that is
+not "holds" explained with the run's numbers, and each claim recorded as holding at that size
+(expected.py) still holding: a change of engine or model that breaks one fails here. Failing
+claims are not pinned (a claim that starts to hold must not break a test): their mechanisms
+are, by the figure modules' own tests (test_paper000.py, ...). Full size under the slow
+marker: the quick size's holds, and those decided only there (EXPECTED_FULL_ONLY), keep
+theirs, but for a hold that only the quick size's shorter axis gives (QUICK_AXIS_ONLY, with
+its reason)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from expected import EXPECTED_FULL_ONLY, EXPECTED_QUICK
+from expected import EXPECTED_FULL_ONLY, EXPECTED_QUICK, QUICK_AXIS_ONLY
 
 from lossytcp.figures import all_figures, reproduce
 
@@ -22,11 +25,22 @@ def out(tmp_path_factory):
     return tmp_path_factory.mktemp("figures")
 
 
-def test_every_paper_figure_is_registered():
+def test_every_figure_and_table_of_scenarios_is_registered():
+    """SCENARIOS.md's figures and tables, each a reproduce entry; nothing pending."""
+    from lossytcp.figures import PENDING
+
     papers = {f.split("-")[0] for f in FIGURES}
     assert papers == {"paper000", "paper001", "paper002", "paper003", "paper004", "beyond"}
     assert {f"paper000-fig{n}" for n in range(2, 11)} <= set(FIGURES)
+    assert {f"paper000-table{n}" for n in (1, 2, 3)} <= set(FIGURES)
+    assert {f"paper001-fig{n}" for n in range(8, 13)} <= set(FIGURES)
+    assert {f"paper002-fig{n}" for n in range(9, 15)} <= set(FIGURES)
     assert {"paper003-fig2", "paper003-fig3a", "paper003-fig7b", "paper003-jain"} <= set(FIGURES)
+    assert {"paper004-fig1-4"} | {f"paper004-fig{n}" for n in range(5, 16)} <= set(FIGURES)
+    assert not PENDING
+    # reproduce list's order: by paper, then figure number
+    assert FIGURES.index("paper000-fig9") < FIGURES.index("paper000-fig10") < \
+        FIGURES.index("paper000-table1") < FIGURES.index("paper001-fig8")
 
 
 @pytest.mark.parametrize("fig_id", FIGURES)
@@ -43,6 +57,9 @@ def test_quick_figure_and_its_decidable_claims(fig_id, out):
         if o.figure.extra.get("no_model"):
             assert "no model applies" in o.figure.description, name
             continue
+        if not res.experiment.models:
+            assert "ontrol" in res.experiment.description, name     # a control run
+            continue
         models = res.models()
         assert len(models) and models["error"].isna().all(), name
     if o.figure.extra.get("model_at_measured"):
@@ -56,6 +73,11 @@ def test_quick_figure_and_its_decidable_claims(fig_id, out):
     got = {(c.figure, c.source, c.claim): c.verdict for c in o.claims}
     assert all(v in ("holds", "fails", "inconclusive") for v in got.values())
     assert {c.source for c in o.claims} <= {"model", "simulation"}
+    # one reading per claim text, and every verdict other than holds explained with numbers
+    # of this run
+    for c in o.claims:
+        if c.verdict != "holds":
+            assert c.why and any(ch.isdigit() for ch in c.why), (c.claim, c.source)
     expected = {k: v for k, v in EXPECTED_QUICK.items() if k[0] == fig_id}
     for k, v in expected.items():
         assert k in got, f"claim {k} no longer checked"
@@ -76,5 +98,5 @@ def test_full_size_keeps_the_quick_verdicts(fig_id, full_out):
     o = reproduce(fig_id, quick=False, out=full_out)
     got = {(c.figure, c.source, c.claim): c.verdict for c in o.claims}
     for k, v in {**EXPECTED_QUICK, **EXPECTED_FULL_ONLY}.items():
-        if k[0] == fig_id:
+        if k[0] == fig_id and k not in QUICK_AXIS_ONLY:
             assert got[k] == v, (k, got[k])

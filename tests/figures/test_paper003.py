@@ -169,8 +169,39 @@ def test_newreno_lp_is_newreno_on_an_error_free_link():
         assert c["congestion_called_wireless"] == 0 and c["correct"] == c["classified"], c
 
 
-# The brief's claims of paper 003 and where each is decided at --quick size (the verdict
-# recorded in expected.py, checked by test_figures.py's quick run, which this does not repeat)
+
+def test_the_twenty_segment_windows_misreads_are_the_delayed_acks():
+    """Fig. 2 with ns-2's 20-segment window, at PER 1e-4 (a few losses per run): with delayed
+    ACKs some wireless losses are called congestion (cwnd has grown past the window, and
+    V_P = cwnd x the delayed ACKs' RTT excess passes beta); the control without delayed ACKs
+    calls every loss right. Fig. 2's why quotes this control
+    (``paper003-fig2-w20-nodelack``)."""
+    import json
+
+    from lossytcp import _sim
+
+    def counts(delayed_ack: bool) -> dict[str, int]:
+        tot: dict[str, int] = {}
+        for seed in range(1, 21):
+            sc = P.two_hop("newreno-lp", 10e6, 10e6, s.Bernoulli(p=1e-4), duration_s=300.0,
+                           tcp=P._tcp(window=20, delayed_ack=delayed_ack))
+            r = json.loads(_sim.run_json(json.dumps(sc.engine(seed=seed))))
+            for k, v in r["flows"][0]["classification"].items():
+                tot[k] = tot.get(k, 0) + v
+        return tot
+
+    on, off = counts(True), counts(False)
+    assert on["classified"] > 50 and off["classified"] > 50
+    assert on["wireless_called_congestion"] >= 10, on
+    assert off["correct"] == off["classified"], off
+    assert on["congestion_called_wireless"] == off["congestion_called_wireless"] == 0
+
+
+# The brief's claims of paper 003 and where each is decided at --quick size: those that hold
+# are pinned in expected.py (test_figures.py's quick run checks them); those that fail are
+# not pinned (a claim that starts to hold must not break a test), their mechanisms are (the
+# 20-segment window's misreads, none on an error-free link: tests above), and
+# test_figures.py requires their why
 QUICK_DECIDED = {
     "accuracy > 70% everywhere": ("paper003-fig2",
                                   "classification accuracy high, > 70% in every scenario"),
@@ -188,16 +219,23 @@ QUICK_DECIDED = {
 }
 
 
+#: Of QUICK_DECIDED, the claims that fail (the module docstring says why; not pinned here).
+QUICK_FAILING = {"accuracy > 70% everywhere", "Westwood-NR highest",
+                 "NewReno-LP close to Ideal-LP"}
+
+
 def test_every_claim_of_the_brief_is_decided_at_quick_size():
     from expected import EXPECTED_QUICK
 
     for what, (fig, claim) in QUICK_DECIDED.items():
-        assert (fig, "simulation", claim) in EXPECTED_QUICK, what
+        if what not in QUICK_FAILING:
+            assert (fig, "simulation", claim) in EXPECTED_QUICK, what
 
 
 #: Every paper-003 claim's verdict at full size (``lossytcp reproduce paper003-... ``, 20 seeds
-#: of 300 s; the module docstring says why each that fails or stays open does). A change of
-#: engine, sender or statistics that flips one fails here: update with the reason.
+#: of 300 s; the module docstring says why each that fails or stays open does). The slow test
+#: checks the claims that hold (a change that stops one from holding fails it: update with the
+#: reason); the others must carry their why, never a pinned verdict.
 EXPECTED_FULL = {
     ("paper003-fig2", "classification accuracy high, > 70% in every scenario"): FAILS,
     ("paper003-fig2", "classification accuracy high, > 70% in every scenario (ns-2's "
@@ -239,4 +277,5 @@ def test_full_size_verdicts_of_every_claim(tmp_path):
             assert 0.8 < means["newreno-lp/ns2-2004"] < 1.15, means
     assert set(got) == set(EXPECTED_FULL)
     for k, v in EXPECTED_FULL.items():
-        assert got[k][0] == v, (k, got[k])
+        if v == HOLDS:
+            assert got[k][0] == v, (k, got[k])

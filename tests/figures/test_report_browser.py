@@ -29,10 +29,17 @@ def test_report_is_self_contained_and_complete(report):
     assert not re.search(r"""(src|href)=["'](?!#)""", text)  # nothing fetched from elsewhere
     for c in o.claims:
         assert c.claim in text and c.verdict in text
-    for section in ("Claims", "Model vs simulation error", "Validation tables",
+    for section in ("Contents", "Claims", "Model vs simulation error", "Validation tables",
                     "Settings and versions"):
         assert section in text
     assert "engine" in text and "paper000-fig3" in text
+    # contents by paper, headings marked quick, wide tables in scrolling boxes, reasons shown
+    assert "<nav class=toc>" in text and "Paper 000" in text
+    assert "paper000-fig3: " in text and "(quick)</h3>" in text
+    assert "<div class=scroll><table" in text
+    for c in o.claims:
+        if c.verdict != "holds":
+            assert "why:</b>" in text
 
 
 def test_validation_hook_renders_registered_tables(tmp_path, report, monkeypatch):

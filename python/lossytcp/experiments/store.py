@@ -261,8 +261,18 @@ class Store:
 
     def put_model_members(self, experiment: str,
                           members: Iterable[tuple[str, str, str]]) -> None:
-        self._tx("INSERT OR REPLACE INTO model_members VALUES (?, ?, ?, ?)",
-                 [(experiment, p, label, k) for p, label, k in members])
+        """The experiment's overlays at its points, replacing those of an earlier definition
+        (a changed sweep or overlay must not leave stale points in its model rows)."""
+        rows = [(experiment, p, label, k) for p, label, k in members]
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            con.execute("DELETE FROM model_members WHERE experiment = ?", (experiment,))
+            con.executemany("INSERT OR REPLACE INTO model_members VALUES (?, ?, ?, ?)", rows)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
 
     def put_experiment(self, name: str, definition: Mapping[str, Any]) -> None:
         self._tx("INSERT OR REPLACE INTO experiments VALUES (?, ?, ?)",

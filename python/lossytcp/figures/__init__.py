@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from .claims import ClaimResult
 
 __all__ = ["FIGURES", "Figure", "FigureData", "Outcome", "get", "reproduce"]
 
+#: Papers by key (a module registering figures of another paper adds its entry here).
 PAPERS = {
     "000": "Anjum & Tassiulas 2003, TCP over a Gilbert-Elliott channel (packet-train model)",
     "001": "Abouzeid & Roy 2003, TCP under abrupt RTT changes (semi-Markov RTT)",
@@ -84,13 +86,18 @@ class Figure:
 
 FIGURES: dict[str, Figure] = {}
 
-#: Figures and tables of SCENARIOS.md not reproducible here yet, and why (``reproduce list``).
-PENDING = {
-    "paper000-table1-3": "exact event traces (NewReno cycle; Tahoe and NewReno recovering "
-                         "packets 15-19): checked by the engine's scenario tests "
-                         "(crates/lossytcp-sim/tests), not an experiment",
-}
-_MODULES = ("paper000", "paper004", "paper002", "paper001", "paper003", "modern")
+
+def title_of(data: FigureData) -> str:
+    """A figure's title as drawn: the paper, the caption, "(quick)" at the quick size."""
+    f = data.figure
+    return f"Paper {f.paper} {f.title}" + (" (quick)" if data.quick else "")
+
+#: Figures and tables of SCENARIOS.md not reproducible here yet, and why (``reproduce list``
+#: prints them under "Not reproduced yet"; empty when every one is).
+PENDING: dict[str, str] = {}
+#: Modules of this package that hold no figures; every other module registers its own on
+#: import (a new module of figures needs no entry anywhere).
+_NOT_FIGURES = {"claims"}
 _loaded = False
 
 
@@ -105,13 +112,27 @@ def _load() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
-        for m in _MODULES:
-            importlib.import_module(f"{__name__}.{m}")
+        import pkgutil
+
+        for m in sorted(i.name for i in pkgutil.iter_modules(__path__)):
+            if not m.startswith("_") and m not in _NOT_FIGURES:
+                importlib.import_module(f"{__name__}.{m}")
+
+
+def order_key(fig: Figure) -> tuple:
+    """Paper, then figures by number (3a before 3b before 4), then tables, then the rest."""
+    import re
+
+    m = re.search(r"-(fig|table)(\d+)([a-z]?)", fig.id)
+    if m is None:
+        return (fig.paper, 2, 0, "", fig.id)
+    return (fig.paper, 0 if m.group(1) == "fig" else 1, int(m.group(2)), m.group(3), fig.id)
 
 
 def all_figures() -> list[Figure]:
+    """Every registered figure, by paper and figure number."""
     _load()
-    return list(FIGURES.values())
+    return sorted(FIGURES.values(), key=order_key)
 
 
 def get(fig_id: str) -> Figure:
@@ -160,7 +181,7 @@ def reproduce(fig: Figure | str, *, quick: bool = False, out: str | Path = "figu
     d = out / fig.id
     d.mkdir(exist_ok=True)
     files: list[Path] = []
-    title = f"Paper {fig.paper} {fig.title}" + (" (quick)" if quick else "")
+    title = title_of(data)
     if fig.draw_fn is not None:
         files += fig.draw_fn(data, d / fig.id)
     elif fig.plot is not None:
@@ -184,6 +205,13 @@ def reproduce(fig: Figure | str, *, quick: bool = False, out: str | Path = "figu
             mod.to_csv(p, index=False)
             files.append(p)
     claims = fig.claims(data)
+    readings = getattr(sys.modules.get(getattr(fig.claims, "__module__", ""), None),
+                       "READINGS", {})
+    for c in claims:
+        c.reading = c.reading or readings.get(c.claim, "")
+        if c.verdict != "holds" and not c.why:
+            # at least the measured numbers the verdict rests on
+            c.why = c.short
     p = d / "claims.json"
     p.write_text(json.dumps({"figure": fig.id, "quick": quick,
                              "claims": [c.as_dict() for c in claims]}, indent=1))

@@ -43,6 +43,9 @@ class ClaimResult:
     primary: bool = True  # the source the paper's figure shows (model figure: the model)
     numbers: dict[str, Any] = field(default_factory=dict)
     short: str = ""       # one line for the terminal (the detail has every point)
+    why: str = ""         # fails / inconclusive: the measured reason (numbers of this run,
+    #                       a control run where a mechanism is named)
+    reading: str = ""     # how the paper's words became the check (quoted, with the band)
 
     def __post_init__(self) -> None:
         if not self.short:
@@ -240,3 +243,166 @@ def threshold_claim(figure: str, claim: str, source: str, s: Series, xname: str,
              f"{above:g})" if worst is not None else "no points")
     return ClaimResult(figure, claim, source, v, detail, primary,
                        numbers=dict(x=s.x, mean=s.mean, ci=s.ci, outcomes=outs), short=short)
+
+
+# ------------------------------------------------------------------ bands from the paper's words
+@dataclass(frozen=True)
+class Band:
+    """The values a number the paper states in words allows: ``[low, high)``, the words
+    quoted and the reading that turned them into the interval. The rule throughout: a number
+    the paper writes ("triples", "about ten", "three- to fourfold") allows the values that
+    round to it at the precision it is written, i.e. half-way to the neighbouring values of
+    that precision (3 -> [2.5, 3.5); "ten", one significant figure -> [9.5, 15); "3 to 4" ->
+    [2.5, 4.5)); "N or more" allows [N - 1/2, inf)."""
+
+    low: float
+    high: float
+    words: str
+    reading: str
+
+    def text(self) -> str:
+        hi = "inf" if math.isinf(self.high) else f"{self.high:g}"
+        return f"'{self.words}' read as [{self.low:g}, {hi}): {self.reading}"
+
+    def verdict(self, lo: float, hi: float) -> str:
+        """An interval estimate [lo, hi] against the band: inside holds, outside fails,
+        across an edge inconclusive."""
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            return INCONCLUSIVE
+        if self.low <= lo and hi < self.high:
+            return HOLDS
+        if hi < self.low or lo >= self.high:
+            return FAILS
+        return INCONCLUSIVE
+
+
+def about(n: float, words: str) -> Band:
+    """"About n" / "n-fold" with n written as a whole number: half-way to n - 1 and n + 1
+    (for n >= 10, one significant figure: half-way to 9 and 20)."""
+    if n >= 10:
+        lo, hi = n - 0.5, 1.5 * n
+        how = "rounds to it at one significant figure (half-way to 9 and to 20)"
+    else:
+        lo, hi = n - 0.5, n + 0.5
+        how = f"rounds to {n:g} (half-way to {n - 1:g} and to {n + 1:g})"
+    return Band(lo, hi, words, how)
+
+
+def between(a: float, b: float, words: str) -> Band:
+    return Band(a - 0.5, b + 0.5, words, f"rounds to a value from {a:g} to {b:g}")
+
+
+def at_least(n: float, words: str) -> Band:
+    return Band(n - 0.5, math.inf, words, f"rounds to {n:g} or more")
+
+
+# ---------------------------------------------------------------------- intervals of statistics
+def _t(df: float, level: float) -> float:
+    from scipy import stats
+
+    return float(stats.t.ppf(0.5 + level / 2, df)) if df > 0 else math.inf
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A statistic with its interval at ``level`` (for the deterministic model, lo = hi)."""
+
+    value: float
+    lo: float
+    hi: float
+    level: float = 0.95
+
+    def text(self, digits: int = 3) -> str:
+        if self.lo == self.hi == self.value:
+            return fmt(self.value, digits)
+        return f"{fmt(self.value, digits)} [{fmt(self.lo, digits)}, {fmt(self.hi, digits)}]"
+
+
+def exact(x: float) -> Estimate:
+    return Estimate(float(x), float(x), float(x))
+
+
+def ratio_estimate(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> Estimate:
+    """mean(a) / mean(b) of independent samples, with the delta method's interval on the log
+    scale (Welch-Satterthwaite degrees of freedom): var(log mean) ~ s^2 / (n mean^2)."""
+    x = np.asarray([v for v in a if math.isfinite(v)], dtype=float)
+    y = np.asarray([v for v in b if math.isfinite(v)], dtype=float)
+    if x.size == 0 or y.size == 0 or x.mean() <= 0 or y.mean() <= 0:
+        return Estimate(math.nan, math.nan, math.nan, level)
+    r = float(x.mean() / y.mean())
+    if x.size < 2 or y.size < 2:
+        return Estimate(r, math.nan, math.nan, level)
+    va = x.var(ddof=1) / (x.size * x.mean() ** 2)
+    vb = y.var(ddof=1) / (y.size * y.mean() ** 2)
+    se = math.sqrt(va + vb)
+    if se == 0:
+        return Estimate(r, r, r, level)
+    df = (va + vb) ** 2 / (va ** 2 / (x.size - 1) + vb ** 2 / (y.size - 1))
+    q = _t(df, level) * se
+    return Estimate(r, r * math.exp(-q), r * math.exp(q), level)
+
+
+def diff_estimate(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> Estimate:
+    """mean(a) - mean(b), Welch's interval."""
+    t = welch(a, b)
+    if not math.isfinite(t.se):
+        return Estimate(t.diff, math.nan, math.nan, level)
+    q = _t(t.df, level) * t.se if t.se > 0 else 0.0
+    return Estimate(t.diff, t.diff - q, t.diff + q, level)
+
+
+def propagate(stat: Callable[..., float], groups: Sequence[Sequence[float] | float],
+              level: float = 0.95, draws: int = 4000, seed: int = 20260) -> Estimate:
+    """A statistic of several means with its uncertainty: each group's mean drawn from its
+    Student-t sampling law (mean + s / sqrt(n) T_{n-1}; a float is exact), ``stat`` evaluated
+    on every draw, the interval the central ``level`` of the draws. For statistics of means
+    that no closed form covers (a threshold read off a curve, the largest of several spreads):
+    a Monte Carlo propagation of the per-point t intervals, deterministic (fixed seed)."""
+    rng = np.random.default_rng(seed)
+    cols = []
+    for g in groups:
+        if isinstance(g, (int, float, np.floating)):
+            cols.append(np.full(draws, float(g)))
+            continue
+        x = np.asarray([v for v in g if math.isfinite(v)], dtype=float)
+        if x.size < 2:
+            return Estimate(stat(*[np.mean(h) if not isinstance(h, (int, float))
+                                   else h for h in groups]), math.nan, math.nan, level)
+        se = x.std(ddof=1) / math.sqrt(x.size)
+        cols.append(x.mean() + se * rng.standard_t(x.size - 1, draws))
+    value = stat(*[float(np.mean(g)) if not isinstance(g, (int, float, np.floating)) else
+                   float(g) for g in groups])
+    vals = np.array([stat(*row) for row in zip(*cols, strict=True)], dtype=float)
+    vals = vals[np.isfinite(vals)]
+    if not vals.size:
+        return Estimate(value, math.nan, math.nan, level)
+    lo, hi = np.quantile(vals, [(1 - level) / 2, (1 + level) / 2])
+    return Estimate(value, float(lo), float(hi), level)
+
+
+def sign_verdict(est: Estimate, want: int, margin: float = 0.0) -> str:
+    """``want`` = +1: the statistic above ``margin`` (its interval entirely), -1 below
+    ``-margin``; the interval entirely on the other side of 0 fails; else inconclusive."""
+    lo, hi = est.lo, est.hi
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return INCONCLUSIVE
+    if want > 0:
+        return HOLDS if lo > margin else FAILS if hi < 0 else INCONCLUSIVE
+    return HOLDS if hi < -margin else FAILS if lo > 0 else INCONCLUSIVE
+
+
+def why_undecided(c: ClaimResult) -> str:
+    """The measured reason an ordering claim is inconclusive: the points where the difference's
+    interval reaches across the margin, with the difference and the seeds behind it."""
+    n = c.numbers
+    outs = n.get("outcomes") or []
+    xs = n.get("x") or []
+    if not outs:
+        return ""
+    und = [i for i, o in enumerate(outs) if o == "undecided"]
+    if not und:
+        return ""
+    parts = [f"{fmt(xs[i])}: {fmt(n['a'][i])} vs {fmt(n['b'][i])}" for i in und[:4]]
+    return (f"undecided at {len(und)} of {len(outs)} points (difference within what the "
+            f"seeds resolve, neither significant after Holm nor inside the margin): "
+            + "; ".join(parts) + (" ..." if len(und) > 4 else ""))

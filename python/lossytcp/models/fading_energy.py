@@ -190,6 +190,16 @@ off (documented): NewReno's W_max 24/6 is 3.0 with one sample per packet but 3.8
 followed (3.8/3.8/3.8/3.8), so "triples" holds in eq. (2)'s channel only; and Tahoe's T0
 50/150 stays 1.6-1.8, below the "factor of 3" the text gives for both variants.
 
+The channel three ways: ``p_gb``/``p_bg`` given; the Marcum-Q parameters of eq. (2)-(5) from
+the fading margin and f_D T (the paper's "analysis"); or the paper's hybrid model (Sec. 5.1,
+used for its Figs. 5-15 "because it provides the correct relationship between the
+transmitted power and the error parameters"): ``snr_db`` and ``doppler_norm``, the two-state
+parameters estimated (error rate, mean error burst) from a bit-level Jakes trace of
+``8 packet_size_bytes``-bit packets (:func:`hybrid_trace`, :mod:`lossytcp.channels.bit_level`)
+and the SNR as the energy per transmission. At 90% throughput and f_D T 0.016 the hybrid
+model gives Tahoe/Reno 11.9 (Marcum-Q 8.0) and NewReno W_max 24/6 3.51 (3.04); the figures
+(``lossytcp.figures.paper004``) report every ratio against the paper's words.
+
 Metrics (eq. 13-18): with ``pi`` the stationary law of the embedded chain and per-state
 expected cycle rewards, throughput = E[S]/E[D] (successes per slot), load = E[T]/E[D], success
 probability = E[S]/E[T], transmissions per success = E[T]/E[S], energy efficiency
@@ -219,13 +229,18 @@ VARIANTS = ("tahoe", "reno", "newreno")
 MAX_W_MAX = 100
 
 __all__ = ["FadingEnergyParams", "FadingEnergyResult", "fading_energy",
-           "energy_efficiency_at_throughput", "VARIANTS", "MODEL"]
+           "energy_efficiency_at_throughput", "hybrid_trace", "snr_db_for_epsilon", "VARIANTS",
+           "MODEL"]
 
 
 @dataclass(frozen=True)
 class FadingEnergyParams:
-    """Inputs of the Zorzi-Rao model. Give the channel as ``p_gb`` and ``p_bg`` or as the
-    fading margin (``fading_margin`` linear or ``fading_margin_db``) with ``doppler_norm``.
+    """Inputs of the Zorzi-Rao model. Give the channel as ``p_gb`` and ``p_bg``, as the
+    fading margin (``fading_margin`` linear or ``fading_margin_db``) with ``doppler_norm``
+    (eq. (2)-(5): the Marcum-Q parameters, the paper's "analysis"), or as the average SNR
+    ``snr_db`` with ``doppler_norm`` (the paper's hybrid model of Sec. 5.1, used from Fig. 5
+    on: the parameters estimated from a bit-level Jakes trace of ``8 packet_size_bytes``-bit
+    packets, ``modulation`` "ncfsk" or "dpsk"; see :func:`hybrid_trace`).
     ``tahoe_queue``: ``"paper"`` (Sec. 4.2's Tahoe cycle) or ``"engine"`` (ours: the
     retransmission leaves behind the window already queued; see the module docstring)."""
 
@@ -238,6 +253,8 @@ class FadingEnergyParams:
     fading_margin: float | None = None
     fading_margin_db: float | None = None
     doppler_norm: float | None = None
+    snr_db: float | None = None
+    modulation: str = "ncfsk"
     energy_per_transmission: float | None = None
     active_energy: float = 0.0
     idle_energy: float = 0.0
@@ -262,12 +279,28 @@ class FadingEnergyParams:
             # The analysis assumes the timer outlives the window's transmissions (Sec. 4.2).
             raise ParameterError("timeout_slots", self.timeout_slots,
                                  f"must be >= w_max ({self.w_max}) slots")
-        fading = (self.fading_margin is not None or self.fading_margin_db is not None
-                  or self.doppler_norm is not None)
+        s(self, "modulation", v.choice("modulation", self.modulation, ["ncfsk", "dpsk"]))
+        s(self, "packet_size_bytes", v.positive("packet_size_bytes", self.packet_size_bytes))
+        margin = self.fading_margin is not None or self.fading_margin_db is not None
+        hybrid = self.snr_db is not None
+        fading = margin or hybrid or self.doppler_norm is not None
         direct = self.p_gb is not None or self.p_bg is not None
-        if fading == direct:
-            raise ParameterError("p_gb", self.p_gb, "give the channel either as p_gb and p_bg or "
-                                 "as fading_margin (or fading_margin_db) and doppler_norm")
+        if fading == direct or (margin and hybrid):
+            raise ParameterError("p_gb", self.p_gb, "give the channel as p_gb and p_bg, as "
+                                 "fading_margin (or fading_margin_db) and doppler_norm, or as "
+                                 "snr_db and doppler_norm (the hybrid model)")
+        if hybrid:
+            if self.doppler_norm is None:
+                raise ParameterError("doppler_norm", None, "is needed with snr_db")
+            s(self, "snr_db", v.in_range("snr_db", self.snr_db, -10.0, 80.0))
+            s(self, "doppler_norm", v.positive("doppler_norm", self.doppler_norm))
+            if self.doppler_norm > 1.0:
+                raise ParameterError("doppler_norm", self.doppler_norm, "must be in (0, 1]")
+            est = self._hybrid()
+            if not 0 < est.epsilon < 1:
+                raise ParameterError("snr_db", self.snr_db, "gives a channel that never (or "
+                                     "always) fails in the hybrid trace; the cycle analysis "
+                                     "needs both transitions possible")
         if direct:
             if self.p_gb is None or self.p_bg is None:
                 missing = "p_bg" if self.p_bg is None else "p_gb"
@@ -287,7 +320,7 @@ class FadingEnergyParams:
                 raise ParameterError("p_bg", self.p_bg, "p_gb = p_bg = 1 is a channel that "
                                      "alternates Good and Bad every slot (a periodic chain); "
                                      "the model needs p_gb < 1 or p_bg < 1")
-        else:
+        elif not hybrid:
             from ..channels.rayleigh import rayleigh_two_state
             if self.doppler_norm is None:
                 raise ParameterError("doppler_norm", None,
@@ -305,12 +338,21 @@ class FadingEnergyParams:
         s(self, "active_energy", v.non_negative("active_energy", self.active_energy))
         s(self, "idle_energy", v.non_negative("idle_energy", self.idle_energy))
         s(self, "rate_bps", v.positive("rate_bps", self.rate_bps))
-        s(self, "packet_size_bytes", v.positive("packet_size_bytes", self.packet_size_bytes))
+
+    def _hybrid(self):
+        bits = int(round(8 * self.packet_size_bytes))
+        return hybrid_trace(self.doppler_norm, packet_bits=bits, modulation=self.modulation
+                            ).two_state(self.snr_db)
 
     def channel(self) -> tuple[float, float, float | None]:
-        """(p_gb, p_bg, fading margin or None)."""
+        """(p_gb, p_bg, energy per transmission the channel implies or None): the fading
+        margin F (Marcum-Q), the average SNR (hybrid; both linear)."""
         if self.p_gb is not None:
             return float(self.p_gb), float(self.p_bg), None
+        if self.snr_db is not None:
+            est = self._hybrid()
+            return (min(max(est.p_gb, 1e-12), 1.0), min(max(est.p_bg, 1e-12), 1.0),
+                    10.0 ** (self.snr_db / 10.0))
         from ..channels.rayleigh import rayleigh_two_state
         ch = rayleigh_two_state(fading_margin=self.fading_margin,
                                 fading_margin_db=self.fading_margin_db,
@@ -788,35 +830,74 @@ def fading_energy(**kwargs) -> FadingEnergyResult:
     return _compute(FadingEnergyParams(**kwargs))
 
 
+#: The hybrid model's Jakes trace (paper 004 Sec. 5.1): one realisation per f_D T, seeded,
+#: long enough for thousands of error bursts (2000 Doppler periods, 200k to 1M packets).
+HYBRID_SEED = 2001
+
+
+def hybrid_packets(doppler_norm: float) -> int:
+    return int(min(1_000_000, max(200_000, round(2000.0 / doppler_norm))))
+
+
+def hybrid_trace(doppler_norm: float, *, packet_bits: int = 8192, modulation: str = "ncfsk"):
+    """The bit-level Jakes trace behind the hybrid model at this f_D T
+    (:func:`lossytcp.channels.bit_level_trace`, :data:`HYBRID_SEED`): about 2 to 15 s to
+    compute once per machine, then read from its disk cache."""
+    from ..channels.bit_level import bit_level_trace
+
+    return bit_level_trace(float(doppler_norm), hybrid_packets(doppler_norm),
+                           packet_bits=int(packet_bits), modulation=modulation,
+                           seed=HYBRID_SEED)
+
+
+def snr_db_for_epsilon(epsilon: float, doppler_norm: float, *, packet_bits: int = 8192,
+                       modulation: str = "ncfsk") -> float:
+    """The average SNR (dB) at which the hybrid model's trace has packet error rate
+    ``epsilon`` (the x axis of the paper's figures is the error rate)."""
+    return hybrid_trace(doppler_norm, packet_bits=packet_bits, modulation=modulation
+                        ).snr_db_for_epsilon(epsilon)
+
+
 def energy_efficiency_at_throughput(target: float = 0.9, *, doppler_norm: float,
-                                    bound: str = "pessimistic", **kwargs) -> FadingEnergyResult:
-    """The model at the fading margin where the throughput (successes/slot) equals ``target``.
+                                    bound: str = "pessimistic", channel: str = "marcum",
+                                    **kwargs) -> FadingEnergyResult:
+    """The model at the fading margin (``channel="marcum"``) or the average SNR (``"hybrid"``)
+    where the throughput (successes/slot) equals ``target``.
 
     Fig. 13 of the paper reads every curve at 90% throughput. Throughput rises with the fading
-    margin, so the margin (in dB) is found by bisection (scipy's brentq) over [-10, 60] dB.
-    ``bound`` picks which throughput bound must meet the target.
+    margin, so the margin (in dB) is found by bisection (scipy's brentq) over [-10, 60] dB
+    (the SNR over [-5, 80] dB). ``bound`` picks which throughput bound must meet the target.
     """
     import scipy.optimize
 
     target = v.probability("target", target, open_low=True, open_high=True)
     bound = v.choice("bound", bound, ["pessimistic", "optimistic"])
-    for k in ("fading_margin", "fading_margin_db", "p_gb", "p_bg"):
+    channel = v.choice("channel", channel, ["marcum", "hybrid"])
+    for k in ("fading_margin", "fading_margin_db", "p_gb", "p_bg", "snr_db"):
         if k in kwargs:
             raise ParameterError(k, kwargs[k], "is chosen by the search; do not pass it")
-    FadingEnergyParams(doppler_norm=doppler_norm, fading_margin_db=20.0, **kwargs)  # validate
+    key = "fading_margin_db" if channel == "marcum" else "snr_db"
+    FadingEnergyParams(doppler_norm=doppler_norm, **{key: 30.0}, **kwargs)  # validate
 
     def thr(db: float) -> float:
-        r = fading_energy(doppler_norm=doppler_norm, fading_margin_db=db, **kwargs)
+        r = fading_energy(doppler_norm=doppler_norm, **{key: db}, **kwargs)
         return (r.throughput_slot if bound == "pessimistic" else r.throughput_slot_opt) - target
 
-    lo, hi = -10.0, 60.0
+    if channel == "marcum":
+        lo, hi = -10.0, 60.0
+    else:
+        tr = hybrid_trace(doppler_norm, packet_bits=int(round(8 * kwargs.get(
+            "packet_size_bytes", 1024.0))), modulation=kwargs.get("modulation", "ncfsk"))
+        # inside the SNRs where the trace has both losses and successes
+        lo = tr.snr_db_for_epsilon(0.9)
+        hi = tr.snr_db_for_epsilon(40.0 / tr.n_packets)
     if thr(hi) < 0:
-        raise ParameterError("target", target, "is not reached below a 60 dB fading margin")
+        raise ParameterError("target", target, f"is not reached below {hi:.3g} dB")
     if thr(lo) > 0:
         lo_db = lo
     else:
-        lo_db = scipy.optimize.brentq(thr, lo, hi, xtol=1e-6)
-    return fading_energy(doppler_norm=doppler_norm, fading_margin_db=lo_db, **kwargs)
+        lo_db = scipy.optimize.brentq(thr, lo, hi, xtol=1e-6 if channel == "marcum" else 1e-4)
+    return fading_energy(doppler_norm=doppler_norm, **{key: lo_db}, **kwargs)
 
 
 MODEL = register(Model(
