@@ -114,3 +114,22 @@ def test_sack_with_rfc6675_recovery_times_out_as_tahoe():
     assert sack1.mean("timeouts") > 1.4 * tahoe.mean("timeouts")
     assert rfc.mean("timeouts") < 1.2 * tahoe.mean("timeouts")
     assert rfc.mean("goodput_norm") > sack1.mean("goodput_norm")
+
+
+def test_a_timer_of_1_25_rtts_lifts_oldtahoe_more_than_newreno():
+    """The control behind Figs. 5-6's "NewReno worst", at Fig. 6's least favourable point:
+    OldTahoe recovers every loss by the timer, so shortening the fixed timer from 0.05 s (5
+    RTTs) to 1.25 RTTs lifts it far more than NewReno, which recovers most losses by fast
+    retransmit."""
+    rate, rtt, alpha = 2e6, 0.01, 0.00353
+    ot, nr = {}, {}
+    for tau in (0.05, paper000.CONTROL_TIMER_RTTS * rtt):
+        kw = paper000.model_matched_sim(rate, rtt, 125, alpha, 0.1, tau)
+        ot[tau] = lossytcp.simulate_seeds(6, "oldtahoe", **kw)
+        nr[tau] = lossytcp.simulate_seeds(6, "newreno", **kw)
+    fine = paper000.CONTROL_TIMER_RTTS * rtt
+    assert ot[0.05].mean("timeout_fraction") == 1.0
+    assert nr[0.05].mean("timeout_fraction") < 0.5
+    gain_ot = ot[fine].mean("goodput_norm") - ot[0.05].mean("goodput_norm")
+    gain_nr = nr[fine].mean("goodput_norm") - nr[0.05].mean("goodput_norm")
+    assert gain_ot > 0.05 and gain_ot > 2 * gain_nr
