@@ -22,3 +22,27 @@ def test_eq3_as_typeset_counts_more_spurious_dupacks_so_oldtahoe_gains_more():
     typeset = [_gain(e, dupack_rule="typeset") for e in range(16)]
     assert all(t >= o - 1e-9 for o, t in zip(ours, typeset, strict=True))
     assert sum(t > 0.10 for t in typeset) > sum(o > 0.10 for o in ours)
+
+
+def _old_and_ideal(wm: int, t3_s: float) -> tuple[float, float]:
+    kw = m._s63_model(dict(w_m=wm), "oldtahoe")
+    kw["rtt_s"] = (*kw["rtt_s"][:2], t3_s + 1.0 / m.S["rate_pps"])
+    r = models.evaluate("abrupt-rtt", **kw)
+    return r.throughput_pps, r.ideal_pps
+
+
+def test_oldtahoes_timeouts_stop_where_the_window_fills_the_rtt_rise():
+    """Fig. 11's control: the model's OldTahoe times out only when an RTT rise T_j - T_i is
+    longer than its window's transmission (eq. 5), so the window that escapes the time-outs
+    moves with the rise: at a 100 ms third state (rise 40-42 ms, about 50 packets) w_m 40
+    still times out and w_m 60 no longer does; at the control's 120 ms no w_m of the sweep
+    escapes and the Ideal-OldTahoe gap widens with w_m."""
+    def ratio(wm, t3):
+        o, i = _old_and_ideal(wm, t3)
+        return o / i
+    assert ratio(40, 0.100) < 0.9 < 0.98 < ratio(60, 0.100)
+    wms = (15, 30, 50, 70)
+    pairs = [_old_and_ideal(wm, m.CONTROL_T3_S) for wm in wms]
+    assert max(o / i for o, i in pairs) < 0.9
+    gaps = [i - o for o, i in pairs]
+    assert gaps == sorted(gaps)

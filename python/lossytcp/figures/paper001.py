@@ -27,7 +27,8 @@ packet's own transmission time).
   9 T_i (Sec. 6.1), i.e. k up to 4.6 for this parameter set.
 
 Control runs (each named in the claims it explains): Fig. 9's model with eq. (3) as typeset
-(``dupack_rule="typeset"``), the same experiments.
+(``dupack_rule="typeset"``), the same experiments; Fig. 11's model with the third RTT state
+at 120 ms (an RTT rise no window of the sweep fills).
 
 Claims are decided with their uncertainty: statistics of whole curves (a saturation point, a
 knee, the widening of a gap) carry intervals propagated from every point's t interval
@@ -361,10 +362,7 @@ def fig11_claims(data):
         ii = ideal.mean
 
         def stat(r0, r1, o0, o1, ii=ii):
-            # the smallest of: each rise (last - first) and each gap's widening, over the
-            # Ideal's level (Ideal exact, from the model)
-            return min(r1 - r0, o1 - o0, (ii[-1] - o1) - (ii[0] - o0),
-                       (o1 - r1) - (o0 - r0)) / ii[-1]
+            return _rise_widen(r0, r1, o0, o1, ii[0], ii[-1])
         if src == "model":
             e = exact(stat(r.mean[0], r.mean[-1], o.mean[0], o.mean[-1]))
         else:
@@ -384,6 +382,8 @@ def fig11_claims(data):
                                         ("Ideal-OldTahoe widens", g1[-1] - g1[0]),
                                         ("OldTahoe-Reno widens", g2[-1] - g2[0])) if x <= 0]
             why = (("not so: " + ", ".join(bad) + "; ") if bad else "") + f"statistic {e.text()}"
+            if src == "model":
+                why += " | " + _rtt_jump_control(r.x, o.mean, ii)
         out.append(ClaimResult(
             f, "All rise with w_m; the gaps Ideal-OldTahoe and OldTahoe-Reno widen", src, v,
             detail, src == "model", why=why,
@@ -393,6 +393,53 @@ def fig11_claims(data):
                     "from the smallest to the largest w_m each rises and each gap widens (the "
                     "smallest of the four differences above 0)"))
     return out
+
+
+def _rise_widen(r0, r1, o0, o1, i0, i1) -> float:
+    """Fig. 11's statistic: the smallest of each rise (last - first) and each gap's widening
+    (Ideal - OldTahoe, OldTahoe - Reno), over the Ideal's level at the largest w_m."""
+    return min(r1 - r0, o1 - o0, (i1 - o1) - (i0 - o0), (o1 - r1) - (o0 - r0)) / i1
+
+
+#: Fig. 11's control: the third RTT state's RTT raised to this (from 82 ms), a rise from the
+#: other states that no window of the sweep fills.
+CONTROL_T3_S = 0.12
+
+
+def _rtt_jump_control(wms, old, ideal) -> str:
+    """Why the model's Ideal-OldTahoe gap closes at large w_m: OldTahoe's only losses in the
+    model are the idle path's time-outs on an RTT rise (eq. 5: T_j - (w1 + 1)/mu > Y_i =
+    T_i), which a window w1 + 1 >= mu (T_j - T_i) fills; above that OldTahoe never times out
+    and runs at the Ideal's rate. The control: the model with the rise made larger than any
+    window of the sweep fills (T_3 at :data:`CONTROL_T3_S`)."""
+    from .. import models
+
+    mu, T = S["rate_pps"], S["rtt_s"]
+    fill = [mu * (T[2] - t) for t in T[:2]]
+    i = max(k for k, w in enumerate(wms) if w + 1 < min(fill)) if any(
+        w + 1 < min(fill) for w in wms) else 0
+    thr = {v: [] for v in ("reno", "oldtahoe", "ideal")}
+    for wm in wms:
+        kw = _s63_model(dict(w_m=wm), "reno")
+        kw["rtt_s"] = (*kw["rtt_s"][:2], CONTROL_T3_S + 1.0 / mu)
+        res = {v: models.evaluate("abrupt-rtt", **{**kw, "variant": v})
+               for v in ("reno", "oldtahoe")}
+        thr["reno"].append(res["reno"].throughput_pps)
+        thr["oldtahoe"].append(res["oldtahoe"].throughput_pps)
+        thr["ideal"].append(res["reno"].ideal_pps)
+    c = _rise_widen(thr["reno"][0], thr["reno"][-1], thr["oldtahoe"][0], thr["oldtahoe"][-1],
+                    thr["ideal"][0], thr["ideal"][-1])
+    g = [a - b for a, b in zip(thr["ideal"], thr["oldtahoe"], strict=True)]
+    return (f"in the model OldTahoe loses only to time-outs on an RTT rise into the "
+            f"{T[2] * 1e3:.0f} ms state, which a window of mu (T_j - T_i) = "
+            + "/".join(f"{x:.0f}" for x in fill) + " packets fills (eq. 5): up to w_m "
+            f"{wms[i]:g} OldTahoe/Ideal {old[i] / ideal[i]:.2f}, from w_m "
+            f"{wms[min(i + 1, len(wms) - 1)]:g} "
+            f"{old[min(i + 1, len(wms) - 1)] / ideal[min(i + 1, len(wms) - 1)]:.2f} | control, "
+            f"the model with that state's RTT at {CONTROL_T3_S * 1e3:.0f} ms (a rise no window "
+            f"up to {max(wms):g} fills): gap Ideal-OldTahoe "
+            + " -> ".join(f"{x:.0f}" for x in g) + f" over w_m {wms[0]:g}-{wms[-1]:g}; "
+            f"statistic {c:+.4f}: {'holds' if c > 0 else 'fails'}")
 
 
 #: Sec. 6.1's design bound E[V_i] <= 9 T_i: the largest k of Fig. 12 within it.
