@@ -46,3 +46,17 @@ def test_oldtahoes_timeouts_stop_where_the_window_fills_the_rtt_rise():
     assert max(o / i for o, i in pairs) < 0.9
     gaps = [i - o for o, i in pairs]
     assert gaps == sorted(gaps)
+
+
+def test_ideal_is_flat_when_every_excess_keeps_its_ratio_to_the_rtt():
+    """Fig. 12's control: the Ideal TCP moves with k only through the states' shares of
+    time; with E[V_i] in one ratio to T_i those shares do not move, nor does the Ideal."""
+    import numpy as np
+
+    T = np.asarray(m.S["rtt_s"])
+    vals = [models.evaluate("abrupt-rtt", **m._model(
+        m.S["rate_pps"], m.S["rtt_s"], m.S["H"], tuple(k * 0.8 * T), m.FIG12_WM, "oldtahoe"))
+        .ideal_pps for k in (0.01, 0.3, 4.59, 100)]
+    assert (max(vals) - min(vals)) / max(vals) < 0.01
+    shares = [m._time_shares(k) for k in (0.01, 4.59)]
+    assert abs(shares[0][2] - shares[1][2]) > 0.2        # the set's own E[V]: shares move

@@ -28,7 +28,8 @@ packet's own transmission time).
 
 Control runs (each named in the claims it explains): Fig. 9's model with eq. (3) as typeset
 (``dupack_rule="typeset"``), the same experiments; Fig. 11's model with the third RTT state
-at 120 ms (an RTT rise no window of the sweep fills).
+at 120 ms (an RTT rise no window of the sweep fills); Fig. 12's model with every state's mean
+excess in the same ratio to its RTT ("Ideal flat").
 
 Claims are decided with their uncertainty: statistics of whole curves (a saturation point, a
 knee, the widening of a gap) carry intervals propagated from every point's t interval
@@ -442,6 +443,8 @@ def _rtt_jump_control(wms, old, ideal) -> str:
             f"statistic {c:+.4f}: {'holds' if c > 0 else 'fails'}")
 
 
+#: Fig. 12's maximum window.
+FIG12_WM = 25
 #: Sec. 6.1's design bound E[V_i] <= 9 T_i: the largest k of Fig. 12 within it.
 K_DESIGN = min(9 * t / v for t, v in zip(S["rtt_s"], S["excess_mean_s"], strict=True))
 
@@ -455,7 +458,7 @@ def fig12_experiments(quick: bool):
         "with the model's timer (the latest RTT sample)",
         scenario=lambda p: _s63(p, max(dur, 20 * p["k"] * max(S["excess_mean_s"])),
                                 "last_sample"),
-        sweep={"k": ks, "w_m": [25]}, variants=["reno", "oldtahoe"], models=_overlays(),
+        sweep={"k": ks, "w_m": [FIG12_WM]}, variants=["reno", "oldtahoe"], models=_overlays(),
         seeds=3 if quick else 5, metrics=["throughput_pps", "timeouts", "fast_retransmits"])]
 
 
@@ -475,12 +478,37 @@ def _knee_share(ks, ratio) -> float:
 
 def _time_shares(k: float) -> list[float]:
     """The share of time in each RTT state: pi_i (T_i + k E[V_i]), normalised."""
+    pi = _stationary()
+    x = pi * (np.asarray(S["rtt_s"]) + k * np.asarray(S["excess_mean_s"]))
+    return (x / x.sum()).tolist()
+
+
+def _stationary() -> np.ndarray:
+    """The embedded chain's stationary law pi (pi H = pi) of the Section 6.3 set."""
     H = np.asarray(S["H"], dtype=float)
     w, vec = np.linalg.eig(H.T)
     pi = np.real(vec[:, np.argmin(np.abs(w - 1))])
-    pi = pi / pi.sum()
-    x = pi * (np.asarray(S["rtt_s"]) + k * np.asarray(S["excess_mean_s"]))
-    return (x / x.sum()).tolist()
+    return pi / pi.sum()
+
+
+def _proportional_excess_control(ks) -> str:
+    """The control of "Ideal flat": the model with every state's mean excess in the same
+    ratio to its RTT (E[V_i] = c T_i, c keeping the stationary mean excess of the set), scaled
+    by the same k: scaling then moves no state's share of time, and the Ideal TCP's throughput
+    should not move either."""
+    from .. import models
+
+    pi, T = _stationary(), np.asarray(S["rtt_s"])
+    c = float(pi @ np.asarray(S["excess_mean_s"]) / (pi @ T))
+    vals = [models.evaluate("abrupt-rtt", **_model(S["rate_pps"], S["rtt_s"], S["H"],
+                                                   tuple(k * c * T), FIG12_WM,
+                                                   "oldtahoe")).ideal_pps
+            for k in ks]
+    flat = (max(vals) - min(vals)) / max(vals)
+    return (f"control, the model with E[V_i] = {c:.2f} T_i (the same stationary mean excess, "
+            f"every state's excess in the same ratio to its RTT), scaled by the same k: Ideal "
+            f"TCP from {fmt(min(vals))} to {fmt(max(vals))} pkt/s over k {ks[0]:g}-{ks[-1]:g} "
+            f"({flat:.2%}): {'holds' if flat <= 0.10 else 'fails'}")
 
 
 def fig12_claims(data):
@@ -501,7 +529,8 @@ def fig12_claims(data):
         f"states ({', '.join(f'{t * 1e3:.0f} ms' for t in S['rtt_s'])}) moves from "
         + ", ".join(f"{x:.2f}" for x in sh0) + f" at k={lo_k:g} to "
         + ", ".join(f"{x:.2f}" for x in sh1) + f" at k={hi_k:g} (computed from H, T and "
-        "E[V]); no timer is involved")
+        "E[V]); no timer is involved | " + _proportional_excess_control(
+            [ideal.x[i] for i in inside]))
     out.append(ClaimResult(
         f, "Ideal flat", "model", v,
         f"Ideal TCP from {fmt(min(vals))} to {fmt(max(vals))} pkt/s over k {lo_k:g}-{hi_k:g} "
