@@ -36,3 +36,21 @@ def test_capping_the_window_narrows_tahoes_gap_to_newreno_under_red():
     assert ratio[8] <= ratio[20] + 0.02
     assert abs(ratio[4] - 1) < 0.05
     assert q[4] < 0.5
+
+
+def test_newrenos_own_window_law_brings_the_models_q_to_the_engines():
+    """Fig. 10's "tracks (Q, NewReno)" control: the model's NewReno Q over Tahoe's window law
+    (the paper's simplification) sits above the one over NewReno's own law, and the engine's
+    NewReno Q lies nearer the latter under RED."""
+    from lossytcp import models
+
+    def model_q(p, law):
+        return models.evaluate("aqm-renewal", variant="newreno", queue="red", p=p, rtt_s=0.24,
+                               timeout_s=0.72, max_window=20, timeout_formula="approximate",
+                               q_window=law).timeout_probability
+    for p in (0.01, 0.0259, 0.0497):
+        assert model_q(p, "own") < model_q(p, "tahoe")
+    p = 0.0259
+    sim = lossytcp.simulate_seeds(6, "newreno", **m._sim(dict(p=p, aqm="red", duration_s=600.0)))
+    q = sim.mean("timeout_fraction")
+    assert abs(q - model_q(p, "own")) < abs(q - model_q(p, "tahoe"))
