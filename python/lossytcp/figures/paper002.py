@@ -416,7 +416,11 @@ def claims_thr(variant):
                 vv = FAILS if "below" in outs else HOLDS if all(o in ("above", "equal") for
                                                                 o in outs) and "above" in outs \
                     else INCONCLUSIVE
-                c = ClaimResult(data.figure.id, "x", src, vv, "", True)
+                counts = ", ".join(f"{o} at {outs.count(o)}" for o in
+                                   ("above", "equal", "below", "undecided") if o in outs)
+                c = ClaimResult(data.figure.id, "Tahoe's DropTail/RED >= NewReno's", src, vv,
+                                f"Tahoe vs NewReno: {counts} of {len(outs)} points "
+                                "(the ratio of the two ratios' interval against 1)", True)
                 c.numbers = dict(x=xs, outcomes=outs)
             detail = "DropTail / RED throughput: " + "; ".join(
                 f"p={x:.3g}: Tahoe {a.text()}, NewReno {b.text()}" for x, a, b in
