@@ -60,3 +60,16 @@ def test_ideal_is_flat_when_every_excess_keeps_its_ratio_to_the_rtt():
     assert (max(vals) - min(vals)) / max(vals) < 0.01
     shares = [m._time_shares(k) for k in (0.01, 4.59)]
     assert abs(shares[0][2] - shares[1][2]) > 0.2        # the set's own E[V]: shares move
+
+
+def test_reno_at_d_equal_to_w_m_is_oldtahoe_run_for_run_under_either_timer():
+    """Fig. 10 and its control (the model's timer): the saturation value is OldTahoe's,
+    exactly, since a window of w_m can never return d = w_m duplicate ACKs."""
+    import lossytcp
+
+    for est in ("rfc6298", "last_sample"):
+        kw = m._s63(dict(d=25, w_m=25), 100.0, est)
+        reno = lossytcp.simulate("reno", seed=3, **kw)
+        old = lossytcp.simulate("oldtahoe", seed=3, **kw)
+        assert reno.fast_retransmits == 0
+        assert reno.throughput_pps == old.throughput_pps
