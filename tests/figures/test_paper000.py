@@ -114,3 +114,38 @@ def test_sack_with_rfc6675_recovery_times_out_as_tahoe():
     assert sack1.mean("timeouts") > 1.4 * tahoe.mean("timeouts")
     assert rfc.mean("timeouts") < 1.2 * tahoe.mean("timeouts")
     assert rfc.mean("goodput_norm") > sack1.mean("goodput_norm")
+
+
+def test_a_timer_of_1_25_rtts_lifts_oldtahoe_more_than_newreno():
+    """The control behind Figs. 5-6's "NewReno worst", at Fig. 6's least favourable point:
+    OldTahoe recovers every loss by the timer, so shortening the fixed timer from 0.05 s (5
+    RTTs) to 1.25 RTTs lifts it far more than NewReno, which recovers most losses by fast
+    retransmit."""
+    rate, rtt, alpha = 2e6, 0.01, 0.00353
+    ot, nr = {}, {}
+    for tau in (0.05, paper000.CONTROL_TIMER_RTTS * rtt):
+        kw = paper000.model_matched_sim(rate, rtt, 125, alpha, 0.1, tau)
+        ot[tau] = lossytcp.simulate_seeds(6, "oldtahoe", **kw)
+        nr[tau] = lossytcp.simulate_seeds(6, "newreno", **kw)
+    fine = paper000.CONTROL_TIMER_RTTS * rtt
+    assert ot[0.05].mean("timeout_fraction") == 1.0
+    assert nr[0.05].mean("timeout_fraction") < 0.5
+    gain_ot = ot[fine].mean("goodput_norm") - ot[0.05].mean("goodput_norm")
+    gain_nr = nr[fine].mean("goodput_norm") - nr[0.05].mean("goodput_norm")
+    assert gain_ot > 0.05 and gain_ot > 2 * gain_nr
+
+
+def test_the_models_oldtahoe_gains_most_from_a_finer_timer_at_bdp_100():
+    """Fig. 9's model control: OldTahoe recovers every loss by the timer (NewReno by fast
+    retransmit where it can), so a quarter of the 0.5 s timer lifts OldTahoe far more than
+    NewReno at the beta where it fell below NewReno."""
+    from lossytcp import models
+
+    kw = dict(alpha=1e-4, beta=0.0895, rate_bps=2e6, rtt_s=0.05, packet_size_bytes=125,
+              at_max_window="drop")
+
+    def thr(v, tau):
+        return models.evaluate("packet-train", variant=v, timeout_s=tau, **kw).throughput_norm
+    gain = {v: thr(v, 0.125) - thr(v, 0.5) for v in ("oldtahoe", "newreno")}
+    assert gain["oldtahoe"] > 0.05
+    assert gain["oldtahoe"] > 10 * max(gain["newreno"], 0.0)
