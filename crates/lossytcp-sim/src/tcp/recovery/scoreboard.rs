@@ -1,5 +1,5 @@
-//! The SACK scoreboard both SACK recoveries keep: which segments of `[snd_una, snd_max)` the
-//! receiver reported holding.
+//! The SACK scoreboards: which segments of `[snd_una, snd_max)` the receiver reported
+//! holding, segment by segment (ns-2's Sack1, `sack1.rs`) or as runs (RFC 6675, `sack.rs`).
 
 use std::collections::VecDeque;
 
