@@ -218,6 +218,17 @@ impl Recovery for Sack {
     #[inline]
     fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
         self.board.align(s.snd_una);
+        if !s.in_recovery && s.ca_state != CaState::Loss && s.snd_nxt >= s.snd_max {
+            // New data in the window: what the general path below does in this state, kept
+            // small enough to be inlined into the sender's loop (twice per segment sent).
+            return s.next_in_window();
+        }
+        self.next_segment_general(s)
+    }
+}
+
+impl Sack {
+    fn next_segment_general(&mut self, s: &mut SenderState) -> Option<u64> {
         if !s.in_recovery {
             if let Some(q) = self.again_after_timeout(s) {
                 return Some(q);
