@@ -3,7 +3,7 @@
 //! most recently reported others), or, for profile ns2, the blocks of ns-2 2.35's
 //! `Agent/TCPSink/Sack1` ([`Ns2Sacker`]).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use crate::packet::MAX_SACK_BLOCKS;
 
@@ -36,7 +36,10 @@ struct Ns2Sacker {
 #[derive(Clone, Debug)]
 pub struct Receiver {
     rcv_next: u64,
-    out_of_order: BTreeSet<u64>,
+    /// The segments received above `rcv_next`, as maximal runs `start -> end` (`[start,
+    /// end)`, disjoint and not adjacent, all above `rcv_next`): a SACK block is one look-up,
+    /// not a walk over its segments, which made every ACK cost O(window) behind a loss.
+    out_of_order: BTreeMap<u64, u64>,
     /// Segments whose blocks were reported most recently, newest first.
     recent: Vec<u64>,
     /// `Some`: ns-2's blocks instead of RFC 2018's.
@@ -64,7 +67,7 @@ impl Receiver {
     pub fn new(sack: bool, delayed: bool) -> Self {
         Self {
             rcv_next: 0,
-            out_of_order: BTreeSet::new(),
+            out_of_order: BTreeMap::new(),
             recent: Vec::new(),
             ns2: None,
             last: (0, false),
@@ -86,8 +89,46 @@ impl Receiver {
         self.rcv_next
     }
 
+    /// The run of out-of-order segments holding `seq`, if any.
+    fn run_of(&self, seq: u64) -> Option<(u64, u64)> {
+        self.out_of_order
+            .range(..=seq)
+            .next_back()
+            .filter(|&(_, &end)| seq < end)
+            .map(|(&start, &end)| (start, end))
+    }
+
     fn seen(&self, seq: u64) -> bool {
-        seq < self.rcv_next || self.out_of_order.contains(&seq)
+        seq < self.rcv_next || self.run_of(seq).is_some()
+    }
+
+    /// The first segment at or after `seq` not received (`rcv_next` is never received out
+    /// of order).
+    fn first_unseen_from(&self, seq: u64) -> u64 {
+        if seq < self.rcv_next {
+            self.rcv_next
+        } else {
+            self.run_of(seq).map_or(seq, |(_, end)| end)
+        }
+    }
+
+    /// Records `seq` (above `rcv_next`) as received; false when it was already.
+    fn insert_out_of_order(&mut self, seq: u64) -> bool {
+        if self.run_of(seq).is_some() {
+            return false;
+        }
+        let mut start = seq;
+        let mut end = seq + 1;
+        if let Some((&s, &e)) = self.out_of_order.range(..seq).next_back() {
+            if e == seq {
+                start = s;
+            }
+        }
+        if let Some(e) = self.out_of_order.remove(&end) {
+            end = e;
+        }
+        self.out_of_order.insert(start, end);
+        true
     }
 
     /// `Sacker::append_ack()` for the segment `old` just received.
@@ -102,19 +143,14 @@ impl Receiver {
         if acked > max_seen && !sk.stack.is_empty() {
             sk.stack.clear();
         } else if acked <= max_seen || dup {
-            let right = (old..=max_seen)
-                .find(|&i| !self.seen(i))
-                .unwrap_or(max_seen + 1);
+            let right = self.first_unseen_from(old).min(max_seen + 1);
             let recent = if old < acked {
                 // at or below the cumulative ACK: no block of its own (left edge 0)
                 (0, right)
             } else {
-                // the hole at rcv_next bounds the search
-                let left = (acked..right)
-                    .rev()
-                    .find(|&i| !self.seen(i))
-                    .unwrap_or(acked)
-                    + 1;
+                // the last hole below `right`, at rcv_next at the lowest: `old` was received
+                // above rcv_next, so `[old, right)` is the end of its run
+                let left = self.run_of(old).map_or(acked, |(start, _)| start - 1) + 1;
                 out.sack[0] = (left, right);
                 out.n_sack = 1;
                 (left, right)
@@ -141,18 +177,6 @@ impl Receiver {
         self.ns2 = Some(sk);
     }
 
-    fn block_of(&self, seq: u64) -> (u64, u64) {
-        let mut start = seq;
-        while start > self.rcv_next && self.out_of_order.contains(&(start - 1)) {
-            start -= 1;
-        }
-        let mut end = seq + 1;
-        while self.out_of_order.contains(&end) {
-            end += 1;
-        }
-        (start, end)
-    }
-
     fn make_ack(&mut self) -> AckOut {
         let mut out = AckOut {
             ack: self.rcv_next,
@@ -162,23 +186,27 @@ impl Receiver {
         if self.sack && self.ns2.is_some() {
             self.ns2_blocks(&mut out);
         } else if self.sack {
-            let mut kept = Vec::with_capacity(self.recent.len());
-            for &s in &self.recent {
-                if s < self.rcv_next || !self.out_of_order.contains(&s) {
+            // Filtered in place: no allocation per ACK.
+            let mut kept = 0;
+            for i in 0..self.recent.len() {
+                let s = self.recent[i];
+                if s < self.rcv_next {
                     continue;
                 }
-                let b = self.block_of(s);
+                let Some(b) = self.run_of(s) else {
+                    continue;
+                };
                 if out.sack[..out.n_sack as usize].contains(&b) {
                     continue;
                 }
-                kept.push(s);
+                self.recent[kept] = s;
+                kept += 1;
                 if (out.n_sack as usize) < MAX_SACK_BLOCKS {
                     out.sack[out.n_sack as usize] = b;
                     out.n_sack += 1;
                 }
             }
-            kept.truncate(2 * MAX_SACK_BLOCKS);
-            self.recent = kept;
+            self.recent.truncate(kept.min(2 * MAX_SACK_BLOCKS));
         }
         out
     }
@@ -198,12 +226,18 @@ impl Receiver {
         if in_order {
             self.rcv_next += 1;
             self.delivered += 1;
-            while self.out_of_order.remove(&self.rcv_next) {
-                self.rcv_next += 1;
-                self.delivered += 1;
+            // (No call into the map when it is empty, as it is on a path that loses nothing.)
+            let joined = if had_gap {
+                self.out_of_order.remove(&self.rcv_next)
+            } else {
+                None
+            };
+            if let Some(end) = joined {
+                self.delivered += end - self.rcv_next;
+                self.rcv_next = end;
             }
         } else if seq > self.rcv_next
-            && self.out_of_order.insert(seq)
+            && self.insert_out_of_order(seq)
             && self.sack
             && self.ns2.is_none()
         {

@@ -125,6 +125,11 @@ pub struct Bbr {
     drain_gain: f64,
     /// `bbr_tso_segs_goal()` of the current pacing rate.
     tso_goal: u64,
+    /// The pacing rate (its bits, 0 for none) `tso_goal` was computed from: the rate changes
+    /// on few ACKs, and the goal is asked for twice on every one.
+    tso_rate_bits: u64,
+    /// `ack_aggregation_cwnd()`'s cap and the bandwidth (its bits) it was computed from.
+    extra_acked_cap: (u64, u64),
     rng: Rng,
     initialized: bool,
     pub(crate) mode: Mode,
@@ -176,6 +181,8 @@ impl Bbr {
             probe_rtt_dur: Dur::from_secs(p.probe_rtt_s),
             drain_gain: Self::drain_gain_of(p.high_gain),
             tso_goal: 1,
+            tso_rate_bits: u64::MAX,
+            extra_acked_cap: (u64::MAX, 0),
             rng: Rng::derive(seed, Stream::Plugin, 0),
             initialized: false,
             mode: Mode::Startup,
@@ -284,9 +291,8 @@ impl Bbr {
     /// 1 ms (2^-10 s) of the pacing rate (kept in `tso_goal` while the rate stands). Linux
     /// floors the bytes before dividing by the segment size: the same as flooring rate /
     /// 1024 in segments.
-    fn tso_segs_goal(s: &impl SenderView) -> u64 {
+    fn tso_segs_goal(s: &impl SenderView, rate: f64) -> u64 {
         let mss = f64::from(s.segment_bytes());
-        let rate = s.pacing_rate().unwrap_or(0.0);
         let segs = ((rate / 1024.0).min(TSO_MAX_BYTES / mss)) as i64 as u64;
         let min_segs = if rate * mss < MIN_TSO_RATE_BYTES {
             1
@@ -294,6 +300,15 @@ impl Bbr {
             2
         };
         segs.max(min_segs).min(0x7f)
+    }
+
+    /// `tso_goal` for the current pacing rate, computed again only when the rate changed.
+    fn refresh_tso_goal(&mut self, s: &impl SenderView) {
+        let rate = s.pacing_rate().unwrap_or(0.0);
+        if rate.to_bits() != self.tso_rate_bits {
+            self.tso_rate_bits = rate.to_bits();
+            self.tso_goal = Self::tso_segs_goal(s, rate);
+        }
     }
 
     /// `bbr_bdp()`: ceil(bw x RTprop x gain), Linux's initial window before any RTT sample.
@@ -329,7 +344,13 @@ impl Bbr {
     /// the next paced segment leaves.
     fn packets_in_net_at_edt(&self, s: &impl SenderView, now: Time, inflight_now: u64) -> u64 {
         let wait = s.next_departure().since(now);
-        let delivered_meanwhile = (self.bw() * wait.as_secs()) as u64;
+        // Nothing is delivered in no time (the product is 0, or NaN for an infinite rate,
+        // both 0 as u64); paced sends usually leave now.
+        let delivered_meanwhile = if wait == Dur::ZERO {
+            0
+        } else {
+            (self.bw() * wait.as_secs()) as u64
+        };
         let mut at_edt = inflight_now;
         if self.pacing_gain > 1.0 {
             at_edt += self.tso_goal;
@@ -506,11 +527,16 @@ impl Bbr {
     }
 
     /// `bbr_ack_aggregation_cwnd()`.
-    fn ack_aggregation_cwnd(&self) -> u64 {
+    fn ack_aggregation_cwnd(&mut self) -> u64 {
         if !self.p.extra_acked || !self.full_bw_reached {
             return 0;
         }
-        let cap = (self.bw() * EXTRA_ACKED_MAX.as_secs()) as u64;
+        // 100 ms of the estimate, computed again only when the estimate changed.
+        let bw = self.bw();
+        if bw.to_bits() != self.extra_acked_cap.0 {
+            self.extra_acked_cap = (bw.to_bits(), (bw * EXTRA_ACKED_MAX.as_secs()) as u64);
+        }
+        let cap = self.extra_acked_cap.1;
         self.extra_acked[0].max(self.extra_acked[1]).min(cap)
     }
 
@@ -522,14 +548,15 @@ impl Bbr {
         if self.pacing_gain == 1.0 {
             return full_length;
         }
-        let inflight = self.packets_in_net_at_edt(s, ctx.now, ctx.prior_in_flight);
+        // The flight at the next departure only where the answer depends on it.
+        let inflight = || self.packets_in_net_at_edt(s, ctx.now, ctx.prior_in_flight);
         let bw = self.bw.get();
         if self.pacing_gain > 1.0 {
             // Probing: raise the flight to gain x BDP, unless losses say it will not fit.
             return full_length
-                && (ctx.losses > 0 || inflight >= self.inflight(bw, self.pacing_gain));
+                && (ctx.losses > 0 || inflight() >= self.inflight(bw, self.pacing_gain));
         }
-        full_length || inflight <= self.inflight(bw, 1.0)
+        full_length || inflight() <= self.inflight(bw, 1.0)
     }
 
     /// `bbr_check_full_bw_reached()`: three rounds without 25% more bandwidth.
@@ -767,7 +794,7 @@ impl Growth for Bbr {
         if ctx.newly_delivered > 0 {
             self.delivered_mstamp = ctx.now;
         }
-        self.tso_goal = Self::tso_segs_goal(w);
+        self.refresh_tso_goal(w);
         self.update_bw(w, ctx);
         self.update_ack_aggregation(w, ctx);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(w, ctx) {
@@ -780,7 +807,7 @@ impl Growth for Bbr {
         let bw = self.bw();
         let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
         self.set_pacing_rate(w, bw, pacing);
-        self.tso_goal = Self::tso_segs_goal(w);
+        self.refresh_tso_goal(w);
         self.set_cwnd(w, ctx, bw, cwnd);
     }
 }

@@ -14,14 +14,14 @@
 
 use std::collections::VecDeque;
 
-use super::scoreboard::Scoreboard;
+use super::scoreboard::SackedRuns;
 use super::{AckVerdict, DupAck, Recovery};
 use crate::tcp::state::{CaState, LossKind, SenderState};
 use crate::tcp::Cut;
 
 #[derive(Clone, Debug, Default)]
 pub struct Sack {
-    board: Scoreboard,
+    board: SackedRuns,
     /// Highest segment retransmitted in this recovery (HighRxt), if any.
     high_rxt: Option<u64>,
     recovery_point: u64,
@@ -77,33 +77,43 @@ impl Sack {
 
     /// §4 IsLost: at least DupThresh SACKed segments above `seq`.
     fn is_lost(&self, seq: u64, dupthresh: u32) -> bool {
-        let mut n = 0u32;
-        for q in (seq + 1)..self.board.high_sacked() {
-            if self.board.is_sacked(q) {
-                n += 1;
-                if n >= dupthresh {
-                    return true;
-                }
-            }
-        }
-        false
+        self.board.kth_highest(dupthresh, seq + 1).is_some()
     }
 
-    /// §4 SetPipe: segments believed to be in the network.
+    /// The segments at or above `snd_una` for which §4 IsLost holds are those below this
+    /// (the DupThresh-th highest SACKed segment), if any.
+    fn lost_limit(&self, s: &SenderState) -> Option<u64> {
+        self.board.kth_highest(s.dupthresh, s.snd_una)
+    }
+
+    /// §4 SetPipe: segments believed to be in the network, counted over the runs of SACKed
+    /// segments rather than segment by segment.
     fn pipe(&self, s: &SenderState) -> u64 {
-        // One pass from the top, counting SACKed segments above each one, keeps this O(window).
-        let mut pipe = 0;
-        let mut sacked_above = 0u32;
-        for q in (s.snd_una..s.snd_max).rev() {
-            if self.board.is_sacked(q) {
-                sacked_above += 1;
-                continue;
-            }
-            if sacked_above < s.dupthresh {
-                pipe += 1; // (a) not lost: original still in flight
-            }
-            if self.high_rxt.is_some_and(|h| q <= h) && !self.lost_again.contains(&q) {
-                pipe += 1; // (b) retransmitted in this recovery (and not found lost since)
+        let (una, max) = (s.snd_una, s.snd_max);
+        let unsacked = |from: u64, to: u64| (to - from) - self.board.sacked_in(from, to);
+        // (a) not SACKed and not lost (fewer than DupThresh SACKed segments above it, never
+        // with DupThresh 0): the original still in flight.
+        let mut pipe = if s.dupthresh == 0 {
+            0
+        } else {
+            let from = self.lost_limit(s).unwrap_or(una).max(una);
+            unsacked(from, max)
+        };
+        // (b) not SACKed, retransmitted in this recovery (at or below HighRxt) and not found
+        // lost since.
+        if let Some(h) = self.high_rxt {
+            let to = (h + 1).min(max);
+            if to > una {
+                pipe += unsacked(una, to);
+                for (i, &q) in self.lost_again.iter().enumerate() {
+                    if q >= una
+                        && q < to
+                        && !self.lost_again[..i].contains(&q)
+                        && !self.board.is_sacked(q)
+                    {
+                        pipe -= 1;
+                    }
+                }
             }
         }
         pipe
@@ -187,18 +197,9 @@ impl Recovery for Sack {
     /// §4 IsLost holds for every segment with DupThresh SACKed segments above it: below the
     /// DupThresh-th highest SACKed segment.
     fn lost_below(&self, s: &SenderState) -> u64 {
-        let mut n = 0u32;
-        let mut q = self.board.high_sacked();
-        while q > s.snd_una.max(self.board.base()) {
-            q -= 1;
-            if self.board.is_sacked(q) {
-                n += 1;
-                if n >= s.dupthresh {
-                    return q;
-                }
-            }
-        }
-        0
+        self.board
+            .kth_highest(s.dupthresh, s.snd_una.max(self.board.base()))
+            .unwrap_or(0)
     }
 
     fn on_timeout(&mut self, _s: &mut SenderState) -> bool {
@@ -217,13 +218,24 @@ impl Recovery for Sack {
     #[inline]
     fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
         self.board.align(s.snd_una);
+        if !s.in_recovery && s.ca_state != CaState::Loss && s.snd_nxt >= s.snd_max {
+            // New data in the window: what the general path below does in this state, kept
+            // small enough to be inlined into the sender's loop (twice per segment sent).
+            return s.next_in_window();
+        }
+        self.next_segment_general(s)
+    }
+}
+
+impl Sack {
+    fn next_segment_general(&mut self, s: &mut SenderState) -> Option<u64> {
         if !s.in_recovery {
             if let Some(q) = self.again_after_timeout(s) {
                 return Some(q);
             }
             // Go-back-N after a timeout skips what the receiver already holds (§5.1).
-            while s.snd_nxt < s.snd_max && self.board.is_sacked(s.snd_nxt) {
-                s.snd_nxt += 1;
+            if s.snd_nxt < s.snd_max {
+                s.snd_nxt = self.board.next_unsacked(s.snd_nxt).min(s.snd_max);
             }
             let q = s.next_in_window()?;
             if q < s.snd_max && s.ca_state == CaState::Loss {
@@ -245,13 +257,14 @@ impl Recovery for Sack {
         }
         let lowest = self.high_rxt.map_or(s.snd_una, |h| h + 1).max(s.snd_una);
         let high_sacked = self.board.high_sacked();
-        // Rule 1: the lowest unSACKed segment above HighRxt that IsLost.
-        for q in lowest..high_sacked {
-            if !self.board.is_sacked(q) && self.is_lost(q, s.dupthresh) {
-                self.high_rxt = Some(q);
-                self.retransmitted(q, s);
-                return Some(q);
-            }
+        // The lowest unSACKed segment above HighRxt, for rules 1 and 3.
+        let first = self.board.next_unsacked(lowest);
+        // Rule 1: the lowest unSACKed segment above HighRxt that IsLost (below the
+        // DupThresh-th highest SACKed segment, itself below HighSACKed).
+        if first < high_sacked && self.is_lost(first, s.dupthresh) {
+            self.high_rxt = Some(first);
+            self.retransmitted(first, s);
+            return Some(first);
         }
         // Rule 2: new data, within the receiver's window.
         if s.snd_max < s.limit && s.snd_max < s.snd_una + u64::from(s.max_window) {
@@ -261,12 +274,10 @@ impl Recovery for Sack {
             return Some(q);
         }
         // Rule 3: any unSACKed segment above HighRxt below the highest SACKed one.
-        for q in lowest..high_sacked {
-            if !self.board.is_sacked(q) {
-                self.high_rxt = Some(q);
-                self.retransmitted(q, s);
-                return Some(q);
-            }
+        if first < high_sacked {
+            self.high_rxt = Some(first);
+            self.retransmitted(first, s);
+            return Some(first);
         }
         None
     }

@@ -1,5 +1,5 @@
-//! The SACK scoreboard both SACK recoveries keep: which segments of `[snd_una, snd_max)` the
-//! receiver reported holding.
+//! The SACK scoreboards: which segments of `[snd_una, snd_max)` the receiver reported
+//! holding, segment by segment (ns-2's Sack1, `sack1.rs`) or as runs (RFC 6675, `sack.rs`).
 
 use std::collections::VecDeque;
 
@@ -68,5 +68,175 @@ impl Scoreboard {
                 .get((seq - self.base) as usize)
                 .copied()
                 .unwrap_or(false)
+    }
+}
+
+/// The same knowledge as [`Scoreboard`] kept as the runs of SACKed segments, for RFC 6675's
+/// queries: IsLost, SetPipe and NextSeg each become a walk over the runs (one per hole the
+/// receiver reported) instead of over every outstanding segment, which made each ACK and
+/// each send in recovery cost O(window).
+#[derive(Clone, Debug, Default)]
+pub struct SackedRuns {
+    /// `[start, end)`, ascending, disjoint and not adjacent, all at or above `base`.
+    runs: VecDeque<(u64, u64)>,
+    base: u64,
+    /// One past the highest SACKed segment (kept when `align` forgets it).
+    high_sacked: u64,
+}
+
+impl SackedRuns {
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    pub fn high_sacked(&self) -> u64 {
+        self.high_sacked
+    }
+
+    /// Forgets the segments below `snd_una`.
+    pub fn align(&mut self, snd_una: u64) {
+        if snd_una <= self.base {
+            return;
+        }
+        self.base = snd_una;
+        while let Some(r) = self.runs.front_mut() {
+            if r.1 <= snd_una {
+                self.runs.pop_front();
+            } else {
+                r.0 = r.0.max(snd_una);
+                break;
+            }
+        }
+    }
+
+    /// Marks the blocks (clipped to the outstanding data).
+    pub fn mark(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
+        self.align(s.snd_una);
+        for &(start, end) in blocks {
+            let start = start.max(s.snd_una);
+            let end = end.min(s.snd_max);
+            if start >= end {
+                continue;
+            }
+            self.high_sacked = self.high_sacked.max(end);
+            // The runs touching [start, end) (overlapping or adjacent) merge with it.
+            let first = self.runs.partition_point(|r| r.1 < start);
+            let mut last = first;
+            let (mut lo, mut hi) = (start, end);
+            while last < self.runs.len() && self.runs[last].0 <= end {
+                lo = lo.min(self.runs[last].0);
+                hi = hi.max(self.runs[last].1);
+                last += 1;
+            }
+            if last == first {
+                self.runs.insert(first, (lo, hi));
+            } else {
+                self.runs[first] = (lo, hi);
+                self.runs.drain(first + 1..last);
+            }
+        }
+    }
+
+    /// The run holding `seq`, if any.
+    fn run_of(&self, seq: u64) -> Option<(u64, u64)> {
+        let i = self.runs.partition_point(|r| r.1 <= seq);
+        self.runs.get(i).copied().filter(|r| r.0 <= seq)
+    }
+
+    pub fn is_sacked(&self, seq: u64) -> bool {
+        seq >= self.base && self.run_of(seq).is_some()
+    }
+
+    /// The first segment at or after `seq` not SACKed.
+    pub fn next_unsacked(&self, seq: u64) -> u64 {
+        if seq < self.base {
+            return seq;
+        }
+        self.run_of(seq).map_or(seq, |r| r.1)
+    }
+
+    /// SACKed segments in `[from, to)` (`from` at or above `base`).
+    pub fn sacked_in(&self, from: u64, to: u64) -> u64 {
+        let mut n = 0;
+        for &(s, e) in self.runs.iter().rev() {
+            if e <= from {
+                break;
+            }
+            let (s, e) = (s.max(from), e.min(to));
+            if s < e {
+                n += e - s;
+            }
+        }
+        n
+    }
+
+    /// The `k`-th highest SACKed segment at or above `floor`, if there are `k` (`k` >= 1):
+    /// RFC 6675 IsLost holds exactly for the segments below it.
+    pub fn kth_highest(&self, k: u32, floor: u64) -> Option<u64> {
+        let mut left = u64::from(k.max(1));
+        for &(s, e) in self.runs.iter().rev() {
+            if e <= floor {
+                break;
+            }
+            let len = e - s.max(floor);
+            if len >= left {
+                return Some(e - left);
+            }
+            left -= len;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{Rng, Stream};
+
+    /// The runs answer every query as the segment-by-segment board does, over random blocks
+    /// and advancing cumulative ACKs.
+    #[test]
+    fn runs_agree_with_the_segment_board() {
+        for seed in 0..40 {
+            let mut rng = Rng::derive(seed, Stream::Flow, 0);
+            let mut s = SenderState::new(1, 1000, 3, u64::MAX);
+            let (mut board, mut runs) = (Scoreboard::default(), SackedRuns::default());
+            for _ in 0..300 {
+                s.snd_max += rng.next_u64() % 8;
+                if rng.uniform() < 0.3 {
+                    s.snd_una += rng.next_u64() % 6;
+                    s.snd_una = s.snd_una.min(s.snd_max);
+                }
+                let span = s.snd_max - s.snd_una + 4;
+                let mut blocks = Vec::new();
+                for _ in 0..(rng.next_u64() % 4) {
+                    let a = s.snd_una.saturating_sub(2) + rng.next_u64() % span;
+                    blocks.push((a, a + 1 + rng.next_u64() % 6));
+                }
+                board.align(s.snd_una);
+                board.mark(&s, &blocks);
+                runs.mark(&s, &blocks);
+                assert_eq!(board.high_sacked(), runs.high_sacked());
+                let (una, max) = (s.snd_una, s.snd_max);
+                for q in una.saturating_sub(3)..max + 3 {
+                    let want = q >= una && board.is_sacked(q);
+                    assert_eq!(q >= una && runs.is_sacked(q), want, "seq {q}");
+                    let from = q.max(una);
+                    let next = (from..).find(|&x| !board.is_sacked(x)).unwrap();
+                    assert_eq!(runs.next_unsacked(from), next);
+                }
+                for k in 1..5u32 {
+                    let brute = (una..board.high_sacked())
+                        .rev()
+                        .filter(|&q| board.is_sacked(q))
+                        .nth(k as usize - 1);
+                    assert_eq!(runs.kth_highest(k, una), brute, "k {k}");
+                }
+                let a = una + rng.next_u64() % (max - una + 1);
+                let b = a + rng.next_u64() % (max - a + 1);
+                let brute = (a..b).filter(|&q| board.is_sacked(q)).count() as u64;
+                assert_eq!(runs.sacked_in(a, b), brute);
+            }
+        }
     }
 }
