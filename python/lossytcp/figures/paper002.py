@@ -91,39 +91,37 @@ def _model_s1(formula: str):
 def experiments(quick: bool):
     sweep = {"p": logrange(1e-3, 0.35, 5 if quick else 10), "aqm": ["red", "droptail"],
              "duration_s": [300.0 if quick else 2000.0]}
-    return [Experiment(
-        name="paper002-scenario1",
-        description="Scenario I: RED (independent) and DropTail (burst) droppers, RTT 240 ms, "
-                    "window 20, 1500 B",
-        scenario=_sim, sweep=sweep, variants=VARIANTS,
-        models=[ModelOverlay("aqm-renewal", _model_s1("approximate"), label="model",
-                             metric="throughput_pps", sim_metric="throughput_pps")],
-        seeds=4 if quick else 6, metrics=["throughput_pps", "timeout_fraction", "timeouts"]),
-        Experiment(
-        name="paper002-scenario1-nobackoff",
-        description="Control: scenario I with the back-off off on both sides (the engine's "
-                    "RTO fixed at T0, the model's E[Z_TO] without doubling)",
-        scenario=lambda p: _sim_with(p, backoff=False), sweep=sweep, variants=VARIANTS,
-        models=[ModelOverlay("aqm-renewal", _model_s1("no_backoff"), label="model",
-                             metric="throughput_pps", sim_metric="throughput_pps")],
-        seeds=4 if quick else 6, metrics=["throughput_pps", "timeout_fraction", "timeouts"]),
-        Experiment(
-        name="paper002-scenario1-dupack1",
-        description="Control: scenario I with fast retransmit on the first duplicate ACK "
-                    "(dupack_threshold 1; no reordering here, so every duplicate means a loss)",
-        scenario=lambda p: {**_sim(p), "dupack_threshold": 1}, sweep=sweep,
-        variants=VARIANTS, seeds=4 if quick else 6,
-        metrics=["throughput_pps", "timeout_fraction", "timeouts"]),
-        Experiment(
-        name="paper002-scenario1-window",
-        description="Control: scenario I under RED with the window capped below 20 "
-                    f"({', '.join(map(str, CONTROL_WINDOWS))} packets)",
-        # the axis is not named "window": an axis named after a simulate() parameter would
-        # be passed to it
-        scenario=lambda p: {**_sim(p), "window": p["cap_packets"]},
-        sweep={**sweep, "aqm": ["red"], "cap_packets": list(CONTROL_WINDOWS)},
-        variants=VARIANTS, seeds=4 if quick else 6,
-        metrics=["throughput_pps", "timeout_fraction", "timeouts"])]
+
+    def scenario1(name: str, description: str, scenario, model: str | None = None,
+                  **kw) -> Experiment:
+        """Scenario I or one of its controls: the same variants, seeds and metrics."""
+        models = [] if model is None else [
+            ModelOverlay("aqm-renewal", _model_s1(model), label="model",
+                         metric="throughput_pps", sim_metric="throughput_pps")]
+        return Experiment(name=name, description=description, scenario=scenario,
+                          sweep=kw.pop("sweep", sweep), variants=VARIANTS, models=models,
+                          seeds=4 if quick else 6,
+                          metrics=["throughput_pps", "timeout_fraction", "timeouts"], **kw)
+
+    return [
+        scenario1("paper002-scenario1",
+                  "Scenario I: RED (independent) and DropTail (burst) droppers, RTT 240 ms, "
+                  "window 20, 1500 B", _sim, "approximate"),
+        scenario1("paper002-scenario1-nobackoff",
+                  "Control: scenario I with the back-off off on both sides (the engine's "
+                  "RTO fixed at T0, the model's E[Z_TO] without doubling)",
+                  lambda p: _sim_with(p, backoff=False), "no_backoff"),
+        scenario1("paper002-scenario1-dupack1",
+                  "Control: scenario I with fast retransmit on the first duplicate ACK "
+                  "(dupack_threshold 1; no reordering here, so every duplicate means a loss)",
+                  lambda p: {**_sim(p), "dupack_threshold": 1}),
+        scenario1("paper002-scenario1-window",
+                  "Control: scenario I under RED with the window capped below 20 "
+                  f"({', '.join(map(str, CONTROL_WINDOWS))} packets)",
+                  # the axis is not named "window": an axis named after a simulate()
+                  # parameter would be passed to it
+                  lambda p: {**_sim(p), "window": p["cap_packets"]},
+                  sweep={**sweep, "aqm": ["red"], "cap_packets": list(CONTROL_WINDOWS)})]
 
 
 #: Fig. 12's control of "similar throughput under RED": windows capped below the 20 of the
