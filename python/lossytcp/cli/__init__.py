@@ -61,6 +61,15 @@ def plain_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
+def documented_parser(sub: Any, name: str, help: str, doc: str) -> argparse.ArgumentParser:
+    """Subcommand ``name`` whose description and epilog are its module's docstring (the
+    first paragraph, the summary, left out; the last one is the epilog), with ``code``
+    shown as 'code'."""
+    parts = doc.replace("``", "'").split("\n\n")
+    return sub.add_parser(name, help=help, description="\n\n".join(parts[1:-1]),
+                          epilog=parts[-1], formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 class _Version(argparse.Action):
     """``--version``: the package's and the engine's versions (the engine's is part of every
     stored run's key), looked up only when asked."""

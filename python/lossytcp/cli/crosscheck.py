@@ -51,7 +51,7 @@ from typing import Any
 
 # SIGTERM raised as Terminated where Python runs signal handlers, so that everything that
 # stops cleanly on Ctrl-C (the engine's runs, ns-2's process group) stops on it too.
-from . import Terminated, _terminate
+from . import Terminated, _terminate, documented_parser
 from ._progress import run_progress
 from ._verdicts import (
     EXIT_AGREE,
@@ -649,10 +649,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("crosscheck", help="compare a scenario against another simulator",
                        description="Run one scenario in lossytcp and in another simulator.")
     which = p.add_subparsers(dest="against", required=True, metavar="SIMULATOR")
-    doc = __doc__.replace("``", "'").split("\n\n")
-    q = which.add_parser("ns2", help="ns-2 2.35 (Debian package ns2)",
-                         description="\n\n".join(doc[1:-1]), epilog=doc[-1],
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    q = documented_parser(which, "ns2", "ns-2 2.35 (Debian package ns2)", __doc__)
     add_scenario_arguments(q)
     for action in q._actions:
         if action.dest == "profile":

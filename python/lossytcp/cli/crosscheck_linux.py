@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from . import documented_parser
 from ._verdicts import (
     EXIT_CRASH,
     EXIT_NO_REFERENCE,
@@ -136,10 +137,8 @@ def run(a: argparse.Namespace) -> int:
 
 def register(which: Any) -> None:
     """Adds ``linux`` to ``crosscheck``'s simulators."""
-    doc = __doc__.replace("``", "'").split("\n\n")
-    q = which.add_parser("linux", help="the Linux kernel's TCP through the link emulator",
-                         description="\n\n".join(doc[1:-1]), epilog=doc[-1],
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    q = documented_parser(which, "linux",
+                          "the Linux kernel's TCP through the link emulator", __doc__)
     add_path_arguments(q, cc="reno", duration="10s")
     seeds = q.add_mutually_exclusive_group()
     seeds.add_argument("--seeds", type=int, default=3, help="seeds 1..N [3]")

@@ -27,6 +27,7 @@ import argparse
 import math
 from typing import Any
 
+from . import documented_parser
 from ._progress import run_progress
 from ._verdicts import (
     EXIT_CRASH,
@@ -186,10 +187,7 @@ def _run(a: argparse.Namespace) -> int:
 
 def add_parser(which: Any) -> None:
     """``crosscheck ns3`` under ``crosscheck``'s subcommands."""
-    doc = __doc__.replace("``", "'").split("\n\n")
-    q = which.add_parser("ns3", help="ns-3 3.37 (Debian package libns3-dev)",
-                         description="\n\n".join(doc[1:-1]), epilog=doc[-1],
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    q = documented_parser(which, "ns3", "ns-3 3.37 (Debian package libns3-dev)", __doc__)
     add_scenario_arguments(q)
     for action in q._actions:
         if action.dest == "window":

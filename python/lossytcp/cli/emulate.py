@@ -23,6 +23,7 @@ from typing import Any
 
 from .. import units
 from ..errors import ParameterError
+from . import documented_parser
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_UNAVAILABLE, EXIT_FAILED, EXIT_REFUSED = 0, 2, 3, 4, 5
 
@@ -162,10 +163,8 @@ def run(a: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    doc = __doc__.replace("``", "'").split("\n\n")
-    p = sub.add_parser("emulate", help="the kernel's TCP over the engine's link, in real time",
-                       description="\n\n".join(doc[1:-1]), epilog=doc[-1],
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = documented_parser(sub, "emulate",
+                          "the kernel's TCP over the engine's link, in real time", __doc__)
     add_path_arguments(p)
     p.add_argument("--seed", type=int, default=1, help="the channel's and delay's seed [1]")
     p.add_argument("--log-dir", default=None,
