@@ -678,7 +678,7 @@ mod tests {
         Time(x * 1_000_000)
     }
 
-    fn cfg(initial_window: u32) -> SenderConfig {
+    pub(super) fn cfg(initial_window: u32) -> SenderConfig {
         SenderConfig {
             growth: GrowthConfig::Reno(RenoParams::default()),
             recovery: RecoveryConfig::Sack,
@@ -823,10 +823,8 @@ mod tests {
 mod contract_tests {
     use super::*;
     use crate::tcp::recovery::Sack;
-    use crate::tcp::rtt::RttConfig;
     use crate::tcp::view::SenderView;
-    use crate::tcp::{cc::GrowthConfig, cc::RenoParams, recovery::RecoveryConfig};
-    use crate::tcp::{Compat, NoTruth};
+    use crate::tcp::NoTruth;
 
     fn ms(x: u64) -> Time {
         Time(x * 1_000_000)
@@ -864,19 +862,8 @@ mod contract_tests {
 
     fn sender() -> Sender<Watcher, Sack> {
         let cfg = SenderConfig {
-            growth: GrowthConfig::Reno(RenoParams::default()),
-            recovery: RecoveryConfig::Sack,
-            rtt: RttConfig::default(),
-            sampling: RttSampling::PerAck,
-            compat: Compat::default(),
             max_window: 64,
-            initial_window: 8,
-            dupthresh: 3,
-            fine_clock: None,
-            classifier: None,
-            timestamps: false,
-            segment_bytes: 1000,
-            seed: 0,
+            ..super::tests::cfg(8)
         };
         Sender::with_plugins(&cfg, Watcher::default(), Sack::default(), u64::MAX)
     }
