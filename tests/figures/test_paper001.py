@@ -73,3 +73,18 @@ def test_reno_at_d_equal_to_w_m_is_oldtahoe_run_for_run_under_either_timer():
         old = lossytcp.simulate("oldtahoe", seed=3, **kw)
         assert reno.fast_retransmits == 0
         assert reno.throughput_pps == old.throughput_pps
+
+
+def test_fig12_fastest_transitions_timeouts_stop_after_a_start_up():
+    """Fig. 12's engine control: at k = 0.03 every state holds for T_i plus about 3 ms, a
+    nearly periodic RTT cycle, and OldTahoe's time-outs (the model's timer) all come in the
+    first 100 s: a run four times longer has the same count; at k = 0.3 they keep coming."""
+    import lossytcp
+
+    def timeouts(k, seed, dur):
+        kw = m._s63(dict(k=k, w_m=m.FIG12_WM), dur, "last_sample")
+        return lossytcp.simulate("oldtahoe", seed=seed, **kw).timeouts
+
+    for seed in (1, 2):
+        assert timeouts(0.03, seed, 400.0) == timeouts(0.03, seed, 100.0) > 0
+        assert timeouts(0.3, seed, 400.0) > 2 * timeouts(0.3, seed, 100.0)
