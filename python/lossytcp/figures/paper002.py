@@ -49,7 +49,7 @@ from ..experiments.spec import ENGINE_SCENARIO
 from ..experiments.stats import holm, mean_ci
 from ..plots import PlotSpec, save_figure
 from . import Figure, register
-from ._common import ordering, series
+from ._common import ordering, pooled_series, series
 from .claims import (
     FAILS,
     FAMILY_ALPHA,
@@ -149,14 +149,7 @@ CONTROL_SEEDS = (30, 8)
 def _s1_sim(data, **kw):
     """The engine's series of scenario I with the more-seeds control's runs in place of the
     figure's at its points."""
-    from .claims import sim_series
-
-    main, more = data.runs("paper002-scenario1"), data.runs(SEEDS_EXP)
-    runs = pd.concat([main[~main["p"].isin(more["p"].unique())], more], ignore_index=True)
-    kw.pop("model_metric", None)
-    kw.pop("label", None)
-    return sim_series(runs, kw.pop("sim_metric"), "p",
-                      data.result("paper002-scenario1").experiment.level, **kw)
+    return pooled_series(data, "paper002-scenario1", SEEDS_EXP, "p", kw.pop("sim_metric"), **kw)
 
 
 def _seeds_note(data) -> str:
