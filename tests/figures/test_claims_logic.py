@@ -61,3 +61,34 @@ def test_holm_makes_many_points_harder_to_call():
     many, adj = compare_sim([a] + [b] * 9, [b] * 10, 0.01)
     assert alone == ["above"] and 0.01 < p1[0] < 0.05
     assert many[0] == "undecided" and adj[0] == pytest.approx(10 * p1[0])
+
+
+def test_a_more_seeds_control_stands_for_the_figures_runs_at_its_points_only():
+    """pooled_runs / pooled_series: at the control's x values its runs (the figure's seeds
+    among them) replace the figure's; elsewhere the figure's runs are untouched."""
+    import pandas as pd
+
+    from lossytcp.figures._common import pooled_series
+
+    def table(xs, seeds):
+        return pd.DataFrame([dict(x=x, v="a", seed=s, y=x + s) for x in xs
+                             for s in range(1, seeds + 1)])
+
+    tables = {"main": table([1.0, 2.0, 3.0], 3), "more": table([3.0], 10)}
+
+    class Data:
+
+        def runs(self, name):
+            return tables[name]
+
+        def result(self, name):
+            class R:
+                class experiment:
+                    level = 0.95
+            return R
+
+    s = pooled_series(Data(), "main", "more", "x", "y", v="a", label="ignored",
+                      model_metric="ignored")
+    assert s.x == [1.0, 2.0, 3.0]
+    assert [len(x) for x in s.samples] == [3, 3, 10]
+    assert s.mean[0] == 3.0 and s.mean[2] == 3.0 + 5.5
