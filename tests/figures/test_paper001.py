@@ -88,3 +88,28 @@ def test_fig12_fastest_transitions_timeouts_stop_after_a_start_up():
     for seed in (1, 2):
         assert timeouts(0.03, seed, 400.0) == timeouts(0.03, seed, 100.0) > 0
         assert timeouts(0.3, seed, 400.0) > 2 * timeouts(0.3, seed, 100.0)
+
+
+def test_fig8_the_models_timer_times_out_more_and_never_gains_throughput():
+    """Fig. 8's control: the paper's reason for the model being a lower bound is its timer
+    (eq. (2): the RTO is the latest RTT sample), more aggressive than a smoothed one; in the
+    engine that timer times out more than RFC 6298's on the design's experiments (experiment
+    1: 21 against 0 time-outs) and never delivers more."""
+    import lossytcp
+
+    for e in (1, 3, 12):
+        mu, T, wm, H, V = m.design()[e]
+        dur = 300 * max(v + t for v, t in zip(V, T, strict=True))
+        r = {est: lossytcp.simulate("oldtahoe", seed=1, **m._engine(
+            mu, T, H, V, wm, dur, rto_estimator=est)) for est in ("rfc6298", "last_sample")}
+        assert r["last_sample"].timeouts > r["rfc6298"].timeouts
+        assert r["last_sample"].throughput_pps <= r["rfc6298"].throughput_pps
+
+
+def test_fig9_control_extends_the_figures_design():
+    """Fig. 9's control draws its experiments from the same seeded design: the figure's
+    experiments are the first of the control's, so pooling them samples one population."""
+    assert m.design(m.FIG9_MORE[0])[:100] == m.design(100)
+    exps = m.fig89_experiments(True)
+    assert [e.name for e in exps] == [m.EXP_89, m.EXP_89_TIMER, m.EXP_9_MORE]
+    assert exps[2].sweep["exp"] == list(range(16, m.FIG9_MORE[1]))
