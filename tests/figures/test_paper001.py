@@ -111,5 +111,8 @@ def test_fig9_control_extends_the_figures_design():
     experiments are the first of the control's, so pooling them samples one population."""
     assert m.design(m.FIG9_MORE[0])[:100] == m.design(100)
     exps = m.fig89_experiments(True)
-    assert [e.name for e in exps] == [m.EXP_89, m.EXP_89_TIMER, m.EXP_9_MORE]
+    assert [e.name for e in exps] == [m.EXP_89, m.EXP_89_TIMER, m.EXP_9_MORE, m.EXP_8_SEEDS]
     assert exps[2].sweep["exp"] == list(range(16, m.FIG9_MORE[1]))
+    # Fig. 8's more seeds: the same points, the figure's seeds among the control's
+    assert exps[3].sweep == exps[0].sweep and exps[3].seeds > exps[0].seeds
+    assert exps[3].sim_kwargs(exps[3].points()[0]) == exps[0].sim_kwargs(exps[0].points()[0])
