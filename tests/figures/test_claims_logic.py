@@ -92,3 +92,26 @@ def test_a_more_seeds_control_stands_for_the_figures_runs_at_its_points_only():
     assert s.x == [1.0, 2.0, 3.0]
     assert [len(x) for x in s.samples] == [3, 3, 10]
     assert s.mean[0] == 3.0 and s.mean[2] == 3.0 + 5.5
+
+
+@pytest.mark.parametrize(("slow_to_fast", "outcome", "verdict"), [
+    (1.05, "above", HOLDS),          # clearly higher under faster fading
+    (0.992, "equal", INCONCLUSIVE),  # below 1 with its interval, but within the reading's 10%
+    (0.80, "below", FAILS),          # lower by more than the 10%
+])
+def test_fig7_reads_its_ratio_as_its_reading_says(slow_to_fast, outcome, verdict):
+    import pandas as pd
+
+    from lossytcp.figures.paper004 import _fig7_parts
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for fdt, scale in ((0.256, slow_to_fast), (0.016, 1.0), (0.001, 1.0)):
+        for seed in range(64):
+            eps = 0.01 * (1 + 0.01 * rng.standard_normal())
+            rows.append(dict(doppler_norm=fdt, snr_db=15.0, seed=seed,
+                             epsilon=eps * (scale if fdt == 0.256 else 1.0)))
+    parts = _fig7_parts("paper004-fig7", pd.DataFrame(rows))
+    fast = next(p for p in parts if p.claim.startswith("f_D T 0.256"))
+    assert fast.numbers["outcomes"] == [outcome]
+    assert fast.verdict == verdict

@@ -1067,8 +1067,13 @@ def _fig7_parts(f: str, df) -> list[ClaimResult]:
             ea = df[(df["doppler_norm"] == faster) & (df["snr_db"] == snr)]["epsilon"].tolist()
             eb = df[(df["doppler_norm"] == slower) & (df["snr_db"] == snr)]["epsilon"].tolist()
             r = ratio_estimate(ea, eb, level)
-            o = ("above" if r.lo > 1 else "below" if r.hi < 1 else
-                 "equal" if 1 - EQUAL_RATIO < r.lo and r.hi < 1 + EQUAL_RATIO else "undecided")
+            # The reading's own words: "ratio above 1, or within 10%". A ratio whose interval
+            # lies within 10% is equal even when it excludes 1 (0.992 [0.984, 1.00] at 15 dB,
+            # an effect of the size of the traces' own departure from the closed-form limit);
+            # below is below by more than the 10%.
+            o = ("above" if r.lo > 1 else
+                 "equal" if 1 - EQUAL_RATIO < r.lo and r.hi < 1 + EQUAL_RATIO else
+                 "below" if r.hi < 1 - EQUAL_RATIO else "undecided")
             rows.append((snr, r, o))
         outs = [o for *_, o in rows]
         v = FAILS if "below" in outs else HOLDS if (
