@@ -142,6 +142,8 @@ pub enum Variant {
     Cubic,
     /// BBR v1 (Cardwell et al. 2016, Linux tcp_bbr.c) with SACK recovery.
     Bbr,
+    /// BBRv3 (Google's Linux tcp_bbr.c v3, draft-ietf-ccwg-bbr) with SACK recovery.
+    Bbr3,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -72,7 +72,7 @@ def run(a: argparse.Namespace) -> int:
         emulate,
         replay_in_engine,
     )
-    from ..emulate.linux import engine_config, engine_variant
+    from ..emulate.linux import engine_config, engine_variant, kernel_cc
     from ..experiments.stats import check_level
     from ..sim import build_scenario
     from ._progress import run_progress
@@ -96,7 +96,7 @@ def run(a: argparse.Namespace) -> int:
                 tempfile.TemporaryDirectory(prefix="lossytcp-xlinux-") as tmp:
             for i, s in enumerate(seeds):
                 d = (keep or Path(tmp)) / f"seed{s}"
-                rep = emulate(cc, seed=s, log_dir=d, **kw)
+                rep = emulate(kernel_cc(cc), seed=s, log_dir=d, **kw)
                 kernel.append(rep)
                 sims.append(replay_in_engine(rep, variant))
                 notes.append(f"seed {s}: " + "; ".join(accuracy_lines(rep.accuracy, rep.links)))

@@ -8,6 +8,8 @@
 //! line in each of the two `match`es below.
 
 mod bbr;
+mod bbr3;
+mod bbr_shared;
 mod cubic;
 mod minmax;
 mod reno;
@@ -15,6 +17,7 @@ mod vegas;
 mod westwood;
 
 pub use bbr::{Bbr, BbrParams, Mode as BbrMode};
+pub use bbr3::{Bbr3, Bbr3Params, Phase as Bbr3Phase};
 pub use cubic::{Cubic, CubicParams, CubicRules, CubicSlowStart};
 pub use reno::{Halving, LinuxReno, LinuxSlowStart, Reno, RenoParams};
 pub use vegas::{Vegas, VegasGrowthParams, VegasParams};
@@ -116,6 +119,7 @@ pub enum GrowthConfig {
     Reno(RenoParams),
     Cubic(CubicParams),
     Bbr(BbrParams),
+    Bbr3(Bbr3Params),
     Vegas(VegasGrowthParams),
     Westwood(WestwoodParams),
 }
@@ -125,6 +129,7 @@ pub enum GrowthImpl {
     Reno(Reno),
     Cubic(Cubic),
     Bbr(Bbr),
+    Bbr3(Bbr3),
     Vegas(Vegas),
     Westwood(Westwood),
 }
@@ -135,6 +140,7 @@ macro_rules! dispatch {
             GrowthImpl::Reno($g) => $e,
             GrowthImpl::Cubic($g) => $e,
             GrowthImpl::Bbr($g) => $e,
+            GrowthImpl::Bbr3($g) => $e,
             GrowthImpl::Vegas($g) => $e,
             GrowthImpl::Westwood($g) => $e,
         }
@@ -148,6 +154,7 @@ impl GrowthImpl {
             GrowthConfig::Reno(p) => GrowthImpl::Reno(Reno::new(*p)),
             GrowthConfig::Cubic(p) => GrowthImpl::Cubic(Cubic::new(*p)),
             GrowthConfig::Bbr(p) => GrowthImpl::Bbr(Bbr::new(*p, seed)),
+            GrowthConfig::Bbr3(p) => GrowthImpl::Bbr3(Bbr3::new(*p, seed)),
             GrowthConfig::Vegas(p) => GrowthImpl::Vegas(Vegas::new(*p)),
             GrowthConfig::Westwood(p) => GrowthImpl::Westwood(Westwood::new(*p)),
         }
