@@ -3,8 +3,8 @@
 //! `TcpConfig`.
 
 use super::cc::{
-    Bbr3Params, BbrParams, CubicParams, GrowthConfig, Halving, RenoParams, VegasGrowthParams, VegasParams,
-    WestwoodEstimator, WestwoodFilterParams, WestwoodParams, WestwoodPlusParams,
+    Bbr3Params, BbrParams, CubicParams, GrowthConfig, Halving, RenoParams, VegasGrowthParams,
+    VegasParams, WestwoodEstimator, WestwoodFilterParams, WestwoodParams, WestwoodPlusParams,
 };
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
 use super::loss_class::{ClassifierConfig, VegasPredictorParams};

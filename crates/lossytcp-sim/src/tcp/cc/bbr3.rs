@@ -276,7 +276,9 @@ impl Bbr3 {
             None => NOMINAL_RTT,
         };
         let bw = w.cwnd() / rtt.as_secs();
-        w.set_pacing_rate(Some(bw * self.p.startup_pacing_gain * (1.0 - PACING_MARGIN)));
+        w.set_pacing_rate(Some(
+            bw * self.p.startup_pacing_gain * (1.0 - PACING_MARGIN),
+        ));
     }
 
     /// `bbr_set_pacing_rate()`: never below the current rate until the pipe is full.
@@ -350,7 +352,8 @@ impl Bbr3 {
 
     /// `bbr_probe_rtt_cwnd()`: half the BDP, at least 4.
     fn probe_rtt_cwnd(&self) -> u64 {
-        self.bdp(self.bw(), self.p.probe_rtt_cwnd_gain).max(CWND_MIN)
+        self.bdp(self.bw(), self.p.probe_rtt_cwnd_gain)
+            .max(CWND_MIN)
     }
 
     /// `bbr_save_cwnd()`.
@@ -531,8 +534,7 @@ impl Bbr3 {
                 self.bw_hi = [self.bw_hi[1], 0.0];
             }
             // The last probe reached inflight_hi without too many losses: probe again.
-            if self.mode == Mode::ProbeBw && self.stopped_risky_probe && !self.prev_probe_too_high
-            {
+            if self.mode == Mode::ProbeBw && self.stopped_risky_probe && !self.prev_probe_too_high {
                 self.start_probe_refill(w, 0);
                 return true;
             }
@@ -633,8 +635,7 @@ impl Bbr3 {
 
     /// `bbr_update_cycle_phase()`: cruise, refill, probe up or drain.
     fn update_cycle_phase(&mut self, w: &Window, ctx: &AckCtx) {
-        if !self.full_bw_reached || self.adapt_upper_bounds(w, ctx) || self.mode != Mode::ProbeBw
-        {
+        if !self.full_bw_reached || self.adapt_upper_bounds(w, ctx) || self.mode != Mode::ProbeBw {
             return;
         }
         let inflight = self.packets_in_net_at_edt(w, ctx.now, ctx.prior_in_flight);
@@ -1080,7 +1081,16 @@ mod tests {
             let last = i + 1 == events;
             let prior = if last { start + 1 } else { start - 5 };
             let sample = if last { (1, lost, 100) } else { (1, 0, 0) };
-            ack(&mut g, &mut s, 0.6 + 0.001 * i as f64, 1, prior, 1600.0, 100, sample);
+            ack(
+                &mut g,
+                &mut s,
+                0.6 + 0.001 * i as f64,
+                1,
+                prior,
+                1600.0,
+                100,
+                sample,
+            );
         }
         g
     }
@@ -1129,7 +1139,11 @@ mod tests {
         assert_eq!(g.inflight_hi, 150);
         assert!(g.prev_probe_too_high);
         assert_eq!(g.phase, Phase::Down, "the probe ends at once");
-        assert!(s.cwnd <= 150.0, "the window is capped by inflight_hi: {}", s.cwnd);
+        assert!(
+            s.cwnd <= 150.0,
+            "the window is capped by inflight_hi: {}",
+            s.cwnd
+        );
         // Two of 150 is not too many: inflight_hi only rises to a flight shown safe.
         let (mut g, mut s) = probing(Phase::Up);
         g.bw_probe_samples = true;
@@ -1152,7 +1166,11 @@ mod tests {
         while k < 120 {
             // The flight follows the mode: 250 in Startup, then one BDP.
             let flight = if g.full_bw_reached { 100 } else { 250 };
-            let rate = if k < 4 { 250.0 * (k + 1) as f64 } else { 1000.0 };
+            let rate = if k < 4 {
+                250.0 * (k + 1) as f64
+            } else {
+                1000.0
+            };
             round(&mut g, &mut s, k, rate, flight);
             let name = g.phase().unwrap();
             if phases.last().is_none_or(|p| p.1 != name) {
@@ -1175,7 +1193,13 @@ mod tests {
             ],
             "{phases:?}"
         );
-        let gains = |n: &str| phases.iter().find(|p| p.1 == n).map(|p| (p.2, p.3)).unwrap();
+        let gains = |n: &str| {
+            phases
+                .iter()
+                .find(|p| p.1 == n)
+                .map(|p| (p.2, p.3))
+                .unwrap()
+        };
         assert_eq!(gains("startup"), (710.0 / 256.0, 2.0));
         assert_eq!(gains("probe_bw:down"), (232.0 / 256.0, 2.0));
         assert_eq!(gains("probe_bw:cruise"), (1.0, 2.0));
