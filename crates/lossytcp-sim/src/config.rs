@@ -254,6 +254,11 @@ pub struct TcpConfig {
     /// the scripts `lossytcp.ns2` writes (see `variant::ns2_tick_phase`).
     #[serde(default)]
     pub tick_phase: Option<f64>,
+    /// RFC 3522 Eifel detection of spurious retransmissions with the timestamp echo, and
+    /// the growth plugin's undo of the congestion event found spurious (`CaEvent::Undo`).
+    /// Off by default.
+    #[serde(default)]
+    pub eifel_undo: bool,
 }
 
 impl TcpConfig {

@@ -31,7 +31,8 @@ implements its own, and these differ on purpose):
 * PRR (RFC 6937): during recovery Linux paces retransmissions and new data to the ssthresh
   it is heading for; the engine's RFC 6675 recovery sends what the pipe allows.
 * Undo (F-RTO RFC 5682, DSACK/Eifel): Linux reverts a window reduction it finds spurious;
-  the engine keeps the reduction (``spurious_timeouts`` are F-RTO's detections).
+  the engine keeps the reduction unless ``eifel_undo=True`` (RFC 3522's timestamp-echo
+  detection only, no F-RTO or DSACK; ``spurious_timeouts`` are F-RTO's detections).
 * TSO/GSO/GRO: off through the TUN devices (each packet the forwarder reads is one IP packet
   of at most the MTU), so they do not enter; TCP Small Queues and the sender's pacing
   (``sk_pacing_rate``, always on for BBR) shape when segments leave, the engine sends at once.

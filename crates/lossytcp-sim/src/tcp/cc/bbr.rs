@@ -751,6 +751,14 @@ impl Growth for Bbr {
                 let now = self.delivered_mstamp;
                 self.lt_bw_sampling(w, now, 1, false);
             }
+            CaEvent::Undo => {
+                // `bbr_undo_cwnd()`: the slow-down was spurious; look for a full pipe and a
+                // policer afresh (the window is BBR's own on every ACK).
+                self.full_bw = 0.0;
+                self.full_bw_cnt = 0;
+                let now = self.delivered_mstamp;
+                self.reset_lt_bw_sampling(w, now);
+            }
             CaEvent::TxStart { .. }
             | CaEvent::EnterRecovery
             | CaEvent::ExitRecovery
@@ -905,6 +913,25 @@ mod tests {
             seen.iter().enumerate().all(|(i, &n)| i == 1 || n > 30),
             "{seen:?}"
         );
+    }
+
+    #[test]
+    fn an_undo_restarts_the_search_for_a_full_pipe() {
+        // bbr_undo_cwnd(): a spurious slow-down says nothing of the pipe.
+        let mut g = Bbr::new(BbrParams::default(), 1);
+        let mut s = state(500, 0);
+        for (k, r) in [100.0, 200.0, 400.0, 800.0, 1000.0, 1100.0, 1150.0]
+            .iter()
+            .enumerate()
+        {
+            round(&mut g, &mut s, k as u64, *r);
+        }
+        assert_eq!(g.full_bw_cnt, 2);
+        let cwnd = s.cwnd;
+        g.on_event(&mut Window::new(&mut s), CaEvent::Undo);
+        assert_eq!((g.full_bw_cnt, g.full_bw, s.cwnd), (0, 0.0, cwnd));
+        round(&mut g, &mut s, 7, 1200.0);
+        assert_eq!(g.mode, Mode::Startup, "three more rounds are needed");
     }
 
     #[test]

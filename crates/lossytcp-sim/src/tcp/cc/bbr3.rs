@@ -880,9 +880,12 @@ impl Growth for Bbr3 {
     /// cut at a fast retransmit; the bounds are saved for an undo.
     fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
         self.save_cwnd(s.cwnd());
-        self.undo_bw_lo = self.bw_lo;
-        self.undo_inflight_lo = self.inflight_lo;
-        self.undo_inflight_hi = self.inflight_hi;
+        if s.ca_state() == CaState::Open {
+            // At the start of a loss episode (Linux calls bbr_ssthresh() then only).
+            self.undo_bw_lo = self.bw_lo;
+            self.undo_inflight_lo = self.inflight_lo;
+            self.undo_inflight_hi = self.inflight_hi;
+        }
         let cwnd = match kind {
             CongestionKind::FastRetransmit => s.cwnd(),
             CongestionKind::Timeout => 1.0,
@@ -923,6 +926,16 @@ impl Growth for Bbr3 {
             CaEvent::LossRecovered => {
                 // `bbr_exit_loss_recovery()`.
                 w.set_cwnd(w.cwnd().max(self.prior_cwnd));
+            }
+            CaEvent::Undo => {
+                // `bbr_undo_cwnd()`: the bounds of before the losses, a fresh look for a
+                // full pipe, and the window saved at the event.
+                self.reset_full_bw();
+                self.loss_in_round = false;
+                self.bw_lo = self.bw_lo.max(self.undo_bw_lo);
+                self.inflight_lo = self.inflight_lo.max(self.undo_inflight_lo);
+                self.inflight_hi = self.inflight_hi.max(self.undo_inflight_hi);
+                w.set_cwnd(self.prior_cwnd);
             }
             CaEvent::TxStart { .. } | CaEvent::EnterRecovery | CaEvent::ExitRecovery => {}
         }
@@ -1271,6 +1284,30 @@ mod tests {
         ack(&mut g, &mut s, 3.1, 10, prior, 500.0, 40, (0, 0, 40));
         assert_eq!(g.phase, Phase::Refill);
         assert_eq!((g.bw_lo, g.inflight_lo), (f64::INFINITY, NO_BOUND));
+    }
+
+    #[test]
+    fn an_undo_restores_the_bounds_and_the_window_of_before_the_losses() {
+        // bbr_undo_cwnd(): bw_lo, inflight_lo and inflight_hi at least as at the congestion
+        // event (bbr_ssthresh() saved them), the window saved then, a new search for a full
+        // pipe.
+        let (mut g, mut s) = probing(Phase::Cruise);
+        g.inflight_hi = 150;
+        g.inflight_lo = 120;
+        g.bw_lo = 900.0;
+        g.on_congestion_event(
+            &Conn::new(&s),
+            CongestionKind::FastRetransmit,
+            &AckCtx::default(),
+        );
+        // The losses cut the bounds; the window fell.
+        (g.inflight_hi, g.inflight_lo, g.bw_lo) = (100, 80, 600.0);
+        g.full_bw_now = true;
+        s.cwnd = 60.0;
+        g.on_event(&mut Window::new(&mut s), CaEvent::Undo);
+        assert_eq!((g.inflight_hi, g.inflight_lo, g.bw_lo), (150, 120, 900.0));
+        assert_eq!(s.cwnd, 100.0, "the window at the event");
+        assert!(!g.full_bw_now && g.full_bw == 0.0);
     }
 
     #[test]

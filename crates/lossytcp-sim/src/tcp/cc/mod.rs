@@ -48,6 +48,13 @@ pub enum CaEvent {
     /// New data leaves with nothing in flight, `idle` after the previous transmission
     /// (Linux's `CA_EVENT_TX_START`; the first transmission too, with `idle` zero).
     TxStart { idle: Dur },
+    /// The last congestion event's loss was spurious: the first ACK to cover the segment
+    /// it retransmitted echoes the timestamp of a copy sent before the retransmission (RFC
+    /// 3522's Eifel detection, with `SenderConfig::eifel`). The plugin restores what the
+    /// cut took (Linux's `undo_cwnd()` in `tcp_undo_cwnd_reduction()`, RFC 9438 §4.9). Only
+    /// the congestion state is undone: the sender goes on retransmitting what its recovery
+    /// holds lost (RFC 4015's response to the retransmissions is not modelled).
+    Undo,
 }
 
 pub trait Growth {
