@@ -7,6 +7,8 @@
   with Linux's ``tcp_cubic.c`` rules and HyStart (``cubic_rules='linux'``,
   ``cubic_slow_start='hystart'``: the RFC 9438 arithmetic and HyStart++ are the engine's
   defaults, not the kernel's); ``bbr`` -> the engine's ``bbr`` (Linux's ``tcp_bbr.c``);
+  ``bbr3`` -> the engine's ``bbr3``, run as the kernel's ``bbr`` where that is Google's v3
+  (:func:`engine_variant` tells by its ``bbr_skb_marked_lost``), refused by name elsewhere;
 * ``initial_window=10`` (RFC 6928, ``TCP_INIT_CWND``); ``delayed_ack=True``;
   ``limited_transmit=True`` (RFC 3042, on in Linux); ``dupack_threshold=3``
   (``tcp_reordering``); per-ACK RTT samples (the timestamps option times every ACK);
