@@ -2,7 +2,8 @@
 
 * Tables I-III (``lossytcp reproduce paper000-table1..3``): the engine's trace beside the
   paper's; Tables II and III are the paper's row by row, Table I differs where the paper
-  grows W by one per round (the named differences are pinned here).
+  grows W by one per round (the named differences are pinned here); its control, ns-2's growth
+  on the ACK ending recovery, sends the paper's packets, as ns-2 itself does (needs ``ns``).
 * SACK: the engine's Sack1 (ns2 profile) times out after bursts because ns-2's 1996 Sack1
   counts its pipe without the losses; replaying ns-2's own losses of Fig. 2's setting, ns-2's
   Sack1 sends exactly what the engine's does, timeouts included (needs ``ns``).
@@ -59,6 +60,55 @@ def test_table_i_differs_where_the_paper_grows_w_by_one_per_round():
     assert r.timeouts == 1 and r.fast_retransmits == 1
 
 
+def test_table_i_sends_the_papers_packets_with_growth_on_the_ack_ending_recovery():
+    """Table I's control: with ns-2's growth on the ACK that ends recovery the window reaches
+    5 on the ACK of 26 (one 1/cwnd step more), so every row's packets sent are the paper's;
+    the window then differs at row 22 (4.25, the paper's 4) instead."""
+    t = tables.TABLES[0]
+    rows, extra = tables.compare(t, tables.engine_events(t, recovery_exit_growth=True)[0])
+    assert not extra
+    assert not [d for c in rows for d in c.differences if d.startswith("sent ")]
+    w = {c.paper.text[0]: c.engine.w for c in rows if c.engine is not None}
+    assert w["22(New cycle, I train)"] == pytest.approx(4.25)
+    assert w["26"] == pytest.approx(5.124, abs=1e-3)
+
+
+def _ns2_or_skip():
+    ns2 = pytest.importorskip("lossytcp.ns2")
+    try:
+        ns2.find_ns()
+    except ns2.Ns2NotInstalled:
+        pytest.skip("ns-2 not installed")
+
+
+def test_ns2_runs_table_i_as_the_engine_with_growth_on_exit_and_omega_is_unused():
+    """ns-2 2.35 itself on Table I's losses (its NewReno always opens cwnd on the ACK ending
+    recovery) sends what the engine's control does, packet for packet and to the nanosecond
+    through the timeout; and with the paper's assumed state before the loss (ssthresh_ 5,
+    windowInit_ 8: omega 5, W 8 at the ACK of 14) ns-2 sends the same from the fast
+    retransmit on, so the assumed omega changes no later row."""
+    _ns2_or_skip()
+    from lossytcp.ns2.run import first_divergence, run_drops
+
+    t = tables.TABLES[0]
+    kw = {k: v for k, v in tables.SETUP.items()
+          if k not in ("trace_sends", "trace_window", "recovery_exit_growth")}
+    kw.update(duration_s=3.0, granularity_s=0.01)   # ns-2 runs a bulk sender, tick 10 ms
+    ch = "drops:seq=" + "+".join(map(str, t.drops))
+    rep, ref = run_drops("newreno", channel=ch, **kw)
+    eng = lossytcp.simulate("newreno", channel=ch, recovery_exit_growth=True,
+                            trace_sends=True, **kw)
+    assert first_divergence(ref, [tuple(x) for x in eng.send_trace]) is None
+    assert rep.timeouts == eng.timeouts == 1
+    _, assumed = run_drops("newreno", channel=ch, agent_settings={"ssthresh_": 5,
+                                                                  "windowInit_": 8}, **kw)
+
+    def from_fast_retransmit(trace):
+        t0 = next(x for x, s, rx in trace if s == 15 and rx)
+        return [(round(x - t0, 9), s, rx) for x, s, rx in trace if x >= t0 and x < t0 + 2.5]
+    assert from_fast_retransmit(assumed) == from_fast_retransmit(ref)
+
+
 def test_table_reconstruction_refuses_a_run_it_cannot_explain(monkeypatch):
     # a wrong link rate shifts every reconstructed ACK off the window changes
     monkeypatch.setattr(tables, "RATE_BPS", 5e6)
@@ -74,11 +124,7 @@ def _fig2_setting(alpha=1e-4):
 
 @pytest.mark.parametrize("seed", [3, 5])
 def test_ns2_sack1_times_out_as_the_engine_on_the_same_losses(seed):
-    ns2 = pytest.importorskip("lossytcp.ns2")
-    try:
-        ns2.find_ns()
-    except ns2.Ns2NotInstalled:
-        pytest.skip("ns-2 not installed")
+    _ns2_or_skip()
     from lossytcp.ns2.run import (
         fates_channel,
         first_divergence,
