@@ -195,3 +195,22 @@ def test_the_models_oldtahoe_gains_most_from_a_finer_timer_at_bdp_100():
     gain = {v: thr(v, 0.125) - thr(v, 0.5) for v in ("oldtahoe", "newreno")}
     assert gain["oldtahoe"] > 0.05
     assert gain["oldtahoe"] > 10 * max(gain["newreno"], 0.0)
+
+
+@pytest.mark.parametrize("x", [dict(alpha=0.0196, beta=0.2, rate_bps=2e6, buffer_packets=9),
+                               dict(alpha=0.01, beta=0.0718, rate_bps=1e6, buffer_packets=14)],
+                         ids=["fig3", "fig10"])
+def test_the_models_tahoe_times_out_more_so_a_finer_timer_lifts_it_above_newreno(x):
+    """Figs. 3 and 10's model control (the model at the simulation's window of 20): where
+    Tahoe falls below NewReno more of its cycles end in a timeout, so the timer's length
+    decides the order; at 0.05 s instead of 0.2 s Tahoe gains on NewReno."""
+    from lossytcp import models
+
+    kw = dict(x, rtt_s=0.02, packet_size_bytes=500, at_max_window="hold")
+
+    def ev(v, tau):
+        return models.evaluate("packet-train", variant=v, timeout_s=tau, **kw)
+    assert ev("tahoe", 0.2).timeout_probability > ev("newreno", 0.2).timeout_probability
+    gap = {tau: ev("tahoe", tau).throughput_norm - ev("newreno", tau).throughput_norm
+           for tau in (0.2, 0.05)}
+    assert gap[0.05] > gap[0.2] + 0.01
