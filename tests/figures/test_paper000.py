@@ -214,3 +214,30 @@ def test_the_models_tahoe_times_out_more_so_a_finer_timer_lifts_it_above_newreno
     gap = {tau: ev("tahoe", tau).throughput_norm - ev("newreno", tau).throughput_norm
            for tau in (0.2, 0.05)}
     assert gap[0.05] > gap[0.2] + 0.01
+
+
+def test_newrenos_lead_at_beta_0_3_in_fig10_comes_from_the_window_above_the_bdp():
+    """Fig. 10's control: at beta 0.304 NewReno passes Tahoe (it keeps half of a window of 20
+    after a fast retransmit, the pipe of BDP 5 stays full) though it times out more; with the
+    window at BDP + 1 = 6 most of the lead goes."""
+    gap, to = {}, {}
+    for w in (paper000.SIM_WINDOW, 6):
+        kw = dict(paper000.paper_sim(1e6, 0.02, 500, 0.01, 0.304), window=w)
+        r = {v: lossytcp.simulate_seeds(60, v, **kw) for v in ("tahoe", "newreno")}
+        gap[w] = r["newreno"].mean("goodput_norm") - r["tahoe"].mean("goodput_norm")
+        to[w] = r["newreno"].mean("timeouts") - r["tahoe"].mean("timeouts")
+    assert to[paper000.SIM_WINDOW] > 0
+    assert gap[paper000.SIM_WINDOW] > 0.01
+    assert gap[6] < gap[paper000.SIM_WINDOW] / 2
+
+
+def test_a_control_on_more_seeds_decides_only_what_it_decides():
+    from lossytcp.figures.claims import FAILS, INCONCLUSIVE, ClaimResult
+
+    def claim(v, short):
+        return ClaimResult("f", "c", "simulation", v, short, short=short)
+    c = paper000.decide_on_seeds(claim(INCONCLUSIVE, "20 seeds"), claim(FAILS, "x"), 200)
+    assert c.verdict == FAILS and "200 seeds" in c.detail and "20 seeds" in c.detail
+    c = paper000.decide_on_seeds(claim(INCONCLUSIVE, "20 seeds"), claim(INCONCLUSIVE, "y"),
+                                 200, "; half-width 0.01")
+    assert c.verdict == INCONCLUSIVE and c.detail == "20 seeds" and "half-width" in c.why

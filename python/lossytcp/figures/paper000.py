@@ -37,6 +37,7 @@ so the full size uses 20 seeds and the quick size 8 (fewer alpha/beta points), b
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from ..channels import GilbertElliott
@@ -44,7 +45,16 @@ from ..experiments import Experiment, ModelOverlay, logrange
 from ..plots import PlotSpec
 from . import Figure, register
 from ._common import ordering, series, spread
-from .claims import FAILS, HOLDS, INCONCLUSIVE, ClaimResult, Estimate, fmt, threshold_claim
+from .claims import (
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    ClaimResult,
+    Estimate,
+    fmt,
+    pairwise_claim,
+    threshold_claim,
+)
 
 VARIANTS = ("oldtahoe", "tahoe", "newreno", "sack")
 NV = len(VARIANTS)
@@ -59,6 +69,73 @@ def _wm(rate_bps: float, rtt_s: float, size: int) -> int:
 
 def _seeds(quick: bool) -> int:
     return 8 if quick else 20
+
+
+def _ctrl_seeds(quick: bool) -> int:
+    """Seeds of the controls that re-decide a simulation claim its figure's seeds leave
+    undecided: ten times the figure's at full size; at quick size twice (the quick run
+    exercises the control, it decides little)."""
+    return 2 * _seeds(quick) if quick else 10 * _seeds(quick)
+
+
+def seeds_control(exp: Experiment, quick: bool, variants=None, **sweep) -> Experiment:
+    """The control of an inconclusive simulation claim: ``exp``'s runs at the claim's points
+    (``variants``, ``sweep`` overriding the figure's axes) with :func:`_ctrl_seeds` seeds,
+    the same definition otherwise."""
+    n = _ctrl_seeds(quick)
+    return dataclasses.replace(
+        exp, name=f"{exp.name}-seeds", models=(), seeds=n,
+        variants=tuple(variants or exp.variants), sweep={**exp.sweep, **sweep},
+        description=f"Control: {exp.name}'s runs" + (
+            f" of {', '.join(variants)}" if variants else "") + f" with {n} seeds (the "
+        f"figure's {exp.seeds}), to decide the claims its seeds leave undecided")
+
+
+def decide_on_seeds(c: ClaimResult, cc: ClaimResult, n: int, note: str = "") -> ClaimResult:
+    """An inconclusive simulation claim ``c`` beside the same check on the control's ``n``
+    seeds (``cc``): the why quotes the control; where the control decides, the verdict is
+    the control's (the same reading, Welch/Holm or the propagated interval as before, on
+    more seeds), else ``note`` says what the control's intervals resolve."""
+    before = c.short
+    c.why = (c.why + " | " if c.why else "") + (
+        f"control, the same points with {n} seeds: {cc.verdict} ({cc.short})" + note)
+    if cc.verdict != INCONCLUSIVE:
+        c.verdict = cc.verdict
+        c.detail = f"decided on {n} seeds (the control; the figure's seeds: {before}): " \
+                   f"{cc.detail}"
+        c.short = f"on {n} seeds: {cc.short}"
+        c.numbers = cc.numbers
+    return c
+
+
+def _resolution(data, ctrl: str, a: str, b: str, xname: str, margin: float = 0.01,
+                **kw) -> str:
+    """What an ordering's control still cannot decide: at its undecided points the
+    difference with its 95% Welch interval, against the margin."""
+    from .claims import diff_estimate
+
+    sa = series(data, "simulation", xname, variant=a, exp=ctrl, **kw)
+    sb = series(data, "simulation", xname, variant=b, exp=ctrl, **kw)
+    cc = pairwise_claim(data.figure.id, "", "simulation", a, sa, b, sb, xname, margin, True)
+    und = [i for i, o in enumerate(cc.numbers["outcomes"]) if o == "undecided"]
+    if not und:
+        return ""
+    ests = [(sa.x[i], diff_estimate(sa.samples[i], sb.samples[i])) for i in und]
+    return (f"; still undecided at {xname} " + ", ".join(
+        f"{x:.3g}: {a} - {b} {e.text()} (half-width {fmt((e.hi - e.lo) / 2)})"
+        for x, e in ests[:4]) + f": the difference is within what {len(sa.samples[und[0]])} "
+        f"seeds resolve against the margin {margin}")
+
+
+def ordering_on_seeds(data, c: ClaimResult, ctrl: str, a: str, b: str, xname: str,
+                      **kw) -> ClaimResult:
+    """:func:`decide_on_seeds` for an ordering claim "a at least b" (``kw``: ordering()'s
+    x_filter and the where of its points)."""
+    cc = ordering(data, c.claim, a, b, xname, primary="simulation", exp=ctrl,
+                  sources=("simulation",), **kw)[0]
+    n = int(data.result(ctrl).experiment.seeds)
+    note = _resolution(data, ctrl, a, b, xname, **kw) if cc.verdict == INCONCLUSIVE else ""
+    return decide_on_seeds(c, cc, n, note)
 
 
 #: ns-2's minimum RTO (2.35's minrto_): the RTO of the simulation figures at their RTTs.
@@ -140,7 +217,7 @@ SIM_NAMES = {"hold": "model, window 20, timeout 0.2 s"}
 def fig2_experiments(quick: bool):
     rate, rtt, size, tau, beta = 2e6, 0.01, 125, 0.5, 0.1
     alphas = logrange(1e-4, 3e-2, 5 if quick else 9)
-    return [Experiment(
+    exps = [Experiment(
         name="paper000-fig2",
         description="Fig. 2: 2 Mb/s, RTT 10 ms, 125 B (BDP 20), beta 0.1, coarse timer 0.5 s",
         scenario=lambda p: model_matched_sim(rate, rtt, size, p["alpha"], p["beta"], tau),
@@ -154,6 +231,13 @@ def fig2_experiments(quick: bool):
                                                       tau)),
         sweep={"alpha": alphas, "beta": [beta]}, variants=["sack"], seeds=_seeds(quick),
         metrics=["goodput_norm", "timeout_fraction", "timeouts"])]
+    return exps + [seeds_control(exps[0], quick, ("tahoe", "newreno"),
+                                 alpha=_low_half(alphas))]
+
+
+def _low_half(xs):
+    """Fig. 2's "low alpha": the lower half of the axis (at least two points)."""
+    return sorted(xs)[: max(2, len(xs) // 2)]
 
 
 def _why_ordering(c, data=None) -> None:
@@ -179,7 +263,7 @@ def _sack_why(data, exp: str, ctrl: str, xname: str, where: dict) -> str:
     """Why SACK is not best in the engine: its timeouts against the others' (this run), and
     the control run with RFC 6675's SACK recovery against the same others."""
     from ..experiments.stats import mean_ci
-    from .claims import combine, pairwise_claim
+    from .claims import combine
 
     runs = data.runs(exp)
     for k, v in where.items():
@@ -208,11 +292,15 @@ def _sack_why(data, exp: str, ctrl: str, xname: str, where: dict) -> str:
 
 def fig2_claims(data):
     f, xs = data.figure.id, data.models()["alpha"].unique()
-    low = sorted(xs)[: max(2, len(xs) // 2)]
+    low = _low_half(xs)
     out = []
-    out += ordering(data, "NewReno below Tahoe at this low beta (low alpha half)", "tahoe",
-                    "newreno", "alpha", primary="model", label="paper",
-                    x_filter=lambda x: x in low)
+    for c in ordering(data, "NewReno below Tahoe at this low beta (low alpha half)", "tahoe",
+                      "newreno", "alpha", primary="model", label="paper",
+                      x_filter=lambda x: x in low):
+        _why_ordering(c)
+        if c.source == "simulation" and c.verdict == INCONCLUSIVE:
+            ordering_on_seeds(data, c, "paper000-fig2-seeds", "tahoe", "newreno", "alpha")
+        out.append(c)
     for c in ordering(data, "SACK best everywhere", "sack", ["tahoe", "newreno", "oldtahoe"],
                       "alpha", primary="model", label="paper"):
         if c.source == "simulation" and c.verdict != HOLDS:
@@ -281,6 +369,7 @@ def fig34_experiment(quick: bool, betas):
         models=sim_overlay(rate, rtt, size),
         seeds=_seeds(quick), metrics=["goodput_norm", "timeout_fraction", "timeouts"])]
     if name == "paper000-fig3":
+        out.append(seeds_control(out[0], quick, ("tahoe", "newreno")))
         out.append(Experiment(
             name="paper000-fig3-sack-rfc6675",
             description="Control: Fig. 3's runs with RFC 6675 SACK recovery",
@@ -294,9 +383,11 @@ def fig3_claims(data):
     out = ordering(data, "Tahoe above NewReno", "tahoe", "newreno", "alpha",
                    primary="simulation", label="hold")
     for c in out:
+        _why_ordering(c)
         if c.source == "model" and c.verdict != HOLDS:
-            _why_ordering(c)
             c.why += " | " + _tahoe_timer_control(data, c, "alpha", 2e6, 0.02, 500, beta=0.2)
+        elif c.verdict == INCONCLUSIVE:
+            ordering_on_seeds(data, c, "paper000-fig3-seeds", "tahoe", "newreno", "alpha")
     for c in ordering(data, "SACK best", "sack", ["tahoe", "newreno", "oldtahoe"], "alpha",
                       primary="simulation", label="hold"):
         if c.source == "simulation" and c.verdict != HOLDS:
@@ -312,7 +403,7 @@ def fig3_claims(data):
 
 
 def fig4_claims(data):
-    from .claims import combine, pairwise_claim
+    from .claims import combine
 
     out = []
     for src in ("model", "simulation"):
@@ -613,14 +704,15 @@ def fig56_claims(data, rate):
 def fig7_experiments(quick: bool):
     rate, rtt, size = 1e6, 0.1, 500
     alphas = logrange(2e-4, 2e-2, 5 if quick else 9)
-    return [Experiment(
+    exp = Experiment(
         name="paper000-fig7",
         description="Fig. 7: 1 Mb/s, one-way delay 50 ms, 500 B (BDP 25), beta 0.2",
         scenario=lambda p: paper_sim(rate, rtt, size, p["alpha"], p["beta"]),
         sweep={"alpha": alphas, "beta": [0.2]}, variants=VARIANTS,
         models=[ModelOverlay("packet-train", _model(rate, rtt, size, 0.5, "hold"),
                              label="hold")],
-        seeds=_seeds(quick), metrics=["goodput_norm", "timeout_fraction", "timeouts"])]
+        seeds=_seeds(quick), metrics=["goodput_norm", "timeout_fraction", "timeouts"])
+    return [exp, seeds_control(exp, quick, ("tahoe", "newreno"))]
 
 
 FIG7_CAP = SIM_WINDOW / (25 + 1)
@@ -653,6 +745,8 @@ def fig7_claims(data):
                      "Tahoe': Tahoe above or equal (within 0.01) at every alpha, above "
                      "somewhere")
         _why_ordering(c)
+        if c.source == "simulation" and c.verdict == INCONCLUSIVE:
+            ordering_on_seeds(data, c, "paper000-fig7-seeds", "tahoe", "newreno", "alpha")
         out.append(c)
     return out
 
@@ -834,19 +928,69 @@ def fig9_claims(data):
 def fig10_experiments(quick: bool):
     rate, rtt, size, alpha = 1e6, 0.02, 500, 0.01
     betas = logrange(0.05, 0.9, 5 if quick else 9)
-    return [Experiment(
+    exp = Experiment(
         name="paper000-fig10",
         description="Fig. 10: BDP 5 (1 Mb/s, RTT 20 ms, 500 B), alpha 0.01, beta swept",
         scenario=lambda p: paper_sim(rate, rtt, size, p["alpha"], p["beta"]),
         sweep={"beta": betas, "alpha": [alpha]}, variants=VARIANTS,
         models=sim_overlay(rate, rtt, size),
-        seeds=_seeds(quick), metrics=["goodput_norm", "timeout_fraction", "timeouts"])]
+        seeds=_seeds(quick), metrics=["goodput_norm", "timeout_fraction", "timeouts"])
+    ctl = seeds_control(exp, quick, ("tahoe", "newreno"),
+                        beta=[b for b in betas if b <= FIG10_BETA_MAX])
+    wm = _wm(rate, rtt, size)
+    return [exp, ctl, dataclasses.replace(
+        ctl, name="paper000-fig10-window-bdp",
+        scenario=lambda p: dict(paper_sim(rate, rtt, size, p["alpha"], p["beta"]), window=wm),
+        description=f"Control: {ctl.name}'s runs with the window at BDP + 1 = {wm} (the "
+                    f"model's W_m, no standing queue) instead of ns-2's default {SIM_WINDOW}")]
+
+
+#: Fig. 10's "low and moderate beta".
+FIG10_BETA_MAX = 0.4
+
+
+def _fig10_window_control(data, c) -> str:
+    """Why NewReno passes Tahoe at the upper betas of Fig. 10's simulation: there both
+    variants recover most losses by fast retransmit; NewReno keeps half its
+    window (about 10 of 20 at BDP 5: the pipe stays full from the standing queue) where
+    Tahoe restarts from 1 and slow-starts back with the link idle. The control: the same
+    runs with the window at BDP + 1 (no standing queue), where halving empties the pipe too."""
+    from ..experiments.stats import mean_ci
+
+    n = c.numbers
+    bad = [x for x, o in zip(n["x"], n["outcomes"], strict=True) if o == "below"]
+    x = bad[-1]
+
+    def at(exp, v, metric):
+        r = data.runs(exp)
+        r = r[(r["variant"] == v) & (r["beta"] == x)]
+        return mean_ci(r[metric].to_numpy(float))
+    seeds, ctl = "paper000-fig10-seeds", "paper000-fig10-window-bdp"
+    m = {v: {k: at(seeds, v, k) for k in ("goodput_norm", "timeouts", "fast_retransmits")}
+         for v in ("tahoe", "newreno")}
+    w = {v: at(ctl, v, "goodput_norm") for v in ("tahoe", "newreno")}
+    cc = ordering(data, c.claim, "tahoe", "newreno", "beta", primary="simulation", exp=ctl,
+                  sources=("simulation",))[0]
+    wm = data.result(ctl).experiment.scenario({"alpha": 0.01, "beta": x})["window"]
+    return (f"at beta {x:.3g} (mean burst {1 / x:.2g} slots) NewReno times out "
+            f"{fmt(m['newreno']['timeouts'].mean)}±{fmt(m['newreno']['timeouts'].halfwidth, 2)}"
+            f" times per run against Tahoe's {fmt(m['tahoe']['timeouts'].mean)}±"
+            f"{fmt(m['tahoe']['timeouts'].halfwidth, 2)}, both retransmit fast "
+            f"{fmt(m['newreno']['fast_retransmits'].mean)} and "
+            f"{fmt(m['tahoe']['fast_retransmits'].mean)} times, yet NewReno is ahead "
+            f"({fmt(m['newreno']['goodput_norm'].mean)} vs {fmt(m['tahoe']['goodput_norm'].mean)}"
+            f"): after a fast retransmit it keeps half its window of {SIM_WINDOW}, above the "
+            "BDP of 5, so the standing queue keeps the link busy, where Tahoe restarts from 1 | "
+            f"control, the same runs with the window at BDP + 1 = {wm}: Tahoe "
+            f"{fmt(w['tahoe'].mean)}±{fmt(w['tahoe'].halfwidth, 2)} vs NewReno "
+            f"{fmt(w['newreno'].mean)}±{fmt(w['newreno'].halfwidth, 2)} at beta {x:.3g}; "
+            f"the claim {cc.verdict} there ({cc.short})")
 
 
 def fig10_claims(data):
     out = ordering(data, "NewReno deteriorates at low and moderate beta (below Tahoe, "
                    "beta <= 0.4)", "tahoe", "newreno", "beta", primary="simulation",
-                   label="hold", x_filter=lambda x: x <= 0.4)
+                   label="hold", x_filter=lambda x: x <= FIG10_BETA_MAX)
     for c in out:
         c.reading = ("'We also see the performance deterioration of NewReno for low and "
                      "moderate values of beta' (against Tahoe, as the text's Figs. 3 and 7): "
@@ -854,6 +998,10 @@ def fig10_claims(data):
         _why_ordering(c)
         if c.source == "model" and c.verdict != HOLDS:
             c.why += " | " + _tahoe_timer_control(data, c, "beta", 1e6, 0.02, 500, alpha=0.01)
+        elif c.verdict == INCONCLUSIVE:
+            ordering_on_seeds(data, c, "paper000-fig10-seeds", "tahoe", "newreno", "beta")
+            if c.verdict == FAILS:
+                c.why += " | " + _fig10_window_control(data, c)
     return out
 
 
