@@ -28,8 +28,16 @@ Control runs (each named in the claims it explains): Fig. 2 and 3's SACK with RF
 recovery (the rfc profile's ``sack``) beside ns-2's 1996 Sack1, whose counted pipe stalls
 after a burst (``tests/figures/test_paper000.py`` replays ns-2's own losses: ns-2's Sack1
 times out exactly as the engine's); Figs. 5-6's model with the timer scaled with the RTT;
-Figs. 5-6's engine with the fine timer at 1.25 RTTs (``paper000-fig5-6-timer-rtt``); Figs.
-5-6's and 9's model with finer timers ("NewReno worst").
+Figs. 5-6's engine with the fine timer at 1.25 RTTs (``paper000-fig5-6-timer-rtt``, also at
+the same timer in RTTs at both rates for "nearly identical"); Figs. 5-6's and 9's model with
+finer timers ("NewReno worst"); Figs. 3 and 10's model at the simulation's setting with the
+timer at 0.1 and 0.05 s instead of 0.2 s ("Tahoe above NewReno": Tahoe's cycles end in a
+timeout more often); Fig. 10's runs with the window at BDP + 1 instead of 20 (NewReno's lead
+at beta 0.3); and, for every simulation claim its figure's seeds leave undecided, the same
+points with 200 seeds (``<experiment>-seeds``: ten times the figures' 20, twenty times Figs.
+8-9's 10; at quick size twice the quick seeds), whose verdict, where it decides, is the
+claim's (the same reading and tests, said in the claim's detail), else its intervals are
+quoted against the margin.
 
 The paper's simulations average 2 runs of 50 s; 2 seeds cannot support a statistical verdict,
 so the full size uses 20 seeds and the quick size 8 (fewer alpha/beta points), both 50 s.
@@ -73,16 +81,17 @@ def _seeds(quick: bool) -> int:
 
 def _ctrl_seeds(quick: bool) -> int:
     """Seeds of the controls that re-decide a simulation claim its figure's seeds leave
-    undecided: ten times the figure's at full size; at quick size twice (the quick run
-    exercises the control, it decides little)."""
+    undecided: 200 at full size (ten times the figures' 20); at quick size twice the quick
+    seeds (the quick run exercises the control, it decides little)."""
     return 2 * _seeds(quick) if quick else 10 * _seeds(quick)
 
 
-def seeds_control(exp: Experiment, quick: bool, variants=None, **sweep) -> Experiment:
+def seeds_control(exp: Experiment, quick: bool, variants=None, seeds: int | None = None,
+                  **sweep) -> Experiment:
     """The control of an inconclusive simulation claim: ``exp``'s runs at the claim's points
-    (``variants``, ``sweep`` overriding the figure's axes) with :func:`_ctrl_seeds` seeds,
-    the same definition otherwise."""
-    n = _ctrl_seeds(quick)
+    (``variants``, ``sweep`` overriding the figure's axes) with :func:`_ctrl_seeds` seeds
+    (or ``seeds``), the same definition otherwise."""
+    n = seeds or _ctrl_seeds(quick)
     return dataclasses.replace(
         exp, name=f"{exp.name}-seeds", models=(), seeds=n,
         variants=tuple(variants or exp.variants), sweep={**exp.sweep, **sweep},
@@ -441,7 +450,7 @@ def fig56_experiments(quick: bool):
 
     def rtt(p):
         return 20 * 8 * size / p["rate_bps"]     # BDP 20 at either rate
-    return [Experiment(
+    exps = [Experiment(
         name="paper000-fig5-6",
         description="Figs. 5-6: BDP 20 at 1 and 2 Mb/s, 125 B, beta 0.1, fine (0.05 s) and "
                     "coarse (0.5 s) timer",
@@ -465,6 +474,9 @@ def fig56_experiments(quick: bool):
         sweep={"alpha": alphas, "beta": [beta], "rate_bps": [1e6, 2e6]},
         variants=VARIANTS, seeds=_seeds(quick) // 2 if quick else _seeds(quick),
         metrics=["goodput_norm", "timeout_fraction", "timeouts"])]
+    # the seeds control at quick size with the figure's quick seeds doubled (8), not 16:
+    # these runs are the dearest of the paper's
+    return exps + [seeds_control(exps[0], quick, seeds=2 * exps[0].seeds if quick else None)]
 
 
 #: The engine's control of Figs. 5-6's "NewReno worst": the fixed timer at this many RTTs
@@ -622,9 +634,69 @@ def _tahoe_timer_control(data, c, xname: str, rate_bps, rtt_s, size, **fixed) ->
                                              "every point"))
 
 
-def fig56_claims(data, rate):
+def _identical_sim(data, rate, other, exp=None, **where):
+    """'Figs. 5 and 6 nearly identical' on the simulation's runs of ``exp``: every variant's
+    and alpha's difference between the rates with its Welch interval, Bonferroni over the
+    points; (verdict, text)."""
     from .claims import diff_estimate
 
+    tol = SIMILAR / 2
+    a = {v: series(data, "simulation", "alpha", variant=v, rate_bps=rate, exp=exp, **where)
+         for v in VARIANTS}
+    b = {v: series(data, "simulation", "alpha", variant=v, rate_bps=other, exp=exp, **where)
+         for v in VARIANTS}
+    n = sum(len(a[v].x) for v in VARIANTS)
+    level = 1 - 0.05 / n                  # Bonferroni over the claim's points
+    ests = [diff_estimate(a[v].samples[i], b[v].samples[i], level)
+            for v in VARIANTS for i in range(len(a[v].x))]
+    inside = all(-tol < e.lo and e.hi < tol for e in ests)
+    outside = any(e.lo > tol or e.hi < -tol for e in ests)
+    v = HOLDS if inside else FAILS if outside else INCONCLUSIVE
+    w = max(ests, key=lambda e: max(abs(e.lo), abs(e.hi)))
+    return v, (f"largest difference {w.text()} (interval at {level:.4f}, Bonferroni over "
+               f"{n} points)")
+
+
+def _gap_claim(data, f, rate, src, exp=None) -> ClaimResult:
+    """'the behavior gap of Tahoe and OldTahoe decreases' as the timer gets finer."""
+    from .claims import propagate
+
+    ss = {(v, tau): series(data, src, "alpha", variant=v, label="paper", rate_bps=rate,
+                           timeout_s=tau, exp=exp) for v in ("tahoe", "oldtahoe")
+          for tau in (0.5, 0.05)}
+    xs = ss[("tahoe", 0.5)].x
+    rows, outs = [], []
+    for i, x in enumerate(xs):
+        if src == "model":
+            g0 = ss[("tahoe", 0.5)].mean[i] - ss[("oldtahoe", 0.5)].mean[i]
+            g1 = ss[("tahoe", 0.05)].mean[i] - ss[("oldtahoe", 0.05)].mean[i]
+            e = Estimate(g0 - g1, g0 - g1, g0 - g1)
+        else:
+            groups = [ss[k].samples[i] for k in (("tahoe", 0.5), ("oldtahoe", 0.5),
+                                                 ("tahoe", 0.05), ("oldtahoe", 0.05))]
+            e = propagate(lambda t5, o5, t05, o05: (t5 - o5) - (t05 - o05), groups,
+                          level=1 - 0.05 / len(xs))
+        # shrinks: the drop clearly above 0.01 (the figure's resolution); grows: below
+        outs.append("shrinks" if e.lo > 0.01 else "grows" if e.hi < -0.01 else
+                    "same" if -0.01 < e.lo and e.hi < 0.01 else "undecided")
+        rows.append(f"alpha={x:.3g}: gap coarse - fine {e.text()} ({outs[-1]})")
+    v = FAILS if "grows" in outs else HOLDS if "shrinks" in outs and "undecided" not in \
+        outs else INCONCLUSIVE
+    bad = [r for r, o in zip(rows, outs, strict=True) if o in ("grows", "undecided")]
+    return ClaimResult(
+        f, "Tahoe-OldTahoe gap shrinks as the timer gets finer", src, v,
+        "Tahoe - OldTahoe, coarse 0.5 s minus fine 0.05 s timer: " + "; ".join(rows),
+        src == "model", why="" if v == HOLDS else "; ".join(bad),
+        short=f"shrinks at {outs.count('shrinks')}, same at {outs.count('same')}, "
+              f"undecided at {outs.count('undecided')}, grows at {outs.count('grows')} of "
+              f"{len(outs)} alphas" + (f"; {bad[0]}" if bad else ""),
+        reading="'as the granularity of the timeout interval becomes finer ... the "
+                "behavior gap of Tahoe and OldTahoe decreases': the gap smaller with the "
+                "fine timer by more than 0.01 somewhere, larger by more than 0.01 nowhere "
+                "(intervals Bonferroni over the alphas)")
+
+
+def fig56_claims(data, rate):
     f = data.figure.id
     out = []
     other = 2e6 if rate == 1e6 else 1e6
@@ -632,36 +704,36 @@ def fig56_claims(data, rate):
     reading = ("'it can be seen that the performance of the different TCP versions is nearly "
                "similar': every variant's normalized throughput at the two rates within "
                f"{tol} (half the 'similar' tenth, for 'nearly'), fine timer")
+    ctl = "paper000-fig5-6-seeds"
+    n_ctl = int(data.result(ctl).experiment.seeds)
     for src in ("model", "simulation"):
-        a = {v: series(data, src, "alpha", variant=v, label="paper", rate_bps=rate,
-                       timeout_s=0.05) for v in VARIANTS}
-        b = {v: series(data, src, "alpha", variant=v, label="paper", rate_bps=other,
-                       timeout_s=0.05) for v in VARIANTS}
         if src == "model":
+            a = {v: series(data, src, "alpha", variant=v, label="paper", rate_bps=rate,
+                           timeout_s=0.05) for v in VARIANTS}
+            b = {v: series(data, src, "alpha", variant=v, label="paper", rate_bps=other,
+                           timeout_s=0.05) for v in VARIANTS}
             d = max(abs(x - y) for v in VARIANTS for x, y in zip(a[v].mean, b[v].mean,
                                                                 strict=True))
             v = HOLDS if d <= tol else FAILS
             txt = f"largest difference {d:.4f}"
         else:
-            n = sum(len(a[v].x) for v in VARIANTS)
-            level = 1 - 0.05 / n                  # Bonferroni over the claim's points
-            ests = [diff_estimate(a[v].samples[i], b[v].samples[i], level)
-                    for v in VARIANTS for i in range(len(a[v].x))]
-            inside = all(-tol < e.lo and e.hi < tol for e in ests)
-            outside = any(e.lo > tol or e.hi < -tol for e in ests)
-            v = HOLDS if inside else FAILS if outside else INCONCLUSIVE
-            w = max(ests, key=lambda e: max(abs(e.lo), abs(e.hi)))
-            txt = (f"largest difference {w.text()} (interval at {level:.4f}, Bonferroni over "
-                   f"{n} points)")
+            v, txt = _identical_sim(data, rate, other, timeout_s=0.05)
         why = ""
         if v != HOLDS:
             why = txt + (" | " + _scaled_timer_control(data, rate, other) if src == "model"
                          else "")
-        out.append(ClaimResult(f, "Figs. 5 and 6 nearly identical (BDP 20 at 1 and 2 Mb/s, "
-                               "fine timer)", src, v,
-                               f"normalized throughput, {rate / 1e6:g} against "
-                               f"{other / 1e6:g} Mb/s, every variant and alpha: {txt} "
-                               f"(tolerance {tol})", src == "model", why=why, reading=reading))
+        c = ClaimResult(f, "Figs. 5 and 6 nearly identical (BDP 20 at 1 and 2 Mb/s, fine "
+                        "timer)", src, v, f"normalized throughput, {rate / 1e6:g} against "
+                        f"{other / 1e6:g} Mb/s, every variant and alpha: {txt} (tolerance "
+                        f"{tol})", src == "model", why=why, reading=reading)
+        if src == "simulation" and v == INCONCLUSIVE:
+            cv, ctxt = _identical_sim(data, rate, other, exp=ctl, timeout_s=0.05)
+            decide_on_seeds(c, ClaimResult(f, c.claim, src, cv, ctxt), n_ctl)
+            rv, rtxt = _identical_sim(data, rate, other, exp="paper000-fig5-6-timer-rtt")
+            c.why += (f" | control, the fine timer at the same {CONTROL_TIMER_RTTS:g} RTTs at "
+                      f"both rates (paper000-fig5-6-timer-rtt): {rtxt}, {rv} (the model's "
+                      "control the same: the difference is the timer's length in RTTs)")
+        out.append(c)
     # "NewReno exhibits the worst performance of all the TCP versions": each other variant at
     # least NewReno
     for c in newreno_worst(data, "NewReno worst", "alpha", "'NewReno exhibits the worst "
@@ -674,39 +746,11 @@ def fig56_claims(data, rate):
             c.why += " | " + _engine_timer_control(data, rate)
         out.append(c)
     # "the behavior gap of Tahoe and OldTahoe decreases" as the timer gets finer
-    from .claims import propagate
-
     for src in ("model", "simulation"):
-        ss = {(v, tau): series(data, src, "alpha", variant=v, label="paper", rate_bps=rate,
-                               timeout_s=tau) for v in ("tahoe", "oldtahoe")
-              for tau in (0.5, 0.05)}
-        xs = ss[("tahoe", 0.5)].x
-        rows, outs = [], []
-        for i, x in enumerate(xs):
-            if src == "model":
-                g0 = ss[("tahoe", 0.5)].mean[i] - ss[("oldtahoe", 0.5)].mean[i]
-                g1 = ss[("tahoe", 0.05)].mean[i] - ss[("oldtahoe", 0.05)].mean[i]
-                e = Estimate(g0 - g1, g0 - g1, g0 - g1)
-            else:
-                groups = [ss[k].samples[i] for k in (("tahoe", 0.5), ("oldtahoe", 0.5),
-                                                     ("tahoe", 0.05), ("oldtahoe", 0.05))]
-                e = propagate(lambda t5, o5, t05, o05: (t5 - o5) - (t05 - o05), groups,
-                              level=1 - 0.05 / len(xs))
-            # shrinks: the drop clearly above 0.01 (the figure's resolution); grows: below
-            outs.append("shrinks" if e.lo > 0.01 else "grows" if e.hi < -0.01 else
-                        "same" if -0.01 < e.lo and e.hi < 0.01 else "undecided")
-            rows.append(f"alpha={x:.3g}: gap coarse - fine {e.text()} ({outs[-1]})")
-        v = FAILS if "grows" in outs else HOLDS if "shrinks" in outs and "undecided" not in \
-            outs else INCONCLUSIVE
-        out.append(ClaimResult(
-            f, "Tahoe-OldTahoe gap shrinks as the timer gets finer", src, v,
-            "Tahoe - OldTahoe, coarse 0.5 s minus fine 0.05 s timer: " + "; ".join(rows),
-            src == "model", why="" if v == HOLDS else "; ".join(
-                r for r, o in zip(rows, outs, strict=True) if o in ("grows", "undecided")),
-            reading="'as the granularity of the timeout interval becomes finer ... the "
-                    "behavior gap of Tahoe and OldTahoe decreases': the gap smaller with the "
-                    "fine timer by more than 0.01 somewhere, larger by more than 0.01 nowhere "
-                    "(intervals Bonferroni over the alphas)"))
+        c = _gap_claim(data, f, rate, src)
+        if src == "simulation" and c.verdict == INCONCLUSIVE:
+            decide_on_seeds(c, _gap_claim(data, f, rate, src, ctl), n_ctl)
+        out.append(c)
     return out
 
 
