@@ -241,3 +241,16 @@ def test_a_control_on_more_seeds_decides_only_what_it_decides():
     c = paper000.decide_on_seeds(claim(INCONCLUSIVE, "20 seeds"), claim(INCONCLUSIVE, "y"),
                                  200, "; half-width 0.01")
     assert c.verdict == INCONCLUSIVE and c.detail == "20 seeds" and "half-width" in c.why
+
+
+def test_figs_5_6_differ_by_the_timers_length_in_rtts():
+    """Figs. 5-6's control of "nearly identical": OldTahoe (every loss by the timer) at BDP 20
+    is 0.05 lower at 2 Mb/s than at 1 Mb/s with the fixed 0.05 s timer (5 RTTs against
+    2.5), and the same at both rates with the timer at the same 1.25 RTTs."""
+    def goodput(rate, tau_rtts):
+        rtt = 20 * 8 * 125 / rate
+        kw = paper000.model_matched_sim(rate, rtt, 125, 0.0072, 0.1, tau_rtts * rtt)
+        return lossytcp.simulate_seeds(10, "oldtahoe", **kw).mean("goodput_norm")
+    assert goodput(1e6, 2.5) - goodput(2e6, 5.0) > 0.03          # 0.05 s at either rate
+    rtts = paper000.CONTROL_TIMER_RTTS
+    assert abs(goodput(1e6, rtts) - goodput(2e6, rtts)) < 0.015
