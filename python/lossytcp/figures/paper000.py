@@ -814,7 +814,7 @@ def fig89_experiments(quick: bool):
     def link(p):
         rate = rate_of[p["bdp"]]
         return rate, p["bdp"] * 8 * size / rate
-    return [Experiment(
+    exps = [Experiment(
         name="paper000-fig8-9",
         description="Figs. 8-9: BDP 50 at 1 Mb/s and BDP 100 at 2 Mb/s, 125 B, alpha 1e-4, "
                     "beta swept, coarse timer",
@@ -825,6 +825,7 @@ def fig89_experiments(quick: bool):
             packet_size_bytes=size, timeout_s=tau, at_max_window=mode), label=lab)
             for lab, mode in (("paper", "drop"), ("hold", "hold"))],
         seeds=4 if quick else 10, metrics=["goodput_norm", "timeout_fraction"])]
+    return exps + [seeds_control(exps[0], quick, seeds=2 * exps[0].seeds if quick else None)]
 
 
 def _threshold_index(means) -> int:
@@ -850,8 +851,8 @@ def _flat_above(means) -> float:
     return (max(above) - min(above)) / max(above)
 
 
-def _curve(data, src, v, bdp):
-    return series(data, src, "beta", variant=v, label="paper", bdp=bdp)
+def _curve(data, src, v, bdp, exp=None):
+    return series(data, src, "beta", variant=v, label="paper", bdp=bdp, exp=exp)
 
 
 def _stat_claim(data, claim, src, stat, curves, ok, bad, fmt_value, reading, primary="model"):
@@ -873,96 +874,126 @@ def _stat_claim(data, claim, src, stat, curves, ok, bad, fmt_value, reading, pri
 def fig8_claims(data):
     out = []
     for src in ("model", "simulation"):
-        cs = [_curve(data, src, v, 50) for v in VARIANTS]
-        n = len(cs[0].x)
-        betas = cs[0].x
-        top = max(_curve(data, "model", "sack", 50).mean)
+        cs = _fig8(data, src)
+        if src == "simulation":
+            cs = _on_seeds(data, cs, lambda: _fig8(data, "simulation", "paper000-fig8-9-seeds"))
+        out += cs
+    return out
 
-        def low_spread(*m, n=n):
-            firsts = [m[k * n] for k in range(NV)]
-            return (max(firsts) - min(firsts)) / max(m[3 * n:4 * n])   # over SACK's best
-        out.append(_stat_claim(
-            data, "At very low beta all variants alike (timeouts dominate)", src, low_spread,
-            cs, lambda lo, hi: hi <= SIMILAR, lambda lo, hi: lo > SIMILAR,
-            lambda e, betas=betas, top=top: f"spread over the variants at beta="
-                      f"{betas[0]:g}, over SACK's best "
-                      f"({fmt(top)} in the model): {e.text()} (similar: below {SIMILAR})",
-            "'At very low values of beta, timeouts are the norm and, hence, the performance "
-            "of all TCP versions is similar': best minus worst at the smallest beta within a "
-            "tenth of SACK's best"))
-        st = [_curve(data, src, v, 50) for v in ("sack", "tahoe")]
 
-        def flat(*m, n=n):
-            return max(_flat_above(m[:n]), _flat_above(m[n:]))
-        out.append(_stat_claim(
-            data, "SACK and Tahoe flat above a beta threshold", src, flat, st,
-            lambda lo, hi: hi <= SIMILAR, lambda lo, hi: lo > SIMILAR,
-            lambda e: "larger of SACK's and Tahoe's (max - min) / max above the beta where "
-                      f"they reach 90% of their best: {e.text()} (flat: below {SIMILAR})",
-            "'Sack and Tahoe are insensitive to the value of beta as long as beta is not low "
-            "enough': above the robustness threshold (90% of the best) within a tenth"))
-        nr, sk = _curve(data, src, "newreno", 50), _curve(data, src, "sack", 50)
+def _on_seeds(data, cs, redo):
+    """:func:`decide_on_seeds` for each inconclusive claim of ``cs`` against the same claim
+    recomputed on the seeds control (``redo()``, in the same order)."""
+    if all(c.verdict != INCONCLUSIVE for c in cs):
+        return cs
+    n = int(data.result("paper000-fig8-9-seeds").experiment.seeds)
+    return [decide_on_seeds(c, cc, n) if c.verdict == INCONCLUSIVE else c
+            for c, cc in zip(cs, redo(), strict=True)]
 
-        def rises(*m, n=n):
-            # the largest drop between consecutive betas (negative: rises everywhere), and
-            # the gap to SACK at the largest beta over SACK's level there
-            steps = [m[i] - m[i + 1] for i in range(n - 1)]
-            return max(max(steps) / max(m[:n]), abs(m[n - 1] - m[2 * n - 1]) / m[2 * n - 1]
-                       - VERY_SIMILAR)
-        out.append(_stat_claim(
-            data, "NewReno rises steadily with beta and meets SACK at high beta", src, rises,
-            [nr, sk], lambda lo, hi: hi <= 0.01, lambda lo, hi: lo > 0.01,
-            lambda e, nr=nr, sk=sk: "NewReno: " + ", ".join(fmt(m) for m in nr.mean)
-                      + f"; at beta="
-                      f"{nr.x[-1]:g} NewReno {fmt(nr.mean[-1])} vs SACK {fmt(sk.mean[-1])}; "
-                      f"the larger of (NewReno's largest step down, relative) and (|NewReno - "
-                      f"SACK| / SACK at the top - {VERY_SIMILAR}): {e.text()} (holds below "
-                      "0.01)",
-            "'NewReno ... its behavior improves continually as beta increases, until at high "
-            "values of beta the performance of NewReno and Sack becomes very similar': no "
-            "step down by more than 0.01 of its level, and within a twentieth of SACK at the "
-            "largest beta"))
+
+def _fig8(data, src, exp=None):
+    """Fig. 8's claims on one source (on the simulation, the runs of ``exp``)."""
+    out = []
+    cs = [_curve(data, src, v, 50, exp) for v in VARIANTS]
+    n = len(cs[0].x)
+    betas = cs[0].x
+    top = max(_curve(data, "model", "sack", 50).mean)
+
+    def low_spread(*m, n=n):
+        firsts = [m[k * n] for k in range(NV)]
+        return (max(firsts) - min(firsts)) / max(m[3 * n:4 * n])   # over SACK's best
+    out.append(_stat_claim(
+        data, "At very low beta all variants alike (timeouts dominate)", src, low_spread,
+        cs, lambda lo, hi: hi <= SIMILAR, lambda lo, hi: lo > SIMILAR,
+        lambda e, betas=betas, top=top: f"spread over the variants at beta="
+                  f"{betas[0]:g}, over SACK's best "
+                  f"({fmt(top)} in the model): {e.text()} (similar: below {SIMILAR})",
+        "'At very low values of beta, timeouts are the norm and, hence, the performance "
+        "of all TCP versions is similar': best minus worst at the smallest beta within a "
+        "tenth of SACK's best"))
+    st = [_curve(data, src, v, 50, exp) for v in ("sack", "tahoe")]
+
+    def flat(*m, n=n):
+        return max(_flat_above(m[:n]), _flat_above(m[n:]))
+    out.append(_stat_claim(
+        data, "SACK and Tahoe flat above a beta threshold", src, flat, st,
+        lambda lo, hi: hi <= SIMILAR, lambda lo, hi: lo > SIMILAR,
+        lambda e: "larger of SACK's and Tahoe's (max - min) / max above the beta where "
+                  f"they reach 90% of their best: {e.text()} (flat: below {SIMILAR})",
+        "'Sack and Tahoe are insensitive to the value of beta as long as beta is not low "
+        "enough': above the robustness threshold (90% of the best) within a tenth"))
+    nr, sk = _curve(data, src, "newreno", 50, exp), _curve(data, src, "sack", 50, exp)
+
+    def rises(*m, n=n):
+        # the largest drop between consecutive betas (negative: rises everywhere), and
+        # the gap to SACK at the largest beta over SACK's level there
+        steps = [m[i] - m[i + 1] for i in range(n - 1)]
+        return max(max(steps) / max(m[:n]), abs(m[n - 1] - m[2 * n - 1]) / m[2 * n - 1]
+                   - VERY_SIMILAR)
+    out.append(_stat_claim(
+        data, "NewReno rises steadily with beta and meets SACK at high beta", src, rises,
+        [nr, sk], lambda lo, hi: hi <= 0.01, lambda lo, hi: lo > 0.01,
+        lambda e, nr=nr, sk=sk: "NewReno: " + ", ".join(fmt(m) for m in nr.mean)
+                  + f"; at beta="
+                  f"{nr.x[-1]:g} NewReno {fmt(nr.mean[-1])} vs SACK {fmt(sk.mean[-1])}; "
+                  f"the larger of (NewReno's largest step down, relative) and (|NewReno - "
+                  f"SACK| / SACK at the top - {VERY_SIMILAR}): {e.text()} (holds below "
+                  "0.01)",
+        "'NewReno ... its behavior improves continually as beta increases, until at high "
+        "values of beta the performance of NewReno and Sack becomes very similar': no "
+        "step down by more than 0.01 of its level, and within a twentieth of SACK at the "
+        "largest beta"))
+    return out
+
+
+def _fig9(data, src, exp=None):
+    """Fig. 9's claims on whole curves, on one source (on the simulation, ``exp``'s runs)."""
+    out = []
+    cs = [_curve(data, src, "tahoe", b, exp) for b in (50, 100)]
+    n = len(cs[0].x)
+    betas = cs[0].x
+
+    def drop(*m, n=n, betas=betas):
+        return math.log10(_threshold(betas, m[:n]) / _threshold(betas, m[n:]))
+    out.append(_stat_claim(
+        data, "Robustness threshold lower than at BDP 50", src, drop, cs,
+        lambda lo, hi: lo > 0, lambda lo, hi: hi < 0,
+        lambda e, betas=betas: "log10 of Tahoe's robustness threshold (where it first "
+                  "reaches 90% of its best, interpolated on log beta) at BDP 50 over BDP "
+                  f"100: {e.text()} (beta grid " + ", ".join(f"{b:.3g}" for b in betas) + ")",
+        "'the minimum robustness threshold decreases as the bandwidth-delay product "
+        "increases': Tahoe's threshold at BDP 100 below BDP 50's"))
+    ss = [_curve(data, src, v, 100, exp) for v in VARIANTS]
+    lo_i = [i for i, x in enumerate(betas) if x < 0.02]
+    hi_i = [i for i, x in enumerate(betas) if x > 0.02]
+
+    def better(*m, n=n, hi_i=hi_i, lo_i=lo_i):
+        return min(min(m[k * n + i] for i in hi_i) - max(m[k * n + i] for i in lo_i)
+                   for k in range(NV))
+    out.append(_stat_claim(
+        data, "Better for beta > 0.02 when alpha <= 0.0001", src, better, ss,
+        lambda lo, hi: lo > 0, lambda lo, hi: hi < 0,
+        lambda e: "smallest over the variants of (worst above beta 0.02 minus best below): "
+                  f"{e.text()}",
+        "'The performance is also seen to become better when beta > 0.02': every "
+        "variant's throughput at every beta above 0.02 above its throughput at every beta "
+        "below"))
     return out
 
 
 def fig9_claims(data):
     out = []
     for src in ("model", "simulation"):
-        cs = [_curve(data, src, "tahoe", b) for b in (50, 100)]
-        n = len(cs[0].x)
-        betas = cs[0].x
-
-        def drop(*m, n=n, betas=betas):
-            return math.log10(_threshold(betas, m[:n]) / _threshold(betas, m[n:]))
-        out.append(_stat_claim(
-            data, "Robustness threshold lower than at BDP 50", src, drop, cs,
-            lambda lo, hi: lo > 0, lambda lo, hi: hi < 0,
-            lambda e, betas=betas: "log10 of Tahoe's robustness threshold (where it first "
-                      "reaches 90% of its best, interpolated on log beta) at BDP 50 over BDP "
-                      f"100: {e.text()} (beta grid " + ", ".join(f"{b:.3g}" for b in betas) + ")",
-            "'the minimum robustness threshold decreases as the bandwidth-delay product "
-            "increases': Tahoe's threshold at BDP 100 below BDP 50's"))
-        ss = [_curve(data, src, v, 100) for v in VARIANTS]
-        lo_i = [i for i, x in enumerate(betas) if x < 0.02]
-        hi_i = [i for i, x in enumerate(betas) if x > 0.02]
-
-        def better(*m, n=n, hi_i=hi_i, lo_i=lo_i):
-            return min(min(m[k * n + i] for i in hi_i) - max(m[k * n + i] for i in lo_i)
-                       for k in range(NV))
-        out.append(_stat_claim(
-            data, "Better for beta > 0.02 when alpha <= 0.0001", src, better, ss,
-            lambda lo, hi: lo > 0, lambda lo, hi: hi < 0,
-            lambda e: "smallest over the variants of (worst above beta 0.02 minus best below): "
-                      f"{e.text()}",
-            "'The performance is also seen to become better when beta > 0.02': every "
-            "variant's throughput at every beta above 0.02 above its throughput at every beta "
-            "below"))
-
+        cs = _fig9(data, src)
+        if src == "simulation":
+            cs = _on_seeds(data, cs, lambda: _fig9(data, "simulation", "paper000-fig8-9-seeds"))
+        out += cs
+    where = dict(bdp=100, x_filter=lambda x: x <= 0.1)
     for c in newreno_worst(data, "NewReno worst under bursty loss (beta <= 0.1)", "beta",
                            "'the performance of NewReno is also the worst of all the TCP "
                            "versions under bursty loss conditions': every other variant above "
                            "or equal (within 0.01) at every beta <= 0.1, above somewhere",
-                           bdp=100, x_filter=lambda x: x <= 0.1):
+                           **where):
         if c.verdict != HOLDS and c.source == "model":
             # OldTahoe recovers every loss by the 0.5 s timer (10 RTTs at BDP 100), as in
             # Figs. 5-6
@@ -974,8 +1005,29 @@ def fig9_claims(data):
             c.why += (" | OldTahoe, without fast retransmit, waits out the whole 0.5 s timer "
                       f"({0.5 / rtt:g} RTTs) at every loss | " + _finer_timers(
                           points, rtt, (0.125, 0.05)))
+        elif c.verdict == INCONCLUSIVE:
+            _worst_on_seeds(data, c, "paper000-fig8-9-seeds", "beta", **where)
         out.append(c)
     return out
+
+
+def _worst_on_seeds(data, c, ctl: str, xname: str, **where) -> ClaimResult:
+    """:func:`decide_on_seeds` for "NewReno worst" (every other variant at least NewReno)."""
+    from .claims import combine
+
+    others = [o for o in VARIANTS if o != "newreno"]
+    parts = []
+    for o in others:
+        p = ordering(data, c.claim, o, "newreno", xname, primary="simulation", exp=ctl,
+                     sources=("simulation",), **where)[0]
+        p.claim = f"{o} >= newreno"
+        parts.append(p)
+    cc = combine(data.figure.id, c.claim, parts)
+    note = ""
+    if cc.verdict == INCONCLUSIVE:
+        note = "".join(_resolution(data, ctl, o, "newreno", xname, **where)
+                       for o, p in zip(others, parts, strict=True) if p.verdict == INCONCLUSIVE)
+    return decide_on_seeds(c, cc, int(data.result(ctl).experiment.seeds), note)
 
 
 # ----------------------------------------------------------------------------- Fig. 10
