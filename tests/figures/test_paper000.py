@@ -254,3 +254,19 @@ def test_figs_5_6_differ_by_the_timers_length_in_rtts():
     assert goodput(1e6, 2.5) - goodput(2e6, 5.0) > 0.03          # 0.05 s at either rate
     rtts = paper000.CONTROL_TIMER_RTTS
     assert abs(goodput(1e6, rtts) - goodput(2e6, rtts)) < 0.015
+
+
+def test_fig9_oldtahoe_below_newreno_is_the_coarse_timer():
+    """Fig. 9's engine control of "NewReno worst": at beta 0.0895, BDP 100, OldTahoe recovers
+    every loss by the 0.5 s timer (10 RTTs) and falls below NewReno; at 2.5 RTTs it gains far
+    more than NewReno and passes it."""
+    rtt = 100 * 8 * 125 / 2e6
+    g = {}
+    for tau in (0.5, paper000.FIG9_CONTROL_TIMER_RTTS * rtt):
+        kw = paper000.model_matched_sim(2e6, rtt, 125, 1e-4, 0.0895, tau)
+        g[tau] = {v: lossytcp.simulate_seeds(12, v, **kw) for v in ("oldtahoe", "newreno")}
+    assert g[0.5]["oldtahoe"].mean("timeout_fraction") == 1.0
+    fine = paper000.FIG9_CONTROL_TIMER_RTTS * rtt
+    gain = {v: g[fine][v].mean("goodput_norm") - g[0.5][v].mean("goodput_norm")
+            for v in ("oldtahoe", "newreno")}
+    assert gain["oldtahoe"] > 0.02 and gain["oldtahoe"] > 2 * gain["newreno"]
