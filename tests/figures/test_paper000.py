@@ -270,3 +270,27 @@ def test_fig9_oldtahoe_below_newreno_is_the_coarse_timer():
     gain = {v: g[fine][v].mean("goodput_norm") - g[0.5][v].mean("goodput_norm")
             for v in ("oldtahoe", "newreno")}
     assert gain["oldtahoe"] > 0.02 and gain["oldtahoe"] > 2 * gain["newreno"]
+
+
+def test_fig9_threshold_order_follows_the_models_forced_loss_at_w_m():
+    """Fig. 9's control of "threshold lower than at BDP 50": Tahoe's robustness threshold,
+    on the model's own beta grid, is lower at BDP 100 with the paper's forced loss at W_m and
+    higher with the window capped without a loss, as in the engine."""
+    import math
+
+    from lossytcp import models
+    from lossytcp.experiments import logrange
+
+    betas = logrange(0.005, 0.9, 10)
+
+    def ratio(mode):
+        th = {}
+        for bdp, rate in ((50, 1e6), (100, 2e6)):
+            m = [models.evaluate("packet-train", variant="tahoe", alpha=1e-4, beta=b,
+                                 rate_bps=rate, rtt_s=bdp * 1000 / rate, packet_size_bytes=125,
+                                 timeout_s=0.5, at_max_window=mode).throughput_norm
+                 for b in betas]
+            th[bdp] = paper000._threshold(betas, m)
+        return math.log10(th[50] / th[100])
+    assert ratio("drop") > 0.05
+    assert ratio("hold") < -0.05
