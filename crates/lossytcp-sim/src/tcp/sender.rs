@@ -332,9 +332,12 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// The window cut of a congestion event, decided in one place: the loss classifier's, if
     /// the sender has one and it calls the loss wireless, else the growth plugin's. Returns
     /// the classifier's verdict too, for the loss event.
+    /// `flight_size`: the recovery plugin's FlightSize when the loss was detected (before a
+    /// timeout resets its scoreboard).
     fn congestion_event(
         &mut self,
         kind: CongestionKind,
+        flight_size: u64,
         ctx: &AckCtx,
         truth: &dyn LossTruth,
     ) -> (Cut, Option<LossCause>) {
@@ -344,9 +347,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             .map(|c| c.classify(&self.state, truth));
         let cut = match verdict {
             Some(LossCause::Channel) => wireless_cut(&self.state, kind),
-            _ => self
-                .growth
-                .on_congestion_event(&Conn::new(&self.state), kind, ctx),
+            _ => self.growth.on_congestion_event(
+                &Conn::with_flight_size(&self.state, flight_size),
+                kind,
+                ctx,
+            ),
         };
         (cut, verdict)
     }
@@ -571,7 +576,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let entered = match self.recovery.on_dupack(&mut self.state) {
             DupAck::Nothing => None,
             DupAck::Enter => {
-                let (cut, v) = self.congestion_event(CongestionKind::FastRetransmit, ctx, truth);
+                let fs = self.recovery.flight_size(&self.state);
+                let (cut, v) =
+                    self.congestion_event(CongestionKind::FastRetransmit, fs, ctx, truth);
                 Some((Some(cut), v))
             }
             DupAck::EnterWithoutCut => Some((None, None)),
@@ -618,6 +625,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let repeated = self.compat.hold_ssthresh_on_repeated_timeout
             && self.last_timeout_seq == Some(s.snd_una);
         self.last_timeout_seq = Some(s.snd_una);
+        let flight_size = self.recovery.flight_size(s);
         if self.recovery.on_timeout(&mut self.state) {
             self.dup_run = 0;
         }
@@ -635,7 +643,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             };
             (held, None)
         } else {
-            self.congestion_event(CongestionKind::Timeout, &ctx, truth)
+            self.congestion_event(CongestionKind::Timeout, flight_size, &ctx, truth)
         };
         let s = &mut self.state;
         s.take(cut);

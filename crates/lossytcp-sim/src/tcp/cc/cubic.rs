@@ -326,7 +326,7 @@ impl Cubic {
         };
         // §4.6 Figure 5: ssthresh = flight_size x β, cwnd_prior = cwnd, cwnd = max(ssthresh,
         // 2), ssthresh >= 2.
-        let ssthresh = (s.flight() as f64 * beta).max(2.0);
+        let ssthresh = (s.flight_size() as f64 * beta).max(2.0);
         self.cwnd_prior = cwnd;
         self.epoch = None;
         // A loss detected by duplicate ACKs sets W_max for the stage that follows, even if
