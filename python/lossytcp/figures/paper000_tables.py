@@ -146,13 +146,14 @@ class Event:
     retransmitted: tuple[bool, ...]
 
 
-def engine_events(table: Table) -> tuple[list[Event], object]:
+def engine_events(table: Table, **setup) -> tuple[list[Event], object]:
     """The engine's run of ``table`` as events (ACK arrivals reconstructed and checked, see
-    the module docstring; timer retransmissions) and the run itself."""
+    the module docstring; timer retransmissions) and the run itself; ``setup`` overrides
+    :data:`SETUP` (a control run)."""
     import lossytcp
 
     r = lossytcp.simulate(table.variant, channel="drops:seq=" + "+".join(map(str, table.drops)),
-                          transfer_bytes=table.packets * SIZE_BYTES, **SETUP)
+                          transfer_bytes=table.packets * SIZE_BYTES, **{**SETUP, **setup})
     sends = [(float(t), int(s), bool(rx)) for t, s, rx in r.send_trace]
     win = [(float(x[0]), float(x[1]), float(x[2])) for x in r.window_trace]
     tx = SIZE_BYTES * 8 / RATE_BPS
@@ -345,6 +346,35 @@ def _recovery_claims(table: Table, r, lost: tuple[int, ...], want_rtts: int, wor
     return [c1, c2]
 
 
+def _exit_growth_control(table: Table, rows: list[Compared]) -> str:
+    """Control of Table I's differences: the same losses with ns-2 2.35's growth on the ACK
+    that ends fast recovery (the one setting of :data:`SETUP` that ns-2's NewReno cannot turn
+    off; ns-2 itself sends exactly this run's packets on these losses, and the same from the
+    fast retransmit on with the paper's assumed omega 5: tests/figures/test_paper000.py).
+    With it the packets sent are the paper's at every row and the window differs where the
+    paper's W needs one packet per round; without it (Table III's W of 4 after recovery,
+    which Table I's row 22 repeats) the window of 5 comes one ACK late."""
+    events, _ = engine_events(table, recovery_exit_growth=True)
+    ctl, extra = compare(table, events)
+    sent = [c for c in ctl if any(d.startswith("sent ") for d in c.differences)]
+    w = [(c.paper.text[0], d.split(" (")[0]) for c in ctl for d in c.differences
+         if d.startswith("W ")]
+    base_w = {c.paper.text[0]: c.engine.w for c in rows if c.engine is not None}
+    ctl_w = {c.paper.text[0]: c.engine.w for c in ctl if c.engine is not None}
+    key = next(c.paper.text[0] for c in rows if any(d.startswith("W ") for d in c.differences))
+    return (f"control, the same losses with ns-2 2.35's growth on the ACK that ends fast "
+            f"recovery (ns-2's own run on them sends the same packets at the same times, and "
+            f"the same again from the fast retransmit on with the paper's omega 5: "
+            f"tests/figures/test_paper000.py): W at row '{key}' {_fmt_w(ctl_w[key])} "
+            f"(without it {_fmt_w(base_w[key])}), packets sent the paper's at "
+            f"{len(ctl) - len(sent) - sum(c.paper.kind == 'note' for c in ctl)} of "
+            f"{sum(c.paper.kind != 'note' for c in ctl)} rows"
+            + (f" ({len(extra)} engine event(s) no row shows)" if extra else "")
+            + "; its W differences: " + ("; ".join(f"row '{a}': {d}" for a, d in w) or "none")
+            + ": the paper's W (4 on the ACK ending recovery, 5 four ACKs later) is one packet "
+              "per round, which neither setting of ns-2's 1/cwnd per ACK gives at both rows")
+
+
 def table_claims(table: Table):
     def fn(data):
         events, r = engine_events(table)
@@ -356,6 +386,8 @@ def table_claims(table: Table):
         if v != HOLDS:
             why = "; ".join(f"row '{a}': {d}" for a, d in diffs) + (
                 f"; {len(extra)} event(s) of the engine no row shows" if extra else "")
+            if table.number == "I":
+                why += " | " + _exit_growth_control(table, rows)
         out = [ClaimResult(table.id, f"The engine's event trace is Table {table.number}'s, row "
                            "by row", "simulation", v, detail, True, why=why,
                            reading="every row's cumulative ACK, triggering packet, omega, W "
