@@ -116,9 +116,10 @@ pub struct SendLog {
     first_sent_time: Time,
     /// The candidate sample of the ACK being processed: its segment's slot.
     best: Option<usize>,
-    /// The SACK ranges the previous ACK's walk covered (Linux's `recv_sack_cache`): each of
-    /// their segments is SACKed in its slot since (or was never in it), so the next walk
-    /// skips them; behind a hole every ACK repeats the blocks of the one before it.
+    /// The SACK ranges the last walk covered (Linux's `recv_sack_cache`): each of their
+    /// segments is SACKed in its slot since (or was never in it) until the cumulative ACK
+    /// passes it, so the next walk skips them; behind a hole every ACK repeats the blocks of
+    /// the one before it.
     sack_cache: [(u64, u64); MAX_SACK_BLOCKS],
 }
 
@@ -299,7 +300,15 @@ impl SendLog {
     /// snd_max): `on_delivered(q, now, true)` for each of their segments, except those the
     /// previous ACK's walk covered (a second call on them changes nothing: a SACKed segment
     /// stays SACKed until the cumulative ACK passes it). Returns the segments newly delivered.
+    #[inline]
     pub fn on_sack_blocks(&mut self, blocks: &[(u64, u64)], lo: u64, hi: u64, now: Time) -> u64 {
+        if blocks.is_empty() {
+            return 0;
+        }
+        self.walk_sack_blocks(blocks, lo, hi, now)
+    }
+
+    fn walk_sack_blocks(&mut self, blocks: &[(u64, u64)], lo: u64, hi: u64, now: Time) -> u64 {
         let prev = self.sack_cache;
         let mut newly = 0;
         let mut n = 0;
