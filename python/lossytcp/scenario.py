@@ -831,6 +831,7 @@ class Tcp(_Data):
     recovery_exit_growth: bool | None = None
     timer_every_partial_ack: bool | None = None
     tick_phase: float | None = None
+    eifel_undo: bool = False
 
     KNOBS: ClassVar[tuple[str, ...]] = ("limited_transmit", "delay_growth",
                                         "partial_window_deflation", "recovery_exit_growth",
@@ -895,6 +896,7 @@ class Tcp(_Data):
         _set(self, "rtt_sampling", v.choice("rtt_sampling", self.rtt_sampling,
                                             ["per_ack", "per_window"]))
         _set(self, "delayed_ack", v.boolean("delayed_ack", self.delayed_ack))
+        _set(self, "eifel_undo", v.boolean("eifel_undo", self.eifel_undo))
         _set(self, "profile", v.choice("profile", self.profile, ["rfc", "ns2"]))
         _set(self, "rto_estimator", v.choice("rto_estimator", self.rto_estimator,
                                              ["rfc6298", "last_sample", "linux"]))
@@ -954,6 +956,8 @@ class Tcp(_Data):
             "profile": self.profile, **{k: getattr(self, k) for k in self.KNOBS},
             "params": self.params, "tick_phase": self.tick_phase,
             **({} if self.rto_estimator == "rfc6298" else {"rto_estimator": self.rto_estimator}),
+            # Only when on: the scenarios (and run keys) of everything else stay as they were.
+            **({"eifel_undo": True} if self.eifel_undo else {}),
         }
 
 

@@ -389,7 +389,7 @@ _DEFAULTS: dict[str, Any] = dict(
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
     timer_every_partial_ack=None, tick_phase=None, trace_sends=False, trace_window=False,
-    trace_delay=False, hops=None,
+    trace_delay=False, hops=None, eifel_undo=False,
     # Every plugin parameter of the engine's registry (None: the variant's default).
     **dict.fromkeys(_variants.PARAMS),
 )
@@ -448,7 +448,7 @@ def scenario_from_keywords(variant: str = "newreno", **kwargs: Any) -> Scenario:
         max_backoff=p["max_backoff"], rtt_sampling=p["rtt_sampling"],
         rto_estimator=p["rto_estimator"], delayed_ack=p["delayed_ack"], profile=p["profile"],
         **{k: p[k] for k in sc_mod.Tcp.KNOBS}, **{k: p[k] for k in _variants.PARAMS},
-        tick_phase=p["tick_phase"])
+        tick_phase=p["tick_phase"], eifel_undo=p["eifel_undo"])
     app: Any = sc_mod.Bulk()
     if p["transfer_bytes"] is not None:
         app = sc_mod.Transfer(v.integer("transfer_bytes", p["transfer_bytes"], 1,
@@ -594,7 +594,11 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     6582's Slow-but-Steady; default: the first only), each variant's plugin parameters
     (listed below, from the engine's registry), ``tick_phase``
     (profile 'ns2': the phase of ns-2's RTT tick clock, ``boot_time_ / tcpTick_`` in [0, 1);
-    default the phase ns-2 2.35 uses in the scripts of :mod:`lossytcp.ns2`), ``trace_sends``,
+    default the phase ns-2 2.35 uses in the scripts of :mod:`lossytcp.ns2`), ``eifel_undo``
+    (RFC 3522 Eifel: segments carry RFC 7323 timestamps, and the first ACK covering a
+    congestion event's retransmission that echoes an earlier copy's timestamp makes the
+    growth plugin undo the event's cut: cubic, bbr and bbr3 do, as Linux's undo_cwnd();
+    the retransmissions themselves go on; default off), ``trace_sends``,
     ``trace_window``, ``trace_delay`` (the semi-Markov delay's states, ``delay_trace``),
     ``hops`` (a chain of links instead of one: a list of dicts with
     ``rate_bps``, ``delay_s`` one way, optional ``queue_packets`` and ``channel``; ACKs return

@@ -161,3 +161,21 @@ def test_sequential_stopping_is_the_same_on_every_executor(tmp_path):
     assert n.min() >= 3 and n.max() <= 12 and n.nunique() > 1    # points stopped differently
     pd.testing.assert_frame_equal(_table(tmp_path / "a.sqlite", "same"),
                                   _table(tmp_path / "b.sqlite", "same"))
+
+
+def test_a_changed_engine_never_reuses_a_stored_run(tmp_path, monkeypatch):
+    import re
+
+    from lossytcp.experiments import keys
+
+    # the engine's version carries a digest of its sources (crates/lossytcp-py/build.rs)
+    assert re.fullmatch(r"\d+\.\d+\.\d+\+[0-9a-f]{12}", keys.engine_version())
+    store = tmp_path / "s.sqlite"
+    assert run(_small(1), store=store, workers=0).computed == 6
+    assert run(_small(1), store=store, workers=0).computed == 0
+    # the same crate version built from other sources: every run is computed again
+    other = keys.engine_version().split("+")[0] + "+000000000000"
+    monkeypatch.setattr(keys, "engine_version", lambda: other)
+    again = run(_small(1), store=store, workers=0)
+    assert again.computed == 6
+    assert set(again.runs()["engine_version"]) == {other}

@@ -181,8 +181,6 @@ EXPECTED_QUICK = {
      'BBR above CUBIC, SACK and NewReno (f_D T = 0.256, epsilon <= 0.1)'): 'holds',
     ('beyond-fading', 'simulation',
      'BBR above CUBIC, SACK and NewReno (f_D T = 0.016, epsilon <= 0.05)'): 'holds',
-    ('beyond-fading', 'simulation',
-     'CUBIC above SACK under fast fading where either keeps 15% of the link (f_D T = 0.256, epsilon <= 0.05)'): 'holds',
     ('beyond-fairness', 'simulation',
      'BBR takes more than CUBIC and NewReno in a shallow buffer (at most 0.4 BDP)'): 'holds',
 }

@@ -61,3 +61,57 @@ def test_holm_makes_many_points_harder_to_call():
     many, adj = compare_sim([a] + [b] * 9, [b] * 10, 0.01)
     assert alone == ["above"] and 0.01 < p1[0] < 0.05
     assert many[0] == "undecided" and adj[0] == pytest.approx(10 * p1[0])
+
+
+def test_a_more_seeds_control_stands_for_the_figures_runs_at_its_points_only():
+    """pooled_runs / pooled_series: at the control's x values its runs (the figure's seeds
+    among them) replace the figure's; elsewhere the figure's runs are untouched."""
+    import pandas as pd
+
+    from lossytcp.figures._common import pooled_series
+
+    def table(xs, seeds):
+        return pd.DataFrame([dict(x=x, v="a", seed=s, y=x + s) for x in xs
+                             for s in range(1, seeds + 1)])
+
+    tables = {"main": table([1.0, 2.0, 3.0], 3), "more": table([3.0], 10)}
+
+    class Data:
+
+        def runs(self, name):
+            return tables[name]
+
+        def result(self, name):
+            class R:
+                class experiment:
+                    level = 0.95
+            return R
+
+    s = pooled_series(Data(), "main", "more", "x", "y", v="a", label="ignored",
+                      model_metric="ignored")
+    assert s.x == [1.0, 2.0, 3.0]
+    assert [len(x) for x in s.samples] == [3, 3, 10]
+    assert s.mean[0] == 3.0 and s.mean[2] == 3.0 + 5.5
+
+
+@pytest.mark.parametrize(("slow_to_fast", "outcome", "verdict"), [
+    (1.05, "above", HOLDS),          # clearly higher under faster fading
+    (0.992, "equal", INCONCLUSIVE),  # below 1 with its interval, but within the reading's 10%
+    (0.80, "below", FAILS),          # lower by more than the 10%
+])
+def test_fig7_reads_its_ratio_as_its_reading_says(slow_to_fast, outcome, verdict):
+    import pandas as pd
+
+    from lossytcp.figures.paper004 import _fig7_parts
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for fdt, scale in ((0.256, slow_to_fast), (0.016, 1.0), (0.001, 1.0)):
+        for seed in range(64):
+            eps = 0.01 * (1 + 0.01 * rng.standard_normal())
+            rows.append(dict(doppler_norm=fdt, snr_db=15.0, seed=seed,
+                             epsilon=eps * (scale if fdt == 0.256 else 1.0)))
+    parts = _fig7_parts("paper004-fig7", pd.DataFrame(rows))
+    fast = next(p for p in parts if p.claim.startswith("f_D T 0.256"))
+    assert fast.numbers["outcomes"] == [outcome]
+    assert fast.verdict == verdict

@@ -73,3 +73,46 @@ def test_reno_at_d_equal_to_w_m_is_oldtahoe_run_for_run_under_either_timer():
         old = lossytcp.simulate("oldtahoe", seed=3, **kw)
         assert reno.fast_retransmits == 0
         assert reno.throughput_pps == old.throughput_pps
+
+
+def test_fig12_fastest_transitions_timeouts_stop_after_a_start_up():
+    """Fig. 12's engine control: at k = 0.03 every state holds for T_i plus about 3 ms, a
+    nearly periodic RTT cycle, and OldTahoe's time-outs (the model's timer) all come in the
+    first 100 s: a run four times longer has the same count; at k = 0.3 they keep coming."""
+    import lossytcp
+
+    def timeouts(k, seed, dur):
+        kw = m._s63(dict(k=k, w_m=m.FIG12_WM), dur, "last_sample")
+        return lossytcp.simulate("oldtahoe", seed=seed, **kw).timeouts
+
+    for seed in (1, 2):
+        assert timeouts(0.03, seed, 400.0) == timeouts(0.03, seed, 100.0) > 0
+        assert timeouts(0.3, seed, 400.0) > 2 * timeouts(0.3, seed, 100.0)
+
+
+def test_fig8_the_models_timer_times_out_more_and_never_gains_throughput():
+    """Fig. 8's control: the paper's reason for the model being a lower bound is its timer
+    (eq. (2): the RTO is the latest RTT sample), more aggressive than a smoothed one; in the
+    engine that timer times out more than RFC 6298's on the design's experiments (experiment
+    1: 21 against 0 time-outs) and never delivers more."""
+    import lossytcp
+
+    for e in (1, 3, 12):
+        mu, T, wm, H, V = m.design()[e]
+        dur = 300 * max(v + t for v, t in zip(V, T, strict=True))
+        r = {est: lossytcp.simulate("oldtahoe", seed=1, **m._engine(
+            mu, T, H, V, wm, dur, rto_estimator=est)) for est in ("rfc6298", "last_sample")}
+        assert r["last_sample"].timeouts > r["rfc6298"].timeouts
+        assert r["last_sample"].throughput_pps <= r["rfc6298"].throughput_pps
+
+
+def test_fig9_control_extends_the_figures_design():
+    """Fig. 9's control draws its experiments from the same seeded design: the figure's
+    experiments are the first of the control's, so pooling them samples one population."""
+    assert m.design(m.FIG9_MORE[0])[:100] == m.design(100)
+    exps = m.fig89_experiments(True)
+    assert [e.name for e in exps] == [m.EXP_89, m.EXP_89_TIMER, m.EXP_9_MORE, m.EXP_8_SEEDS]
+    assert exps[2].sweep["exp"] == list(range(16, m.FIG9_MORE[1]))
+    # Fig. 8's more seeds: the same points, the figure's seeds among the control's
+    assert exps[3].sweep == exps[0].sweep and exps[3].seeds > exps[0].seeds
+    assert exps[3].sim_kwargs(exps[3].points()[0]) == exps[0].sim_kwargs(exps[0].points()[0])

@@ -54,3 +54,14 @@ def test_newrenos_own_window_law_brings_the_models_q_to_the_engines():
     sim = lossytcp.simulate_seeds(6, "newreno", **m._sim(dict(p=p, aqm="red", duration_s=600.0)))
     q = sim.mean("timeout_fraction")
     assert abs(q - model_q(p, "own")) < abs(q - model_q(p, "tahoe"))
+
+
+def test_droptail_through_the_cycle_alone_costs_newreno_at_least_as_much_as_tahoe():
+    """Fig. 12's model control: with each variant's RED time-out probability in its DropTail
+    cycle (DropTail's effect through eq. (12)'s fewer packets after the loss and NewReno's
+    longer fast recovery alone), NewReno's DropTail/RED ratio is at most Tahoe's (within 1%)
+    over the whole p range; it is the time-out route that moves the largest p."""
+    for p in (0.001, 0.0135, 0.0952, 0.183, 0.35):
+        (rt, _, _), (rn, _, _) = (m.droptail_cycle_ratio(v, p) for v in m.VARIANTS)
+        assert rn <= rt + 0.01
+        assert 0 < rn <= 1 and 0 < rt <= 1

@@ -137,10 +137,16 @@ fn check_json(py: Python<'_>, scenario: &str) -> PyResult<()> {
     .map_err(PyValueError::new_err)
 }
 
-/// The engine's version, part of every experiment point's key.
+/// The engine's version, part of every experiment point's key: the crate version and a
+/// digest of the engine's sources (build.rs), so that a changed engine never reuses a stored
+/// run.
 #[pyfunction]
 fn engine_version() -> &'static str {
-    env!("CARGO_PKG_VERSION")
+    concat!(
+        env!("CARGO_PKG_VERSION"),
+        "+",
+        env!("LOSSYTCP_ENGINE_SOURCE_DIGEST")
+    )
 }
 
 #[pymodule]

@@ -142,6 +142,8 @@ pub enum Variant {
     Cubic,
     /// BBR v1 (Cardwell et al. 2016, Linux tcp_bbr.c) with SACK recovery.
     Bbr,
+    /// BBRv3 (Google's Linux tcp_bbr.c v3, draft-ietf-ccwg-bbr) with SACK recovery.
+    Bbr3,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -252,6 +254,11 @@ pub struct TcpConfig {
     /// the scripts `lossytcp.ns2` writes (see `variant::ns2_tick_phase`).
     #[serde(default)]
     pub tick_phase: Option<f64>,
+    /// RFC 3522 Eifel detection of spurious retransmissions with the timestamp echo, and
+    /// the growth plugin's undo of the congestion event found spurious (`CaEvent::Undo`).
+    /// Off by default.
+    #[serde(default)]
+    pub eifel_undo: bool,
 }
 
 impl TcpConfig {

@@ -10,12 +10,12 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// A UDP datagram of a constant-bit-rate or on/off source (`flow` is the source).
-    Udp {
-        seq: u64,
-    },
+    Udp { seq: u64 },
     Data {
         seq: u64,
         retransmission: bool,
+        /// RFC 7323's TSval: the send time in microseconds, modulo 2^32.
+        tsval: u32,
     },
     Ack {
         ack: u64,
@@ -23,7 +23,20 @@ pub enum Kind {
         /// the window): a packet of 56 bytes instead of 80, copied on every hop.
         sack: [(u32, u32); MAX_SACK_BLOCKS],
         n_sack: u8,
+        /// RFC 7323's TSecr: the TSval the receiver echoes (TS.Recent).
+        tsecr: u32,
     },
+}
+
+/// RFC 7323's timestamp clock: microseconds, modulo 2^32 (it wraps after 71 minutes;
+/// [`ts_before`] compares as RFC 7323 §5.2 does).
+pub fn tsval(t: crate::time::Time) -> u32 {
+    (t.0 / 1_000) as u32
+}
+
+/// `a` is earlier than `b` on the wrapping timestamp clock.
+pub fn ts_before(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -49,7 +62,10 @@ impl Packet {
             blocks: [(0, 0); MAX_SACK_BLOCKS],
             n: 0,
         };
-        if let Kind::Ack { ack, sack, n_sack } = &self.kind {
+        if let Kind::Ack {
+            ack, sack, n_sack, ..
+        } = &self.kind
+        {
             out.n = usize::from(*n_sack);
             for (o, &(a, b)) in out.blocks.iter_mut().zip(sack).take(out.n) {
                 *o = (ack + u64::from(a), ack + u64::from(b));

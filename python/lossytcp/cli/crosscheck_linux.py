@@ -7,7 +7,8 @@ each data transmission and each ACK, in transmission order, becomes the engine's
 ``trace:`` channel. Both senders face the same losses, so the comparison is of the TCPs
 alone. The engine takes its closest Linux-like configuration (``lossytcp.emulate.linux``:
 reno -> sack with IW10, delayed ACKs, limited transmit, RTO = SRTT + max(200 ms, 4 RTTVAR);
-cubic -> cubic with Linux's rules and HyStart; bbr -> bbr). Per metric: the kernel's and
+cubic -> cubic with Linux's rules and HyStart; bbr -> bbr; bbr3 -> bbr3, only on a kernel
+whose ``bbr`` is Google's v3, refused by name elsewhere). Per metric: the kernel's and
 the engine's means,
 the seeds with identical values, a paired t-test of the differences, Holm-corrected over
 the metrics (as ``crosscheck ns2 --paired``).
@@ -72,7 +73,7 @@ def run(a: argparse.Namespace) -> int:
         emulate,
         replay_in_engine,
     )
-    from ..emulate.linux import engine_config, engine_variant
+    from ..emulate.linux import engine_config, engine_variant, kernel_cc
     from ..experiments.stats import check_level
     from ..sim import build_scenario
     from ._progress import run_progress
@@ -96,7 +97,7 @@ def run(a: argparse.Namespace) -> int:
                 tempfile.TemporaryDirectory(prefix="lossytcp-xlinux-") as tmp:
             for i, s in enumerate(seeds):
                 d = (keep or Path(tmp)) / f"seed{s}"
-                rep = emulate(cc, seed=s, log_dir=d, **kw)
+                rep = emulate(kernel_cc(cc), seed=s, log_dir=d, **kw)
                 kernel.append(rep)
                 sims.append(replay_in_engine(rep, variant))
                 notes.append(f"seed {s}: " + "; ".join(accuracy_lines(rep.accuracy, rep.links)))

@@ -76,6 +76,9 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rtt-sampling", default=None, choices=["per_ack", "per_window"],
                    help="[per_ack]")
     p.add_argument("--delayed-ack", action="store_true", default=None)
+    p.add_argument("--eifel-undo", action="store_true", default=None,
+                   help="detect spurious retransmissions by the timestamp echo (RFC 3522 "
+                        "Eifel) and undo their congestion response (cubic, bbr, bbr3)")
     p.add_argument("--protect-retransmissions", action="store_true", default=None,
                    help="retransmissions are never lost on the channel")
     p.add_argument("--transfer", default=None,
@@ -119,6 +122,8 @@ def _tcp_changes(a: argparse.Namespace) -> dict[str, Any]:
         out["backoff"] = False
     if a.delayed_ack:
         out["delayed_ack"] = True
+    if a.eifel_undo:
+        out["eifel_undo"] = True
     return out
 
 

@@ -7,6 +7,8 @@
   with Linux's ``tcp_cubic.c`` rules and HyStart (``cubic_rules='linux'``,
   ``cubic_slow_start='hystart'``: the RFC 9438 arithmetic and HyStart++ are the engine's
   defaults, not the kernel's); ``bbr`` -> the engine's ``bbr`` (Linux's ``tcp_bbr.c``);
+  ``bbr3`` -> the engine's ``bbr3``, run as the kernel's ``bbr`` where that is Google's v3
+  (:func:`engine_variant` tells by its ``bbr_skb_marked_lost``), refused by name elsewhere;
 * ``initial_window=10`` (RFC 6928, ``TCP_INIT_CWND``); ``delayed_ack=True``;
   ``limited_transmit=True`` (RFC 3042, on in Linux); ``dupack_threshold=3``
   (``tcp_reordering``); per-ACK RTT samples (the timestamps option times every ACK);
@@ -31,7 +33,8 @@ implements its own, and these differ on purpose):
 * PRR (RFC 6937): during recovery Linux paces retransmissions and new data to the ssthresh
   it is heading for; the engine's RFC 6675 recovery sends what the pipe allows.
 * Undo (F-RTO RFC 5682, DSACK/Eifel): Linux reverts a window reduction it finds spurious;
-  the engine keeps the reduction (``spurious_timeouts`` are F-RTO's detections).
+  the engine keeps the reduction unless ``eifel_undo=True`` (RFC 3522's timestamp-echo
+  detection only, no F-RTO or DSACK; ``spurious_timeouts`` are F-RTO's detections).
 * TSO/GSO/GRO: off through the TUN devices (each packet the forwarder reads is one IP packet
   of at most the MTU), so they do not enter; TCP Small Queues and the sender's pacing
   (``sk_pacing_rate``, always on for BBR) shape when segments leave, the engine sends at once.
@@ -79,11 +82,40 @@ def _autotuned_window_segments(mss: int) -> int:
     return max(10, rmem_max // 2 // max(mss, 1))
 
 
-def engine_variant(cc: str) -> str:
+#: Engine variants whose kernel counterpart registers under another name, and how to tell it
+#: is the one loaded: Google's BBRv3 (github.com/google/bbr, branch v3) registers as ``bbr``
+#: like v1; only v3 has the ``skb_marked_lost`` hook (``bbr_skb_marked_lost``), only v1 the
+#: long-term bandwidth sampler (``bbr_lt_bw_sampling``).
+KERNEL_ALIAS = {"bbr3": ("bbr", "bbr_skb_marked_lost")}
+
+
+def kernel_has_symbol(name: str, kallsyms: Path = Path("/proc/kallsyms")) -> bool:
+    """Whether the running kernel (or a loaded module) has function ``name``."""
+    try:
+        with kallsyms.open() as f:
+            return any(line.rstrip().split(" ")[-1].split("\t")[0] == name for line in f)
+    except OSError:
+        return False
+
+
+def kernel_cc(cc: str) -> str:
+    """The name the kernel knows congestion control ``cc`` by (``bbr3`` is ``bbr``)."""
+    return KERNEL_ALIAS.get(cc, (cc, ""))[0]
+
+
+def engine_variant(cc: str, kallsyms: Path = Path("/proc/kallsyms")) -> str:
     """The engine variant for kernel congestion control ``cc``; refused when the engine has
-    none like it."""
+    none like it, or (``bbr3``) when the kernel does not run it."""
     from ..scenario import VARIANTS
 
+    if cc in KERNEL_ALIAS:
+        name, marker = KERNEL_ALIAS[cc]
+        if not kernel_has_symbol(marker, kallsyms):
+            raise ParameterError("cc", cc, f"this kernel's '{name}' is not BBRv3 (no {marker}: "
+                                 "it is BBR v1, Linux mainline's tcp_bbr.c); BBRv3 runs only "
+                                 "on a kernel built from github.com/google/bbr (branch v3); "
+                                 "crosscheck the kernel's bbr against the engine's bbr instead")
+        return cc
     v = ENGINE_VARIANT.get(cc)
     if v is None:
         raise ParameterError("cc", cc, "the engine has no counterpart of this congestion "

@@ -61,3 +61,23 @@ def ordering(data, claim: str, a: str, b: str | Sequence[str], xname: str, *,
 def spread(values: Sequence[float]) -> float:
     vals = [v for v in values if math.isfinite(v)]
     return max(vals) - min(vals) if vals else math.nan
+
+
+def pooled_runs(data, main: str, more: str, xname: str):
+    """The runs of experiment ``main`` with those of ``more`` (a control with more seeds at
+    some of its x values, the figure's seeds among them) in place of its own at those x."""
+    import pandas as pd
+
+    a, b = data.runs(main), data.runs(more)
+    return pd.concat([a[~a[xname].isin(b[xname].unique())], b], ignore_index=True)
+
+
+def pooled_series(data, main: str, more: str, xname: str, metric: str, **where: Any) -> Series:
+    """:func:`series` of the engine over :func:`pooled_runs` (``model_metric`` and ``label``,
+    meaningless here, are accepted and ignored)."""
+    from .claims import sim_series
+
+    where.pop("model_metric", None)
+    where.pop("label", None)
+    return sim_series(pooled_runs(data, main, more, xname), metric, xname,
+                      data.result(main).experiment.level, **where)

@@ -19,7 +19,11 @@ throughput's model error); fast retransmit on the first duplicate ACK
 for three duplicate ACKs); the window capped at 8 and 4 under RED
 (``paper002-scenario1-window``, Fig. 12's "similar throughput": Tahoe's climb back from one
 segment after a fast retransmit); the model over NewReno's own window law (``q_window="own"``,
-Fig. 10's "tracks (Q, NewReno)").
+Fig. 10's "tracks (Q, NewReno)"); the three largest p with 30 seeds (``paper002-scenario1-
+seeds``, where time-outs make the runs vary most: its runs, the figure's seeds among them,
+stand for the figure's at those points in every engine claim of Figs. 9-12); the model's
+DropTail cycle with RED's time-out probability (Fig. 12's "NewReno suffers more under
+DropTail": DropTail's effect through the cycle alone, :func:`droptail_cycle_ratio`).
 
 Scenario II (Figs. 13-18, below): the 62-node dumbbell of ``scenario.paper002_scenario2``
 with Poisson 100 KB downloads, real RED and DropTail queues, every sender ns-2's Tahoe of the
@@ -38,13 +42,14 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from ..experiments import Experiment, ModelOverlay, logrange
 from ..experiments.spec import ENGINE_SCENARIO
 from ..experiments.stats import holm, mean_ci
 from ..plots import PlotSpec, save_figure
 from . import Figure, register
-from ._common import ordering, series
+from ._common import ordering, pooled_series, series
 from .claims import (
     FAILS,
     FAMILY_ALPHA,
@@ -81,9 +86,13 @@ def _sim_with(p, backoff: bool):
                 duration_s=p["duration_s"], **MODEL_TCP)
 
 
+#: Scenario I's round-trip time (the engine's rtt_s, the model's).
+S1_RTT_S = 0.24
+
+
 def _model_s1(formula: str):
     def params(p):
-        return dict(variant=p["variant"], queue=p["aqm"], p=p["p"], rtt_s=0.24,
+        return dict(variant=p["variant"], queue=p["aqm"], p=p["p"], rtt_s=S1_RTT_S,
                     timeout_s=0.72, max_window=20, timeout_formula=formula)
     return params
 
@@ -100,7 +109,7 @@ def experiments(quick: bool):
                          metric="throughput_pps", sim_metric="throughput_pps")]
         return Experiment(name=name, description=description, scenario=scenario,
                           sweep=kw.pop("sweep", sweep), variants=VARIANTS, models=models,
-                          seeds=4 if quick else 6,
+                          seeds=kw.pop("seeds", 4 if quick else 6),
                           metrics=["throughput_pps", "timeout_fraction", "timeouts"], **kw)
 
     return [
@@ -115,6 +124,11 @@ def experiments(quick: bool):
                   "Control: scenario I with fast retransmit on the first duplicate ACK "
                   "(dupack_threshold 1; no reordering here, so every duplicate means a loss)",
                   lambda p: {**_sim(p), "dupack_threshold": 1}),
+        scenario1(SEEDS_EXP,
+                  "Control: scenario I at the largest p, where the figure's seeds leave the "
+                  f"claims undecided, with {CONTROL_SEEDS[0]} seeds ({CONTROL_SEEDS[1]} quick)",
+                  _sim, sweep={**sweep, "p": sweep["p"][-CONTROL_POINTS[quick]:]},
+                  seeds=CONTROL_SEEDS[quick]),
         scenario1("paper002-scenario1-window",
                   "Control: scenario I under RED with the window capped below 20 "
                   f"({', '.join(map(str, CONTROL_WINDOWS))} packets)",
@@ -122,6 +136,27 @@ def experiments(quick: bool):
                   # parameter would be passed to it
                   lambda p: {**_sim(p), "window": p["cap_packets"]},
                   sweep={**sweep, "aqm": ["red"], "cap_packets": list(CONTROL_WINDOWS)})]
+
+
+#: The more-seeds control of Figs. 9-12: the largest p of the sweep (full, quick), where
+#: time-outs make the runs' throughput and Q vary most, run with more seeds (full, quick);
+#: its runs replace the figure's at those points (the same runs, the figure's seeds included).
+SEEDS_EXP = "paper002-scenario1-seeds"
+CONTROL_POINTS = (3, 2)
+CONTROL_SEEDS = (30, 8)
+
+
+def _s1_sim(data, **kw):
+    """The engine's series of scenario I with the more-seeds control's runs in place of the
+    figure's at its points."""
+    return pooled_series(data, "paper002-scenario1", SEEDS_EXP, "p", kw.pop("sim_metric"), **kw)
+
+
+def _seeds_note(data) -> str:
+    more = data.runs(SEEDS_EXP)
+    ps = sorted(more["p"].unique())
+    n = int(more.groupby(["p", "aqm", "variant"]).size().min())
+    return f"p {', '.join(f'{x:.3g}' for x in ps)}: {n} seeds (control {SEEDS_EXP})"
 
 
 #: Fig. 12's control of "similar throughput under RED": windows capped below the 20 of the
@@ -153,8 +188,7 @@ def _tracks(data, variant: str, what: str):
     for queue in ("red", "droptail"):
         m = series(data, "model", "p", model_metric=mod_m, label="model", variant=variant,
                    aqm=queue, exp="paper002-scenario1")
-        s = series(data, "simulation", "p", sim_metric=sim_m, variant=variant, aqm=queue,
-                   exp="paper002-scenario1")
+        s = _s1_sim(data, sim_metric=sim_m, variant=variant, aqm=queue)
         rows += [(queue, x, mv, s.samples[s.x.index(x)]) for x, mv in zip(m.x, m.mean,
                                                                           strict=True)]
     level = 1 - 0.05 / max(len(rows), 1)
@@ -163,7 +197,8 @@ def _tracks(data, variant: str, what: str):
     v = FAILS if bad else INCONCLUSIVE if unsure else HOLDS
     tol_txt = ("a quarter of the simulated throughput" if what == "throughput"
                else f"{Q_TOL} on Q")
-    short = (f"{n - len(bad) - len(unsure)} of {n} points within {tol_txt}"
+    short = (f"{n - len(bad) - len(unsure)} of {n} points within {tol_txt} "
+             f"({_seeds_note(data)})"
              + (f"; outside at {len(bad)}" if bad else "")
              + (f"; undecided at {len(unsure)}" if unsure else ""))
     why = ""
@@ -361,8 +396,11 @@ def _dt_ratio(data, src, variant):
 
     kw = dict(sim_metric="throughput_pps", model_metric="throughput_pps", label="model",
               variant=variant)
-    dt = series(data, src, "p", aqm="droptail", **kw)
-    red = series(data, src, "p", aqm="red", **kw)
+    if src == "model":
+        dt = series(data, src, "p", aqm="droptail", exp="paper002-scenario1", **kw)
+        red = series(data, src, "p", aqm="red", exp="paper002-scenario1", **kw)
+    else:
+        dt, red = (_s1_sim(data, aqm=q, **kw) for q in ("droptail", "red"))
     if src == "model":
         return dt.x, [exact(a / b) for a, b in zip(dt.mean, red.mean, strict=True)]
     return dt.x, [ratio_estimate(a, b) for a, b in zip(dt.samples, red.samples, strict=True)]
@@ -402,13 +440,14 @@ def claims_thr(variant):
                 c = pairwise_claim(data.figure.id, "Tahoe's DropTail/RED >= NewReno's", src,
                                    "Tahoe", a, "NewReno", b, "p", 0.01, True)
             else:
-                outs = []
+                outs, ests = [], []
                 for et, en in zip(rt, rn, strict=True):
                     w = math.hypot(math.log(et.hi / et.value), math.log(en.hi / en.value)) \
                         if all(math.isfinite(v) and v > 0 for v in (et.hi, en.hi)) \
                         else math.nan
                     q = et.value / en.value
                     e = Estimate(q, q * math.exp(-w), q * math.exp(w))
+                    ests.append(e)
                     outs.append("above" if e.lo > 1 else "below" if e.hi < 1 else "equal"
                                 if 0.99 < e.lo and e.hi < 1.01 else "undecided")
                 vv = FAILS if "below" in outs else HOLDS if all(o in ("above", "equal") for
@@ -418,8 +457,9 @@ def claims_thr(variant):
                                    ("above", "equal", "below", "undecided") if o in outs)
                 c = ClaimResult(data.figure.id, "Tahoe's DropTail/RED >= NewReno's", src, vv,
                                 f"Tahoe vs NewReno: {counts} of {len(outs)} points "
-                                "(the ratio of the two ratios' interval against 1)", True)
-                c.numbers = dict(x=xs, outcomes=outs)
+                                "(the ratio of the two ratios' interval against 1; "
+                                f"{_seeds_note(data)})", True)
+                c.numbers = dict(x=xs, outcomes=outs, estimates=ests)
             detail = "DropTail / RED throughput: " + "; ".join(
                 f"p={x:.3g}: Tahoe {a.text()}, NewReno {b.text()}" for x, a, b in
                 zip(xs, rt, rn, strict=True))
@@ -433,9 +473,78 @@ def claims_thr(variant):
                           "ratios above 1) at every p, or equal within 1%, below somewhere")
             if cc.verdict != HOLDS:
                 cc.why = detail
+                if src == "model":
+                    cc.why += " | " + _q_route_control(xs, c.numbers.get("outcomes"))
+                else:
+                    cc.why += " | " + _undecided_text(xs, c.numbers["outcomes"],
+                                                      c.numbers["estimates"], data)
             out.append(cc)
         return out
     return fn
+
+
+def _undecided_text(xs, outcomes, ests, data) -> str:
+    """The points the runs leave undecided: the effect (Tahoe's DropTail/RED over NewReno's,
+    from 1) against its interval's half-width, at the seeds the point has."""
+    runs = pd.concat([data.runs("paper002-scenario1"), data.runs(SEEDS_EXP)])
+    rows = []
+    for x, o, e in zip(xs, outcomes, ests, strict=True):
+        if o != "undecided":
+            continue
+        n = int(runs[runs["p"] == x].groupby(["aqm", "variant"])["seed"].nunique().min())
+        rows.append(f"p={x:.3g}: Tahoe's ratio over NewReno's {e.text()} with {n} seeds, an "
+                    f"effect of {e.value - 1:+.1%} against an interval half-width of "
+                    f"{(e.hi - e.lo) / 2 / e.value:.0%}")
+    return ("undecided where time-outs dominate both queues and the runs' throughput varies "
+            "most: " + "; ".join(rows) + f" (the control {SEEDS_EXP} adds seeds there)")
+
+
+def _s1_model(variant: str, queue: str, p: float):
+    from .. import models
+
+    return models.evaluate("aqm-renewal", **_model_s1("approximate")(
+        dict(variant=variant, aqm=queue, p=p)))
+
+
+def droptail_cycle_ratio(variant: str, p: float) -> tuple[float, float, float]:
+    """The model's DropTail / RED throughput of one variant with RED's time-out probability
+    in the DropTail cycle (eq. (2) with DropTail's E[A], E[B], E[Y], E[Z_FR], E[Z_TO]):
+    DropTail's effect through the cycle alone; with the two Q's (DropTail, RED)."""
+    dt, red = _s1_model(variant, "droptail", p), _s1_model(variant, "red", p)
+    q = red.timeout_probability
+    per_rtt = (dt.mean_packets_before_loss + dt.mean_packets_after_loss) / (
+        dt.mean_cycle_rounds + (1 - q) * dt.mean_fast_recovery_rounds
+        + q * dt.mean_timeout_s / S1_RTT_S)
+    return per_rtt / red.throughput_per_rtt, dt.timeout_probability, q
+
+
+def _q_route_control(xs, outcomes) -> str:
+    """Where the model's NewReno suffers less under DropTail than Tahoe: DropTail acts on the
+    throughput through the cycle (eq. (12): fewer packets after the loss; NewReno's longer
+    fast recovery, Sec. 3.4) and through the time-out probability Q. At the largest p nearly
+    every loss times out under both queues, and NewReno's DropTail Q (eq. (19), no factor for
+    kappa duplicate ACKs arriving) falls below its RED Q (eq. (18)). The control: each
+    variant's DropTail cycle with its RED Q (:func:`droptail_cycle_ratio`)."""
+    from .claims import Series
+
+    rows, ctrl = [], {v: [] for v in VARIANTS}
+    for i, p in enumerate(xs):
+        res = {v: droptail_cycle_ratio(v, p) for v in VARIANTS}
+        for v in VARIANTS:
+            ctrl[v].append(res[v][0])
+        if outcomes is None or outcomes[i] != "above":
+            (rt, qt_dt, qt_red), (rn, qn_dt, qn_red) = res["tahoe"], res["newreno"]
+            rows.append(f"p={p:.3g}: Q DropTail / RED Tahoe {qt_dt:.4f} / {qt_red:.4f}, "
+                        f"NewReno {qn_dt:.4f} / {qn_red:.4f}; with RED's Q DropTail / RED "
+                        f"Tahoe {rt:.3f}, NewReno {rn:.3f}")
+    t, n = (Series(list(xs), ctrl[v], [0.0] * len(xs)) for v in VARIANTS)
+    c = pairwise_claim("", "", "model", "Tahoe", t, "NewReno", n, "p", 0.01, True)
+    return ("at the largest p nearly every loss ends in a time-out under both queues, and "
+            "the model's NewReno times out less under DropTail (eq. (19), without eq. (18)'s "
+            "factor for kappa duplicate ACKs arriving) than under RED | control, each variant's "
+            "DropTail cycle with its RED time-out probability (DropTail's effect through the "
+            "cycle alone): " + "; ".join(rows) + f"; the claim on the control: {c.verdict} "
+            f"({c.short})")
 
 
 def _similar(t, n, src: str) -> tuple[str, str]:

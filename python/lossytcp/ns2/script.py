@@ -81,6 +81,8 @@ NO_NS2_AGENT = {
              "before RFC 9438, without HyStart++); compare with ns-3 instead (lossytcp "
              "crosscheck ns3)",
     "bbr": "ns-2 2.35 has no BBR; compare with ns-3 instead (lossytcp crosscheck ns3)",
+    "bbr3": "ns-2 2.35 has no BBR of any version (and ns-3 3.37 has only BBR v1: BBRv3 has no "
+            "simulator counterpart to check against)",
 }
 #: The engine variant run by ns-2's Agent/TCP/Linux (see lossytcp.ns2.linux).
 LINUX_VARIANT = "westwood-plus"

@@ -288,6 +288,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                 ack: a.ack,
                 sack: crate::packet::encode_sack(a.ack, &a.sack, a.n_sack),
                 n_sack: a.n_sack,
+                tsecr: a.tsecr,
             },
         };
         if let Some(loss) = net.send(now, p) {
@@ -578,6 +579,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                 kind: Kind::Data {
                     seq: s.seq,
                     retransmission: s.retransmission,
+                    tsval: crate::packet::tsval(now),
                 },
             };
             if let Some(loss) = net.send(now, p) {
@@ -650,9 +652,10 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Endpoint for Tcp<G, R> {
             return;
         }
         match p.kind {
-            Kind::Data { seq, .. } => {
+            Kind::Data { seq, tsval, .. } => {
                 let f = &mut self.flows[fid];
                 f.report.packets_received += 1;
+                f.receiver.on_timestamp(seq, tsval);
                 match f.receiver.on_data(seq) {
                     RxAction::Ack(a) => self.send_ack(now, fid, a, net),
                     RxAction::Delay => {
@@ -663,11 +666,11 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Endpoint for Tcp<G, R> {
                     }
                 }
             }
-            Kind::Ack { ack, .. } => {
+            Kind::Ack { ack, tsecr, .. } => {
                 let mut out = std::mem::take(&mut self.out);
                 let f = &mut self.flows[fid];
                 f.sender
-                    .on_ack(now, ack, &p.sack_blocks(), &f.oracle, &mut out);
+                    .on_ack_echo(now, ack, &p.sack_blocks(), Some(tsecr), &f.oracle, &mut out);
                 self.after_sender(now, fid, &mut out, net);
                 self.out = out;
             }

@@ -20,6 +20,10 @@ pub struct SenderConfig {
     /// timestamp option's echo on a path that loses nothing (paper 001's timer, which needs a
     /// sample per ACK); otherwise Karn's rule.
     pub timestamps: bool,
+    /// Eifel (RFC 3522): the first ACK covering a congestion event's retransmission tells
+    /// from its timestamp echo whether the original arrived; if it did, the growth plugin
+    /// hears `CaEvent::Undo`.
+    pub eifel: bool,
     pub compat: Compat,
     /// The receiver's advertised window, segments.
     pub max_window: u32,

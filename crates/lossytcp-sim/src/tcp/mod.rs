@@ -32,7 +32,8 @@
 //! Growth plugins see the sender through [`view`]: a read-only [`view::Conn`] or a
 //! [`view::Window`] that may change cwnd, ssthresh and the pacing rate and nothing else;
 //! [`cc::CaEvent`] reports recovery entry and exit, timeouts, the end of a timeout's
-//! recovery and transmissions that restart an idle flow. Recovery plugins own the
+//! recovery, transmissions that restart an idle flow and (with Eifel detection on) a loss
+//! found spurious, to undo. Recovery plugins own the
 //! loss-recovery state and work on [`SenderState`] directly.
 //!
 //! # Adding a sender

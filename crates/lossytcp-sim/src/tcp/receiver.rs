@@ -10,6 +10,8 @@ pub struct AckOut {
     pub ack: u64,
     pub sack: [(u64, u64); MAX_SACK_BLOCKS],
     pub n_sack: u8,
+    /// RFC 7323's TSecr: TS.Recent.
+    pub tsecr: u32,
 }
 
 /// ns-2 2.35's SACK sink (tcp-sink.cc `Sacker::append_ack`, `maxSackBlocks_ 3`, no D-SACK).
@@ -51,6 +53,9 @@ pub struct Receiver {
     delayed: bool,
     /// A delayed ACK is owed (one in-order segment unacknowledged).
     pending: bool,
+    /// RFC 7323 §4.3's TS.Recent and Last.ACK.sent.
+    ts_recent: u32,
+    last_ack_sent: u64,
     pub received: u64,
     pub delivered: u64,
 }
@@ -74,8 +79,21 @@ impl Receiver {
             sack,
             delayed,
             pending: false,
+            ts_recent: 0,
+            last_ack_sent: 0,
             received: 0,
             delivered: 0,
+        }
+    }
+
+    /// The timestamp `tsval` of data segment `seq`, before [`Receiver::on_data`] takes the
+    /// segment: RFC 7323 §4.3 keeps it as TS.Recent, the value the next ACK echoes, if it is
+    /// not older than TS.Recent and the segment starts at or below the last ACK sent (so a
+    /// delayed ACK echoes the earlier of its segments, and an ACK that a hole's filling
+    /// releases echoes the copy that filled it).
+    pub fn on_timestamp(&mut self, seq: u64, tsval: u32) {
+        if seq <= self.last_ack_sent && !crate::packet::ts_before(tsval, self.ts_recent) {
+            self.ts_recent = tsval;
         }
     }
 
@@ -182,10 +200,12 @@ impl Receiver {
     }
 
     fn make_ack(&mut self) -> AckOut {
+        self.last_ack_sent = self.rcv_next;
         let mut out = AckOut {
             ack: self.rcv_next,
             sack: [(0, 0); MAX_SACK_BLOCKS],
             n_sack: 0,
+            tsecr: self.ts_recent,
         };
         if self.sack && self.ns2.is_some() {
             self.ns2_blocks(&mut out);
@@ -285,6 +305,33 @@ mod tests {
             RxAction::Ack(x) => x,
             RxAction::Delay => panic!("expected an ACK"),
         }
+    }
+
+    /// Segment `seq` with timestamp `ts` arrives.
+    fn data(r: &mut Receiver, seq: u64, ts: u32) -> RxAction {
+        r.on_timestamp(seq, ts);
+        r.on_data(seq)
+    }
+
+    #[test]
+    fn the_echo_is_ts_recent_as_rfc_7323_keeps_it() {
+        // §4.3: a delayed ACK echoes the earlier of its two segments.
+        let mut r = Receiver::new(true, true);
+        assert_eq!(data(&mut r, 0, 10), RxAction::Delay);
+        assert_eq!(ack(data(&mut r, 1, 11)).tsecr, 10);
+        // Segment 2 is late; 3 arrives (out of order: ACK at once, echoing TS.Recent, not
+        // 3's, which starts beyond the last ACK sent).
+        let mut r = Receiver::new(true, false);
+        ack(data(&mut r, 0, 10));
+        ack(data(&mut r, 1, 11));
+        assert_eq!(ack(data(&mut r, 3, 13)).tsecr, 11);
+        // The original of 2 fills the hole: its timestamp, older than a retransmission's.
+        assert_eq!(ack(data(&mut r, 2, 12)).tsecr, 12);
+        // The retransmission of 2 comes after: a duplicate whose newer timestamp is kept
+        // (it starts at or below the last ACK sent).
+        assert_eq!(ack(data(&mut r, 2, 50)).tsecr, 50);
+        // An older copy never moves TS.Recent back.
+        assert_eq!(ack(data(&mut r, 4, 40)).tsecr, 50);
     }
 
     #[test]

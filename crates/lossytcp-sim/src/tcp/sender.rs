@@ -66,6 +66,11 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     /// Every unSACKed segment below this one has been marked lost in the send log (a sampling
     /// sender's loss marking, see `mark_losses`).
     marked_upto: u64,
+    /// `SenderConfig::eifel`.
+    eifel: bool,
+    /// RFC 3522 §2's state: the segment the last congestion event retransmits first, and
+    /// RetransmitTS, the timestamp of that retransmission once it left.
+    eifel_probe: Option<(u64, Option<u32>)>,
 }
 
 impl Sender {
@@ -133,6 +138,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             last_sent_at: None,
             relost: Vec::new(),
             marked_upto: 0,
+            eifel: cfg.eifel,
+            eifel_probe: None,
         }
     }
 
@@ -197,6 +204,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             c.record(seq);
         }
         if retransmission {
+            if let Some((s, ts @ None)) = &mut self.eifel_probe {
+                if *s == seq {
+                    *ts = Some(crate::packet::tsval(now));
+                }
+            }
             self.max_retransmitted = Some(self.max_retransmitted.map_or(seq, |m| m.max(seq)));
             // Karn: a retransmission spoils any timing in flight for that segment (ns-2 ends
             // the timing only at a fast retransmit or timeout, see `Compat::ns2_rtt_timing`).
@@ -332,9 +344,12 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// The window cut of a congestion event, decided in one place: the loss classifier's, if
     /// the sender has one and it calls the loss wireless, else the growth plugin's. Returns
     /// the classifier's verdict too, for the loss event.
+    /// `flight_size`: the recovery plugin's FlightSize when the loss was detected (before a
+    /// timeout resets its scoreboard).
     fn congestion_event(
         &mut self,
         kind: CongestionKind,
+        flight_size: u64,
         ctx: &AckCtx,
         truth: &dyn LossTruth,
     ) -> (Cut, Option<LossCause>) {
@@ -344,9 +359,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             .map(|c| c.classify(&self.state, truth));
         let cut = match verdict {
             Some(LossCause::Channel) => wireless_cut(&self.state, kind),
-            _ => self
-                .growth
-                .on_congestion_event(&Conn::new(&self.state), kind, ctx),
+            _ => self.growth.on_congestion_event(
+                &Conn::with_flight_size(&self.state, flight_size),
+                kind,
+                ctx,
+            ),
         };
         (cut, verdict)
     }
@@ -448,7 +465,55 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         truth: &dyn LossTruth,
         out: &mut Vec<Segment>,
     ) {
+        self.on_ack_echo(now, ack, sack, None, truth, out);
+    }
+
+    /// RFC 3522 §3.2 (Eifel detection), on an ACK with timestamp echo `tsecr`: the first
+    /// ACK covering the segment a congestion event retransmitted decides. If it echoes a
+    /// timestamp older than the retransmission's (the original arrived), or that
+    /// retransmission never left, the loss was spurious: the growth plugin undoes it.
+    fn eifel_detect(&mut self, ack: u64, tsecr: Option<u32>) {
+        let Some((seq, retransmit_ts)) = self.eifel_probe else {
+            return;
+        };
+        if ack <= seq {
+            return;
+        }
+        self.eifel_probe = None;
+        let spurious = match (retransmit_ts, tsecr) {
+            (None, _) => true,
+            (Some(r), Some(e)) => crate::packet::ts_before(e, r),
+            (Some(_), None) => false,
+        };
+        if spurious {
+            self.growth
+                .on_event(&mut Window::new(&mut self.state), CaEvent::Undo);
+        }
+    }
+
+    /// A congestion event: time its first retransmission of snd_una. A probe still armed is
+    /// for the same segment (an ACK covering it would have decided it): the episode's
+    /// first retransmission stays the one compared (RetransmitTS, RFC 3522 §2).
+    fn arm_eifel(&mut self) {
+        if self.eifel && self.eifel_probe.is_none() {
+            self.eifel_probe = Some((self.state.snd_una, None));
+        }
+    }
+
+    /// [`Sender::on_ack`] with the ACK's timestamp echo (RFC 7323's TSecr), if it has one.
+    pub fn on_ack_echo(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sack: &[(u64, u64)],
+        tsecr: Option<u32>,
+        truth: &dyn LossTruth,
+        out: &mut Vec<Segment>,
+    ) {
         self.clock_at(now);
+        if self.eifel {
+            self.eifel_detect(ack, tsecr);
+        }
         if let Some(c) = &mut self.state.fine {
             c.on_ack_arrival();
         }
@@ -567,7 +632,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let entered = match self.recovery.on_dupack(&mut self.state) {
             DupAck::Nothing => None,
             DupAck::Enter => {
-                let (cut, v) = self.congestion_event(CongestionKind::FastRetransmit, ctx, truth);
+                let fs = self.recovery.flight_size(&self.state);
+                let (cut, v) =
+                    self.congestion_event(CongestionKind::FastRetransmit, fs, ctx, truth);
+                self.arm_eifel();
                 Some((Some(cut), v))
             }
             DupAck::EnterWithoutCut => Some((None, None)),
@@ -614,6 +682,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let repeated = self.compat.hold_ssthresh_on_repeated_timeout
             && self.last_timeout_seq == Some(s.snd_una);
         self.last_timeout_seq = Some(s.snd_una);
+        let flight_size = self.recovery.flight_size(s);
         if self.recovery.on_timeout(&mut self.state) {
             self.dup_run = 0;
         }
@@ -631,7 +700,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             };
             (held, None)
         } else {
-            self.congestion_event(CongestionKind::Timeout, &ctx, truth)
+            self.arm_eifel();
+            self.congestion_event(CongestionKind::Timeout, flight_size, &ctx, truth)
         };
         let s = &mut self.state;
         s.take(cut);
@@ -687,6 +757,7 @@ mod tests {
             fine_clock: None,
             classifier: None,
             timestamps: false,
+            eifel: false,
             segment_bytes: 1000,
             seed: 0,
         }
@@ -862,6 +933,68 @@ mod contract_tests {
             ..super::tests::cfg(8)
         };
         Sender::with_plugins(&cfg, Watcher::default(), Sack::default(), u64::MAX)
+    }
+
+    /// A sender with Eifel on that times out at 1.5 s (the eight segments sent at 0 and
+    /// the ACK of none of them back): go-back-N retransmits segment 0 then.
+    fn timed_out(eifel: bool) -> Sender<Watcher, Sack> {
+        let cfg = SenderConfig {
+            max_window: 64,
+            eifel,
+            ..super::tests::cfg(8)
+        };
+        let mut tx = Sender::with_plugins(&cfg, Watcher::default(), Sack::default(), u64::MAX);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        tx.on_timeout(ms(1500), &NoTruth, &mut out);
+        assert_eq!(out[8].seq, 0, "{out:?}");
+        assert!(out[8].retransmission);
+        tx
+    }
+
+    fn undos(tx: &Sender<Watcher, Sack>) -> usize {
+        tx.growth
+            .events
+            .iter()
+            .filter(|e| e.0 == CaEvent::Undo)
+            .count()
+    }
+
+    #[test]
+    fn eifel_undoes_a_timeout_whose_first_ack_echoes_the_original() {
+        // RFC 3522 §3.2: the first ACK covering the retransmitted segment decides. It echoes
+        // the original's timestamp (sent at 0, before the retransmission at 1.5 s): the
+        // timeout was spurious.
+        let tsval = |t_ms: u64| crate::packet::tsval(ms(t_ms));
+        let mut tx = timed_out(true);
+        let mut out = Vec::new();
+        tx.on_ack_echo(ms(1600), 1, &[], Some(tsval(0)), &NoTruth, &mut out);
+        assert_eq!(undos(&tx), 1);
+        assert_eq!(tx.growth.events.last().unwrap().0, CaEvent::Undo);
+        // Decided once: later ACKs say nothing more.
+        tx.on_ack_echo(ms(1601), 2, &[], Some(tsval(0)), &NoTruth, &mut out);
+        assert_eq!(undos(&tx), 1);
+        // It echoes the retransmission's (the original was lost): not spurious.
+        let mut tx = timed_out(true);
+        tx.on_ack_echo(ms(1600), 1, &[], Some(tsval(1500)), &NoTruth, &mut out);
+        assert_eq!(undos(&tx), 0);
+        // A duplicate ACK (it does not cover segment 0) decides nothing yet.
+        let mut tx = timed_out(true);
+        tx.on_ack_echo(ms(1550), 0, &[(1, 2)], Some(tsval(0)), &NoTruth, &mut out);
+        assert_eq!(undos(&tx), 0);
+        tx.on_ack_echo(ms(1600), 1, &[], Some(tsval(0)), &NoTruth, &mut out);
+        assert_eq!(undos(&tx), 1);
+        // Off (the default): never.
+        let mut tx = timed_out(false);
+        tx.on_ack_echo(ms(1600), 1, &[], Some(tsval(0)), &NoTruth, &mut out);
+        assert_eq!(undos(&tx), 0);
+    }
+
+    #[test]
+    fn timestamps_compare_across_the_clock_wrap() {
+        use crate::packet::ts_before;
+        assert!(ts_before(1, 2) && !ts_before(2, 1) && !ts_before(5, 5));
+        assert!(ts_before(u32::MAX - 10, 5), "5 follows the wrap");
     }
 
     #[test]

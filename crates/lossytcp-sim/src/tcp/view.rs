@@ -37,6 +37,13 @@ pub trait SenderView {
     fn flight(&self) -> u64 {
         self.state().flight()
     }
+    /// The FlightSize a congestion event cuts (RFC 5681 eq. (4), RFC 6675 (4.2), RFC 9438
+    /// §4.6), as the recovery plugin counts it: the flight, capped for a SACK sender at the
+    /// window (SACKed data above an older hole has left the network, and counting it would
+    /// let a loss raise the window; see `Recovery::flight_size`).
+    fn flight_size(&self) -> u64 {
+        self.flight()
+    }
     /// Segments believed in the network: the flight less the SACKed and those marked lost,
     /// plus their retransmissions (Linux's `tcp_packets_in_flight()`; the flight for a
     /// sender that keeps no delivery accounting, see `Growth::wants_rate_samples`).
@@ -110,18 +117,28 @@ pub trait SenderView {
 
 /// A read-only view of the sender.
 #[derive(Clone, Copy)]
-pub struct Conn<'a>(&'a SenderState);
+pub struct Conn<'a> {
+    s: &'a SenderState,
+    flight_size: u64,
+}
 
 impl<'a> Conn<'a> {
     pub(crate) fn new(s: &'a SenderState) -> Self {
-        Self(s)
+        Self::with_flight_size(s, s.flight())
+    }
+    /// The view a congestion event gets: the FlightSize the recovery plugin counts.
+    pub(crate) fn with_flight_size(s: &'a SenderState, flight_size: u64) -> Self {
+        Self { s, flight_size }
     }
 }
 
 impl SenderView for Conn<'_> {
     #[inline]
     fn state(&self) -> &SenderState {
-        self.0
+        self.s
+    }
+    fn flight_size(&self) -> u64 {
+        self.flight_size
     }
 }
 
@@ -157,7 +174,7 @@ impl<'a> Window<'a> {
     }
     /// The read-only view of the same sender.
     pub fn conn(&self) -> Conn<'_> {
-        Conn(self.0)
+        Conn::new(self.0)
     }
 }
 

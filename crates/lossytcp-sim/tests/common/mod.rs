@@ -40,6 +40,7 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         timer_every_partial_ack: None,
         params: Default::default(),
         tick_phase: None,
+        eifel_undo: false,
     }
 }
 

@@ -24,6 +24,7 @@
 //! size. Pacing is the sender's: each segment leaves 1 / pacing_rate after the previous one
 //! (Linux's earliest departure time without a qdisc).
 
+use super::bbr_shared::{ceil_u64, INIT_CWND, NOMINAL_RTT};
 use super::minmax::MaxFilter;
 use super::{CaEvent, Growth};
 use crate::rng::{Rng, Stream};
@@ -89,8 +90,6 @@ const CYCLE_RAND: u64 = 7;
 /// Startup ends after this many rounds without bbr_full_bw_thresh more bandwidth.
 const FULL_BW_CNT: u32 = 3;
 const FULL_BW_THRESH: f64 = 1.25;
-/// Linux's TCP_INIT_CWND: the window before any RTT sample.
-const INIT_CWND: u64 = 10;
 /// Long-term sampling (bbr_lt_*): interval length in rounds, loss threshold (50/256),
 /// consistency (1/8 or 4 kbit/s), rounds of use.
 const LT_INTVL_MIN_RTTS: u32 = 4;
@@ -106,16 +105,6 @@ const EXTRA_ACKED_MAX: Dur = Dur(100_000_000);
 const MIN_TSO_RATE_BYTES: f64 = 1_200_000.0 / 8.0;
 /// GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER.
 const TSO_MAX_BYTES: f64 = 65536.0 - 1.0 - 320.0;
-/// Linux's nominal RTT before any sample (bbr_init_pacing_rate_from_rtt).
-const NOMINAL_RTT: Dur = Dur(1_000_000);
-
-/// ceil() of a non-negative number without libm's call (this runs on every ACK).
-#[inline]
-fn ceil_u64(x: f64) -> u64 {
-    // Through i64: one instruction each way on x86-64, where u64 takes several.
-    let i = x as i64;
-    (i + i64::from((i as f64) < x)) as u64
-}
 
 /// `x as u64` for an `x` that is NaN or in [0, 2^63) (products of rates and times, windows),
 /// through i64: a conversion instruction and a fix-up where u64 takes a dozen with branches.
@@ -778,6 +767,14 @@ impl Growth for Bbr {
                 let now = self.delivered_mstamp;
                 self.lt_bw_sampling(w, now, 1, false);
             }
+            CaEvent::Undo => {
+                // `bbr_undo_cwnd()`: the slow-down was spurious; look for a full pipe and a
+                // policer afresh (the window is BBR's own on every ACK).
+                self.full_bw = 0.0;
+                self.full_bw_cnt = 0;
+                let now = self.delivered_mstamp;
+                self.reset_lt_bw_sampling(w, now);
+            }
             CaEvent::TxStart { .. }
             | CaEvent::EnterRecovery
             | CaEvent::ExitRecovery
@@ -932,6 +929,25 @@ mod tests {
             seen.iter().enumerate().all(|(i, &n)| i == 1 || n > 30),
             "{seen:?}"
         );
+    }
+
+    #[test]
+    fn an_undo_restarts_the_search_for_a_full_pipe() {
+        // bbr_undo_cwnd(): a spurious slow-down says nothing of the pipe.
+        let mut g = Bbr::new(BbrParams::default(), 1);
+        let mut s = state(500, 0);
+        for (k, r) in [100.0, 200.0, 400.0, 800.0, 1000.0, 1100.0, 1150.0]
+            .iter()
+            .enumerate()
+        {
+            round(&mut g, &mut s, k as u64, *r);
+        }
+        assert_eq!(g.full_bw_cnt, 2);
+        let cwnd = s.cwnd;
+        g.on_event(&mut Window::new(&mut s), CaEvent::Undo);
+        assert_eq!((g.full_bw_cnt, g.full_bw, s.cwnd), (0, 0.0, cwnd));
+        round(&mut g, &mut s, 7, 1200.0);
+        assert_eq!(g.mode, Mode::Startup, "three more rounds are needed");
     }
 
     #[test]

@@ -34,7 +34,7 @@
 use super::{CaEvent, Growth, LinuxReno, LinuxSlowStart};
 use crate::tcp::params::Param;
 use crate::tcp::view::{Conn, SenderView, Window};
-use crate::tcp::{AckCtx, CongestionKind, Cut};
+use crate::tcp::{AckCtx, CaState, CongestionKind, Cut};
 use crate::time::{Dur, Time};
 
 crate::param_choice! {
@@ -162,9 +162,22 @@ struct Epoch {
     w_est: f64,
 }
 
+/// What a congestion event changed, kept for its undo (`CaEvent::Undo`).
+#[derive(Clone, Copy, Debug)]
+struct Prior {
+    cwnd: f64,
+    ssthresh: f64,
+    w_max: f64,
+    cwnd_prior: f64,
+    epoch: Option<Epoch>,
+    after_timeout: bool,
+}
+
 #[derive(Clone, Debug)]
 pub struct Cubic {
     p: CubicParams,
+    /// The state before the last congestion event.
+    prior: Option<Prior>,
     // RFC 9438 state.
     /// W_max: the window before the last reduction (0: none yet, or forgotten).
     w_max: f64,
@@ -204,6 +217,7 @@ impl Cubic {
     pub fn new(p: CubicParams) -> Self {
         Self {
             p,
+            prior: None,
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,
@@ -225,6 +239,26 @@ impl Cubic {
             round_start: Time::ZERO,
             last_ack: Time::ZERO,
         }
+    }
+
+    /// The congestion event `p` was saved at was spurious. Linux (`tcp_undo_cwnd_reduction()`
+    /// with CUBIC's `tcp_reno_undo_cwnd()`): cwnd back to at least the window at the event,
+    /// ssthresh to at least `tcp_current_ssthresh()` then (the larger of ssthresh and 3/4 of
+    /// cwnd); CUBIC's own state stays as the cut left it. RFC 9438 §4.9: the window,
+    /// ssthresh, W_max, K and the stage (epoch, W_est) of before the event come back.
+    fn undo(&mut self, w: &mut Window, p: Prior) {
+        let ssthresh = match self.p.rules {
+            CubicRules::Linux => p.ssthresh.max(0.75 * p.cwnd),
+            CubicRules::Rfc9438 => {
+                self.w_max = p.w_max;
+                self.cwnd_prior = p.cwnd_prior;
+                self.epoch = p.epoch;
+                self.after_timeout = p.after_timeout;
+                p.ssthresh
+            }
+        };
+        w.set_cwnd(w.cwnd().max(p.cwnd));
+        w.set_ssthresh(w.ssthresh().max(ssthresh));
     }
 
     /// α_cubic = 3 (1 - β) / (1 + β) (RFC 9438 §4.3, Figure 4's AIMD(α, β) friendliness).
@@ -326,7 +360,7 @@ impl Cubic {
         };
         // §4.6 Figure 5: ssthresh = flight_size x β, cwnd_prior = cwnd, cwnd = max(ssthresh,
         // 2), ssthresh >= 2.
-        let ssthresh = (s.flight() as f64 * beta).max(2.0);
+        let ssthresh = (s.flight_size() as f64 * beta).max(2.0);
         self.cwnd_prior = cwnd;
         self.epoch = None;
         // A loss detected by duplicate ACKs sets W_max for the stage that follows, even if
@@ -644,13 +678,25 @@ impl Growth for Cubic {
     fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
         // RFC 9406: a loss ends HyStart++ for good (it runs in the first slow start only).
         self.hspp = HsppPhase::Done;
+        // The state of before a loss episode, not of a later cut inside it (Linux saves
+        // prior_cwnd and prior_ssthresh when the episode starts, tcp_init_undo()).
+        if s.ca_state() == CaState::Open {
+            self.prior = Some(Prior {
+                cwnd: s.cwnd(),
+                ssthresh: s.ssthresh(),
+                w_max: self.w_max,
+                cwnd_prior: self.cwnd_prior,
+                epoch: self.epoch,
+                after_timeout: self.after_timeout,
+            });
+        }
         match self.p.rules {
             CubicRules::Rfc9438 => self.rfc_cut(s, kind),
             CubicRules::Linux => self.linux_cut(s, kind),
         }
     }
 
-    fn on_event(&mut self, _w: &mut Window, ev: CaEvent) {
+    fn on_event(&mut self, w: &mut Window, ev: CaEvent) {
         match ev {
             CaEvent::Timeout if self.p.rules == CubicRules::Linux => {
                 self.linux_reset();
@@ -665,6 +711,11 @@ impl Growth for Cubic {
                 }
                 if let Some(e) = &mut self.epoch_start {
                     *e += idle.0 / 1_000_000;
+                }
+            }
+            CaEvent::Undo => {
+                if let Some(p) = self.prior.take() {
+                    self.undo(w, p);
                 }
             }
             CaEvent::Timeout
@@ -811,6 +862,45 @@ mod tests {
         g.on_ack(&mut Window::new(&mut s), &ack(3.0));
         // §4.8: K = 0, W_max = cwnd_epoch = 56.
         assert_eq!((g.k(), g.w_max()), (Some(0.0), 56.0));
+    }
+
+    #[test]
+    fn an_undo_brings_back_the_state_of_before_the_spurious_loss() {
+        // RFC 9438 §4.9: a stage under way at W_max 100 (K = cbrt(75)), then a loss at cwnd
+        // 90 found spurious: W_max, the stage, cwnd and ssthresh come back.
+        let mut g = Cubic::new(params(CubicRules::Rfc9438));
+        g.on_congestion_event(&Conn::new(&state(100.0)), FR, &ack(0.0));
+        let mut s = state(70.0);
+        g.on_ack(&mut Window::new(&mut s), &ack(5.0));
+        let k = g.k();
+        let mut s = state(90.0);
+        s.ssthresh = 70.0;
+        let cut = g.on_congestion_event(&Conn::new(&s), FR, &ack(10.0));
+        s.cwnd = cut.cwnd;
+        s.ssthresh = cut.ssthresh;
+        assert!(
+            (g.w_max() - 76.5).abs() < 1e-12,
+            "fast convergence cut W_max"
+        );
+        g.on_event(&mut Window::new(&mut s), CaEvent::Undo);
+        assert_eq!(
+            (s.cwnd, s.ssthresh, g.w_max(), g.k()),
+            (90.0, 70.0, 100.0, k)
+        );
+        // Once: a second undo has nothing to restore.
+        s.cwnd = 50.0;
+        g.on_event(&mut Window::new(&mut s), CaEvent::Undo);
+        assert_eq!(s.cwnd, 50.0);
+        // Linux: tcp_reno_undo_cwnd() and prior_ssthresh = max(ssthresh, 3/4 cwnd); CUBIC's
+        // own W_max stays as the cut left it.
+        let mut g = Cubic::new(params(CubicRules::Linux));
+        let mut s = state(100.0);
+        s.ssthresh = 60.0;
+        let cut = g.on_congestion_event(&Conn::new(&s), FR, &ack(0.0));
+        s.cwnd = cut.cwnd;
+        s.ssthresh = cut.ssthresh;
+        g.on_event(&mut Window::new(&mut s), CaEvent::Undo);
+        assert_eq!((s.cwnd, s.ssthresh, g.w_max()), (100.0, 75.0, 100.0));
     }
 
     #[test]

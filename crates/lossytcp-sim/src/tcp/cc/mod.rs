@@ -8,6 +8,8 @@
 //! line in each of the two `match`es below.
 
 mod bbr;
+mod bbr3;
+mod bbr_shared;
 mod cubic;
 mod minmax;
 mod reno;
@@ -15,6 +17,7 @@ mod vegas;
 mod westwood;
 
 pub use bbr::{Bbr, BbrParams, Mode as BbrMode};
+pub use bbr3::{Bbr3, Bbr3Params, Phase as Bbr3Phase};
 pub use cubic::{Cubic, CubicParams, CubicRules, CubicSlowStart};
 pub use reno::{Halving, LinuxReno, LinuxSlowStart, Reno, RenoParams};
 pub use vegas::{Vegas, VegasGrowthParams, VegasParams};
@@ -45,6 +48,13 @@ pub enum CaEvent {
     /// New data leaves with nothing in flight, `idle` after the previous transmission
     /// (Linux's `CA_EVENT_TX_START`; the first transmission too, with `idle` zero).
     TxStart { idle: Dur },
+    /// The last congestion event's loss was spurious: the first ACK to cover the segment
+    /// it retransmitted echoes the timestamp of a copy sent before the retransmission (RFC
+    /// 3522's Eifel detection, with `SenderConfig::eifel`). The plugin restores what the
+    /// cut took (Linux's `undo_cwnd()` in `tcp_undo_cwnd_reduction()`, RFC 9438 §4.9). Only
+    /// the congestion state is undone: the sender goes on retransmitting what its recovery
+    /// holds lost (RFC 4015's response to the retransmissions is not modelled).
+    Undo,
 }
 
 pub trait Growth {
@@ -116,6 +126,7 @@ pub enum GrowthConfig {
     Reno(RenoParams),
     Cubic(CubicParams),
     Bbr(BbrParams),
+    Bbr3(Bbr3Params),
     Vegas(VegasGrowthParams),
     Westwood(WestwoodParams),
 }
@@ -125,6 +136,7 @@ pub enum GrowthImpl {
     Reno(Reno),
     Cubic(Cubic),
     Bbr(Bbr),
+    Bbr3(Bbr3),
     Vegas(Vegas),
     Westwood(Westwood),
 }
@@ -135,6 +147,7 @@ macro_rules! dispatch {
             GrowthImpl::Reno($g) => $e,
             GrowthImpl::Cubic($g) => $e,
             GrowthImpl::Bbr($g) => $e,
+            GrowthImpl::Bbr3($g) => $e,
             GrowthImpl::Vegas($g) => $e,
             GrowthImpl::Westwood($g) => $e,
         }
@@ -148,6 +161,7 @@ impl GrowthImpl {
             GrowthConfig::Reno(p) => GrowthImpl::Reno(Reno::new(*p)),
             GrowthConfig::Cubic(p) => GrowthImpl::Cubic(Cubic::new(*p)),
             GrowthConfig::Bbr(p) => GrowthImpl::Bbr(Bbr::new(*p, seed)),
+            GrowthConfig::Bbr3(p) => GrowthImpl::Bbr3(Bbr3::new(*p, seed)),
             GrowthConfig::Vegas(p) => GrowthImpl::Vegas(Vegas::new(*p)),
             GrowthConfig::Westwood(p) => GrowthImpl::Westwood(Westwood::new(*p)),
         }

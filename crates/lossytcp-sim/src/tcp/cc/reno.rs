@@ -39,7 +39,7 @@ impl Reno {
     /// RFC 5681 eq. (4), or ns-2's half of the window.
     pub fn ssthresh_on_loss(&self, s: &impl SenderView) -> f64 {
         let base = match self.p.halving {
-            Halving::Rfc5681 => s.flight() as f64,
+            Halving::Rfc5681 => s.flight_size() as f64,
             Halving::Ns2Slowdown => s.cwnd().min(f64::from(s.max_window())).floor(),
         };
         (base / 2.0).floor().max(2.0)

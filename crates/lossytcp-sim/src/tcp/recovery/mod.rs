@@ -125,6 +125,12 @@ pub trait Recovery {
     /// Retransmissions this plugin found lost since last asked (moved into `out`), for a
     /// sender that keeps delivery accounting.
     fn take_relost(&mut self, _out: &mut Vec<u64>) {}
+    /// The FlightSize a congestion event detected now halves (see
+    /// `SenderView::flight_size`): RFC 5681's snd_max - snd_una unless the plugin knows
+    /// better.
+    fn flight_size(&self, s: &SenderState) -> u64 {
+        s.flight()
+    }
 }
 
 /// Which recovery plugin, with its parameters.
@@ -235,5 +241,8 @@ impl Recovery for RecoveryImpl {
     }
     fn take_relost(&mut self, out: &mut Vec<u64>) {
         dispatch!(self, r => r.take_relost(out))
+    }
+    fn flight_size(&self, s: &SenderState) -> u64 {
+        dispatch!(self, r => r.flight_size(s))
     }
 }

@@ -215,6 +215,21 @@ impl Recovery for Sack {
         out.append(&mut self.relost);
     }
 
+    /// RFC 6675 (4.2) halves "FlightSize", which RFC 5681 defines, before SACK, as all that
+    /// is not cumulatively acknowledged. Read so, a loss found while SACKed data sits above an
+    /// older hole (a recovery that starts as the last one ends, a timeout during one) sets
+    /// ssthresh above cwnd: the "cut" raises the window, the sender overruns the queue again
+    /// and the next recovery starts from a larger flight still (a retransmission storm at
+    /// 2.5 times the link rate, 0.61 of ns-3's goodput, on 10 Mb/s with a 35-packet DropTail).
+    /// The flight is therefore capped at the window that limits sending: the flight itself
+    /// whenever the window governs it (and without RFC 3042's limited-transmit segments, which
+    /// RFC 5681 §3.2 excludes), cwnd when SACKed data inflates it, as Linux and ns-2 halve
+    /// cwnd. (ns-3 halves RFC 6675's pipe, which also excludes the DupThresh SACKed segments
+    /// of an ordinary fast retransmit: 16% below Mathis at p = 0.01 with a window of 15.)
+    fn flight_size(&self, s: &SenderState) -> u64 {
+        s.flight().min(s.usable_window())
+    }
+
     #[inline]
     fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
         self.board.align(s.snd_una);
