@@ -3,8 +3,6 @@
 //! most recently reported others), or, for profile ns2, the blocks of ns-2 2.35's
 //! `Agent/TCPSink/Sack1` ([`Ns2Sacker`]).
 
-use std::collections::BTreeMap;
-
 use crate::packet::MAX_SACK_BLOCKS;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,10 +36,12 @@ struct Ns2Sacker {
 #[derive(Clone, Debug)]
 pub struct Receiver {
     rcv_next: u64,
-    /// The segments received above `rcv_next`, as maximal runs `start -> end` (`[start,
-    /// end)`, disjoint and not adjacent, all above `rcv_next`): a SACK block is one look-up,
-    /// not a walk over its segments, which made every ACK cost O(window) behind a loss.
-    out_of_order: BTreeMap<u64, u64>,
+    /// The segments received above `rcv_next`, as maximal runs `[start, end)` in order
+    /// (disjoint and not adjacent, all above `rcv_next`): a SACK block is one look-up, not a
+    /// walk over its segments, which made every ACK cost O(window) behind a loss. A sorted
+    /// vector, not a map: there are a few runs (one per hole), and a binary search over them
+    /// costs a fraction of a B-tree's look-up, made several times per segment.
+    out_of_order: Vec<(u64, u64)>,
     /// Segments whose blocks were reported most recently, newest first.
     recent: Vec<u64>,
     /// `Some`: ns-2's blocks instead of RFC 2018's.
@@ -72,7 +72,7 @@ impl Receiver {
     pub fn new(sack: bool, delayed: bool) -> Self {
         Self {
             rcv_next: 0,
-            out_of_order: BTreeMap::new(),
+            out_of_order: Vec::new(),
             recent: Vec::new(),
             ns2: None,
             last: (0, false),
@@ -109,11 +109,12 @@ impl Receiver {
 
     /// The run of out-of-order segments holding `seq`, if any.
     fn run_of(&self, seq: u64) -> Option<(u64, u64)> {
-        self.out_of_order
-            .range(..=seq)
-            .next_back()
-            .filter(|&(_, &end)| seq < end)
-            .map(|(&start, &end)| (start, end))
+        let i = self
+            .out_of_order
+            .partition_point(|&(start, _)| start <= seq);
+        i.checked_sub(1)
+            .map(|i| self.out_of_order[i])
+            .filter(|&(_, end)| seq < end)
     }
 
     fn seen(&self, seq: u64) -> bool {
@@ -132,20 +133,23 @@ impl Receiver {
 
     /// Records `seq` (above `rcv_next`) as received; false when it was already.
     fn insert_out_of_order(&mut self, seq: u64) -> bool {
-        if self.run_of(seq).is_some() {
+        let runs = &mut self.out_of_order;
+        // runs[..i] start at or below seq.
+        let i = runs.partition_point(|&(start, _)| start <= seq);
+        if i > 0 && seq < runs[i - 1].1 {
             return false;
         }
-        let mut start = seq;
-        let mut end = seq + 1;
-        if let Some((&s, &e)) = self.out_of_order.range(..seq).next_back() {
-            if e == seq {
-                start = s;
+        let joins_prev = i > 0 && runs[i - 1].1 == seq;
+        let joins_next = i < runs.len() && runs[i].0 == seq + 1;
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                runs[i - 1].1 = runs[i].1;
+                runs.remove(i);
             }
+            (true, false) => runs[i - 1].1 = seq + 1,
+            (false, true) => runs[i].0 = seq,
+            (false, false) => runs.insert(i, (seq, seq + 1)),
         }
-        if let Some(e) = self.out_of_order.remove(&end) {
-            end = e;
-        }
-        self.out_of_order.insert(start, end);
         true
     }
 
@@ -247,8 +251,8 @@ impl Receiver {
             self.rcv_next += 1;
             self.delivered += 1;
             // (No call into the map when it is empty, as it is on a path that loses nothing.)
-            let joined = if had_gap {
-                self.out_of_order.remove(&self.rcv_next)
+            let joined = if had_gap && self.out_of_order[0].0 == self.rcv_next {
+                Some(self.out_of_order.remove(0).1)
             } else {
                 None
             };

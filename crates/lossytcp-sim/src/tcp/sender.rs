@@ -415,11 +415,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         for q in old_una..ack {
             newly_delivered += u64::from(self.log.on_delivered(q, now, false));
         }
-        for &(start, end) in sack {
-            for q in start.max(ack)..end.min(self.state.snd_max) {
-                newly_delivered += u64::from(self.log.on_delivered(q, now, true));
-            }
-        }
+        newly_delivered += self.log.on_sack_blocks(sack, ack, self.state.snd_max, now);
         let rtt_sample = self
             .log
             .pending_rtt(now)

@@ -106,6 +106,19 @@ const MIN_TSO_RATE_BYTES: f64 = 1_200_000.0 / 8.0;
 /// GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER.
 const TSO_MAX_BYTES: f64 = 65536.0 - 1.0 - 320.0;
 
+/// `x as u64` for an `x` that is NaN or in [0, 2^63) (products of rates and times, windows),
+/// through i64: a conversion instruction and a fix-up where u64 takes a dozen with branches.
+#[inline]
+fn to_u64(x: f64) -> u64 {
+    x as i64 as u64
+}
+
+/// `n as f64` for a count below 2^63 (segments), through i64: one instruction.
+#[inline]
+fn to_f64(n: u64) -> f64 {
+    n as i64 as f64
+}
+
 #[derive(Clone, Debug)]
 pub struct Bbr {
     p: BbrParams,
@@ -338,7 +351,7 @@ impl Bbr {
         let delivered_meanwhile = if wait == Dur::ZERO {
             0
         } else {
-            (self.bw() * wait.as_secs()) as u64
+            to_u64(self.bw() * wait.as_secs())
         };
         let mut at_edt = inflight_now;
         if self.pacing_gain > 1.0 {
@@ -478,7 +491,10 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
-        self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
+        // (It returns at once unless it uses or samples a long-term rate, or this ACK lost.)
+        if self.p.lt_bw && (self.lt_use_bw || self.lt_is_sampling || ctx.losses > 0) {
+            self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
+        }
         // An application-limited sample counts only if it raises the estimate.
         if !rs.is_app_limited || rs.delivery_rate >= self.bw.get() {
             self.bw
@@ -501,7 +517,7 @@ impl Bbr {
             }
         }
         let epoch = self.delivered_mstamp.since(self.ack_epoch_mstamp);
-        let mut expected = (self.bw() * epoch.as_secs()) as u64;
+        let mut expected = to_u64(self.bw() * epoch.as_secs());
         if self.ack_epoch_acked <= expected
             || self.ack_epoch_acked + ctx.newly_delivered >= ACK_EPOCH_ACKED_RESET
         {
@@ -510,7 +526,7 @@ impl Bbr {
             expected = 0;
         }
         self.ack_epoch_acked = (self.ack_epoch_acked + ctx.newly_delivered).min(0xfffff);
-        let extra = (self.ack_epoch_acked - expected).min(s.cwnd() as u64);
+        let extra = (self.ack_epoch_acked - expected).min(to_u64(s.cwnd()));
         let slot = &mut self.extra_acked[self.extra_acked_win_idx];
         *slot = (*slot).max(extra);
     }
@@ -687,12 +703,12 @@ impl Bbr {
             if !conserving {
                 let mut target = self.bdp(bw, gain);
                 target += self.ack_aggregation_cwnd();
-                let target = self.quantization_budget(target) as f64;
+                let target = to_f64(self.quantization_budget(target));
                 // Slow start up toward the target, or down to it once the pipe was full.
                 if self.full_bw_reached {
-                    cwnd = (cwnd + acked as f64).min(target);
+                    cwnd = (cwnd + to_f64(acked)).min(target);
                 } else if cwnd < target || w.delivered() < INIT_CWND {
-                    cwnd += acked as f64;
+                    cwnd += to_f64(acked);
                 }
                 cwnd = cwnd.max(f64::from(self.p.probe_rtt_cwnd));
             }

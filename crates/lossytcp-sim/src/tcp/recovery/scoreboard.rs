@@ -77,8 +77,10 @@ impl Scoreboard {
 /// each send in recovery cost O(window).
 #[derive(Clone, Debug, Default)]
 pub struct SackedRuns {
-    /// `[start, end)`, ascending, disjoint and not adjacent, all at or above `base`.
-    runs: VecDeque<(u64, u64)>,
+    /// `[start, end)`, ascending, disjoint and not adjacent, all at or above `base`. A
+    /// vector, not a deque: the walks from the top and the indexed merges run on every ACK
+    /// and send in recovery, forgetting from the front once per advance of snd_una.
+    runs: Vec<(u64, u64)>,
     base: u64,
     /// One past the highest SACKed segment (kept when `align` forgets it).
     high_sacked: u64,
@@ -94,18 +96,29 @@ impl SackedRuns {
     }
 
     /// Forgets the segments below `snd_una`.
+    #[inline]
     pub fn align(&mut self, snd_una: u64) {
         if snd_una <= self.base {
             return;
         }
         self.base = snd_una;
-        while let Some(r) = self.runs.front_mut() {
-            if r.1 <= snd_una {
-                self.runs.pop_front();
-            } else {
-                r.0 = r.0.max(snd_una);
-                break;
-            }
+        // Most ACKs: nothing SACKed, or the first hole not yet filled.
+        match self.runs.first_mut() {
+            None => {}
+            Some(r) if r.1 > snd_una => r.0 = r.0.max(snd_una),
+            Some(_) => self.forget_below(snd_una),
+        }
+    }
+
+    /// `align`'s rarer half, kept out of line so that `align` stays small enough to inline
+    /// into the sender's per-ACK path.
+    #[inline(never)]
+    fn forget_below(&mut self, snd_una: u64) {
+        // The runs end in ascending order too: those wholly below snd_una lead.
+        let below = self.runs.partition_point(|r| r.1 <= snd_una);
+        self.runs.drain(..below);
+        if let Some(r) = self.runs.first_mut() {
+            r.0 = r.0.max(snd_una);
         }
     }
 
