@@ -7,9 +7,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .claims import (
+    INCONCLUSIVE,
     ClaimResult,
     Series,
     combine,
+    fmt,
     model_series,
     pairwise_claim,
     sim_series,
@@ -81,3 +83,64 @@ def pooled_series(data, main: str, more: str, xname: str, metric: str, **where: 
     where.pop("label", None)
     return sim_series(pooled_runs(data, main, more, xname), metric, xname,
                       data.result(main).experiment.level, **where)
+
+
+def seeds_control(exp, n: int, variants=None, **sweep):
+    """The control of an inconclusive simulation claim: ``exp``'s runs at the claim's points
+    (``variants``, ``sweep`` overriding the figure's axes) with ``n`` seeds, the same
+    definition otherwise."""
+    import dataclasses
+
+    return dataclasses.replace(
+        exp, name=f"{exp.name}-seeds", models=(), seeds=n,
+        variants=tuple(variants or exp.variants), sweep={**exp.sweep, **sweep},
+        description=f"Control: {exp.name}'s runs" + (
+            f" of {', '.join(variants)}" if variants else "") + f" with {n} seeds (the "
+        f"figure's {exp.seeds}), to decide the claims its seeds leave undecided")
+
+
+def decide_on_seeds(c: ClaimResult, cc: ClaimResult, n: int, note: str = "") -> ClaimResult:
+    """An inconclusive simulation claim ``c`` beside the same check on the control's ``n``
+    seeds (``cc``): the why quotes the control; where the control decides, the verdict is
+    the control's (the same reading, Welch/Holm or the propagated interval as before, on
+    more seeds), else ``note`` says what the control's intervals resolve."""
+    before = c.short
+    c.why = (c.why + " | " if c.why else "") + (
+        f"control, the same points with {n} seeds: {cc.verdict} ({cc.short})" + note)
+    if cc.verdict != INCONCLUSIVE:
+        c.verdict = cc.verdict
+        c.detail = f"decided on {n} seeds (the control; the figure's seeds: {before}): " \
+                   f"{cc.detail}"
+        c.short = f"on {n} seeds: {cc.short}"
+        c.numbers = cc.numbers
+    return c
+
+
+def resolution(data, ctrl: str, a: str, b: str, xname: str, margin: float = 0.01,
+                **kw) -> str:
+    """What an ordering's control still cannot decide: at its undecided points the
+    difference with its 95% Welch interval, against the margin."""
+    from .claims import diff_estimate
+
+    sa = series(data, "simulation", xname, variant=a, exp=ctrl, **kw)
+    sb = series(data, "simulation", xname, variant=b, exp=ctrl, **kw)
+    cc = pairwise_claim(data.figure.id, "", "simulation", a, sa, b, sb, xname, margin, True)
+    und = [i for i, o in enumerate(cc.numbers["outcomes"]) if o == "undecided"]
+    if not und:
+        return ""
+    ests = [(sa.x[i], diff_estimate(sa.samples[i], sb.samples[i])) for i in und]
+    return (f"; still undecided at {xname} " + ", ".join(
+        f"{x:.3g}: {a} - {b} {e.text()} (half-width {fmt((e.hi - e.lo) / 2)})"
+        for x, e in ests[:4]) + f": the difference is within what {len(sa.samples[und[0]])} "
+        f"seeds resolve against the margin {margin}")
+
+
+def ordering_on_seeds(data, c: ClaimResult, ctrl: str, a: str, b: str, xname: str,
+                      **kw) -> ClaimResult:
+    """:func:`decide_on_seeds` for an ordering claim "a at least b" (``kw``: ordering()'s
+    x_filter and the where of its points)."""
+    cc = ordering(data, c.claim, a, b, xname, primary="simulation", exp=ctrl,
+                  sources=("simulation",), **kw)[0]
+    n = int(data.result(ctrl).experiment.seeds)
+    note = resolution(data, ctrl, a, b, xname, **kw) if cc.verdict == INCONCLUSIVE else ""
+    return decide_on_seeds(c, cc, n, note)
