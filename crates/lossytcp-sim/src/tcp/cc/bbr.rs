@@ -24,7 +24,10 @@
 //! size. Pacing is the sender's: each segment leaves 1 / pacing_rate after the previous one
 //! (Linux's earliest departure time without a qdisc).
 
-use super::bbr_shared::{ceil_u64, INIT_CWND, NOMINAL_RTT};
+use super::bbr_shared::{
+    ceil_u64, init_pacing_rate, kept_window, packets_in_net_at_edt, saved_cwnd, set_pacing_rate,
+    HoldStep, ProbeRttHold, INIT_CWND,
+};
 use super::minmax::MaxFilter;
 use super::{CaEvent, Growth};
 use crate::rng::{Rng, Stream};
@@ -140,8 +143,7 @@ pub struct Bbr {
     /// `min_rtt` in seconds (read on every ACK).
     min_rtt_s: f64,
     min_rtt_stamp: Time,
-    probe_rtt_done_stamp: Option<Time>,
-    probe_rtt_round_done: bool,
+    probe_rtt_hold: ProbeRttHold,
     rtt_cnt: u64,
     next_rtt_delivered: u64,
     round_start: bool,
@@ -192,8 +194,7 @@ impl Bbr {
             min_rtt: None,
             min_rtt_s: 0.0,
             min_rtt_stamp: Time::ZERO,
-            probe_rtt_done_stamp: None,
-            probe_rtt_round_done: false,
+            probe_rtt_hold: ProbeRttHold::default(),
             rtt_cnt: 0,
             next_rtt_delivered: 0,
             round_start: false,
@@ -263,30 +264,24 @@ impl Bbr {
 
     /// `bbr_init_pacing_rate_from_rtt()`: high gain x cwnd / srtt (1 ms before a sample).
     fn init_pacing_rate(&mut self, w: &mut Window) {
-        let rtt = match w.srtt() {
-            Some(r) => {
-                self.has_seen_rtt = true;
-                r.max(Dur(1_000))
-            }
-            None => NOMINAL_RTT,
-        };
-        let bw = w.cwnd() / rtt.as_secs();
-        w.set_pacing_rate(Some(self.rate_with_margin(bw, self.p.high_gain)));
+        self.has_seen_rtt |= init_pacing_rate(w, self.p.high_gain, self.p.pacing_margin);
     }
 
     fn rate_with_margin(&self, bw: f64, gain: f64) -> f64 {
         bw * gain * (1.0 - self.p.pacing_margin)
     }
 
-    /// `bbr_set_pacing_rate()`: never below the current rate until the pipe is full.
     fn set_pacing_rate(&mut self, w: &mut Window, bw: f64, gain: f64) {
         let rate = self.rate_with_margin(bw, gain);
-        if !self.has_seen_rtt && w.srtt().is_some() {
-            self.init_pacing_rate(w);
-        }
-        if self.full_bw_reached || w.pacing_rate().is_none_or(|r| rate > r) {
-            w.set_pacing_rate(Some(rate));
-        }
+        let (high_gain, margin) = (self.p.high_gain, self.p.pacing_margin);
+        set_pacing_rate(
+            w,
+            rate,
+            &mut self.has_seen_rtt,
+            self.full_bw_reached,
+            high_gain,
+            margin,
+        );
     }
 
     /// `bbr_tso_segs_goal()`: segments per burst the window must budget for, from about
@@ -345,19 +340,12 @@ impl Bbr {
     /// `bbr_packets_in_net_at_edt()`: what of `inflight_now` will still be in the network when
     /// the next paced segment leaves.
     fn packets_in_net_at_edt(&self, s: &impl SenderView, now: Time, inflight_now: u64) -> u64 {
-        let wait = s.next_departure().since(now);
-        // Nothing is delivered in no time (the product is 0, or NaN for an infinite rate,
-        // both 0 as u64); paced sends usually leave now.
-        let delivered_meanwhile = if wait == Dur::ZERO {
-            0
+        let burst = if self.pacing_gain > 1.0 {
+            self.tso_goal
         } else {
-            to_u64(self.bw() * wait.as_secs())
+            0
         };
-        let mut at_edt = inflight_now;
-        if self.pacing_gain > 1.0 {
-            at_edt += self.tso_goal;
-        }
-        at_edt.saturating_sub(delivered_meanwhile)
+        packets_in_net_at_edt(s, now, inflight_now, self.bw(), burst)
     }
 
     fn reset_probe_bw_mode(&mut self, now: Time) {
@@ -382,11 +370,8 @@ impl Bbr {
 
     /// `bbr_save_cwnd()`: the last good window, to come back to after a recovery or ProbeRTT.
     fn save_cwnd(&mut self, cwnd: f64) {
-        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(cwnd);
-        }
+        let fresh = self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt;
+        self.prior_cwnd = saved_cwnd(self.prior_cwnd, cwnd, fresh);
     }
 
     // ------------------------------------------------------------- long-term bandwidth
@@ -597,7 +582,7 @@ impl Bbr {
 
     /// `bbr_check_probe_rtt_done()`.
     fn check_probe_rtt_done(&mut self, w: &mut Window, now: Time) {
-        if self.probe_rtt_done_stamp.is_none_or(|d| now <= d) {
+        if !self.probe_rtt_hold.over(now) {
             return;
         }
         self.min_rtt_stamp = now;
@@ -621,24 +606,23 @@ impl Bbr {
             // Dip to the minimum window to drain the queue and measure RTprop afresh.
             self.set_mode(now, Mode::ProbeRtt);
             self.save_cwnd(w.cwnd());
-            self.probe_rtt_done_stamp = None;
+            self.probe_rtt_hold.reset();
         }
         if self.mode == Mode::ProbeRtt {
             // Its low-rate samples must not lower BtlBw.
             w.mark_app_limited();
             let target = u64::from(self.p.probe_rtt_cwnd);
-            if self.probe_rtt_done_stamp.is_none() && w.in_flight() <= target {
-                // Hold for max(probe_rtt_s, one round) from here.
-                self.probe_rtt_done_stamp = Some(now + self.probe_rtt_dur);
-                self.probe_rtt_round_done = false;
-                self.next_rtt_delivered = w.delivered();
-            } else if self.probe_rtt_done_stamp.is_some() {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(w, now);
-                }
+            // Hold for max(probe_rtt_s, one round) from the flight's reaching the target.
+            match self.probe_rtt_hold.step(
+                w.in_flight(),
+                target,
+                now,
+                self.probe_rtt_dur,
+                self.round_start,
+            ) {
+                HoldStep::Started => self.next_rtt_delivered = w.delivered(),
+                HoldStep::Check => self.check_probe_rtt_done(w, now),
+                HoldStep::Wait => {}
             }
         }
         // An idle restart ends with the first ACK that delivers data.
@@ -727,15 +711,7 @@ impl Growth for Bbr {
     /// cut; the window to come back to is saved.
     fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
         self.save_cwnd(s.cwnd());
-        let cwnd = match kind {
-            CongestionKind::FastRetransmit => s.cwnd(),
-            // Linux: the flight (nothing, once all is marked lost) plus one.
-            CongestionKind::Timeout => 1.0,
-        };
-        Cut {
-            ssthresh: s.ssthresh(),
-            cwnd,
-        }
+        kept_window(s, kind)
     }
 
     fn on_event(&mut self, w: &mut Window, ev: CaEvent) {

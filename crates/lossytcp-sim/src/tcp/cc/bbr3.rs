@@ -40,7 +40,10 @@
 //! headroom 38/256), integer windows.
 
 use super::bbr::Mode;
-use super::bbr_shared::{ceil_u64, AckAggregation, INIT_CWND, NOMINAL_RTT};
+use super::bbr_shared::{
+    ceil_u64, init_pacing_rate, kept_window, packets_in_net_at_edt, saved_cwnd, set_pacing_rate,
+    AckAggregation, HoldStep, ProbeRttHold, INIT_CWND,
+};
 use super::{CaEvent, Growth};
 use crate::rng::{Rng, Stream};
 use crate::tcp::params::Param;
@@ -136,8 +139,7 @@ pub struct Bbr3 {
     min_rtt_stamp: Time,
     probe_rtt_min: Option<Dur>,
     probe_rtt_min_stamp: Time,
-    probe_rtt_done_stamp: Option<Time>,
-    probe_rtt_round_done: bool,
+    probe_rtt_hold: ProbeRttHold,
     next_rtt_delivered: u64,
     round_start: bool,
     rounds_since_probe: u32,
@@ -196,8 +198,7 @@ impl Bbr3 {
             min_rtt_stamp: Time::ZERO,
             probe_rtt_min: None,
             probe_rtt_min_stamp: Time::ZERO,
-            probe_rtt_done_stamp: None,
-            probe_rtt_round_done: false,
+            probe_rtt_hold: ProbeRttHold::default(),
             next_rtt_delivered: 0,
             round_start: false,
             rounds_since_probe: 0,
@@ -268,28 +269,20 @@ impl Bbr3 {
 
     /// `bbr_init_pacing_rate_from_rtt()`: startup gain x cwnd / srtt (1 ms before a sample).
     fn init_pacing_rate(&mut self, w: &mut Window) {
-        let rtt = match w.srtt() {
-            Some(r) => {
-                self.has_seen_rtt = true;
-                r.max(Dur(1_000))
-            }
-            None => NOMINAL_RTT,
-        };
-        let bw = w.cwnd() / rtt.as_secs();
-        w.set_pacing_rate(Some(
-            bw * self.p.startup_pacing_gain * (1.0 - PACING_MARGIN),
-        ));
+        self.has_seen_rtt |= init_pacing_rate(w, self.p.startup_pacing_gain, PACING_MARGIN);
     }
 
-    /// `bbr_set_pacing_rate()`: never below the current rate until the pipe is full.
     fn set_pacing_rate(&mut self, w: &mut Window, bw: f64, gain: f64) {
         let rate = bw * gain * (1.0 - PACING_MARGIN);
-        if !self.has_seen_rtt && w.srtt().is_some() {
-            self.init_pacing_rate(w);
-        }
-        if self.full_bw_reached || w.pacing_rate().is_none_or(|r| rate > r) {
-            w.set_pacing_rate(Some(rate));
-        }
+        let startup = self.p.startup_pacing_gain;
+        set_pacing_rate(
+            w,
+            rate,
+            &mut self.has_seen_rtt,
+            self.full_bw_reached,
+            startup,
+            PACING_MARGIN,
+        );
     }
 
     /// `bbr_tso_segs_goal()` of v3: about 1 ms of the pacing rate plus an allowance that
@@ -337,17 +330,12 @@ impl Bbr3 {
 
     /// `bbr_packets_in_net_at_edt()`.
     fn packets_in_net_at_edt(&self, s: &impl SenderView, now: Time, inflight_now: u64) -> u64 {
-        let wait = s.next_departure().since(now);
-        let delivered_meanwhile = if wait == Dur::ZERO {
-            0
+        let burst = if self.pacing_gain > 1.0 {
+            self.tso_goal(s)
         } else {
-            (self.bw() * wait.as_secs()) as u64
+            0
         };
-        let mut at_edt = inflight_now;
-        if self.pacing_gain > 1.0 {
-            at_edt += self.tso_goal(s);
-        }
-        at_edt.saturating_sub(delivered_meanwhile)
+        packets_in_net_at_edt(s, now, inflight_now, self.bw(), burst)
     }
 
     /// `bbr_probe_rtt_cwnd()`: half the BDP, at least 4.
@@ -358,11 +346,8 @@ impl Bbr3 {
 
     /// `bbr_save_cwnd()`.
     fn save_cwnd(&mut self, cwnd: f64) {
-        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(cwnd);
-        }
+        let fresh = self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt;
+        self.prior_cwnd = saved_cwnd(self.prior_cwnd, cwnd, fresh);
     }
 
     fn is_probing_bandwidth(&self) -> bool {
@@ -760,7 +745,7 @@ impl Bbr3 {
 
     /// `bbr_check_probe_rtt_done()`.
     fn check_probe_rtt_done(&mut self, w: &mut Window, now: Time) {
-        if self.probe_rtt_done_stamp.is_none_or(|d| now <= d) {
+        if !self.probe_rtt_hold.over(now) {
             return;
         }
         self.probe_rtt_min_stamp = now;
@@ -793,23 +778,20 @@ impl Bbr3 {
         {
             self.mode = Mode::ProbeRtt;
             self.save_cwnd(w.cwnd());
-            self.probe_rtt_done_stamp = None;
+            self.probe_rtt_hold.reset();
             self.ack_phase = AckPhase::ProbeStopping;
             self.next_rtt_delivered = w.delivered();
         }
         if self.mode == Mode::ProbeRtt {
             w.mark_app_limited();
-            if self.probe_rtt_done_stamp.is_none() && w.in_flight() <= self.probe_rtt_cwnd() {
-                self.probe_rtt_done_stamp = Some(now + Dur::from_secs(self.p.probe_rtt_s));
-                self.probe_rtt_round_done = false;
-                self.next_rtt_delivered = w.delivered();
-            } else if self.probe_rtt_done_stamp.is_some() {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(w, now);
-                }
+            let (target, hold) = (self.probe_rtt_cwnd(), Dur::from_secs(self.p.probe_rtt_s));
+            match self
+                .probe_rtt_hold
+                .step(w.in_flight(), target, now, hold, self.round_start)
+            {
+                HoldStep::Started => self.next_rtt_delivered = w.delivered(),
+                HoldStep::Check => self.check_probe_rtt_done(w, now),
+                HoldStep::Wait => {}
             }
         }
         if ctx.rate.is_some_and(|r| r.delivered > 0) {
@@ -886,14 +868,7 @@ impl Growth for Bbr3 {
             self.undo_inflight_lo = self.inflight_lo;
             self.undo_inflight_hi = self.inflight_hi;
         }
-        let cwnd = match kind {
-            CongestionKind::FastRetransmit => s.cwnd(),
-            CongestionKind::Timeout => 1.0,
-        };
-        Cut {
-            ssthresh: s.ssthresh(),
-            cwnd,
-        }
+        kept_window(s, kind)
     }
 
     fn on_event(&mut self, w: &mut Window, ev: CaEvent) {
