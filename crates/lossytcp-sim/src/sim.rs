@@ -24,7 +24,7 @@ use crate::tcp::SenderConfig;
 use crate::time::{Dur, Time};
 use endpoint::Endpoint;
 pub(crate) use endpoint::Loss;
-use net::{Hop, Net, Owner};
+use net::{Beside, Hop, Net, Owner};
 use tcp::{Tcp, TcpTimer};
 use udp::{Udp, UdpTimer};
 
@@ -205,11 +205,16 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Simulation<G, R> {
                 if at > self.net.end {
                     break;
                 }
-                let l = self.net.pop_inline_head();
+                let ev = self.net.pop_inline_head();
                 self.net.sched.advance(at);
                 self.net.events += 1;
-                let p = self.net.pipe_head(l);
-                self.arrive(at, p);
+                match ev {
+                    Beside::Head(l) => {
+                        let p = self.net.pipe_head(l);
+                        self.arrive(at, p);
+                    }
+                    Beside::Pace(f) => self.tcp.on_timer(at, TcpTimer::Pace(f), &mut self.net),
+                }
                 if self.net.all_finished() {
                     break;
                 }
@@ -470,19 +475,23 @@ mod tests {
     }
 
     #[test]
-    fn pipe_heads_beside_the_heap_keep_the_heap_order() {
-        let sc = Scenario::from_json(CHAIN).expect("scenario");
-        let inline = AnyPair::new(&sc).unwrap();
-        assert!(inline.net.inline_heads);
-        let mut heap = AnyPair::new(&sc).unwrap();
-        heap.net.inline_heads = false;
-        let a = serde_json::to_string(&inline.run().unwrap()).unwrap();
-        let b = serde_json::to_string(&heap.run().unwrap()).unwrap();
-        assert_eq!(a, b);
-        let v: serde_json::Value = serde_json::from_str(&a).unwrap();
-        let f = &v["flows"][0];
-        assert!(f["queue_drops"].as_u64().unwrap() > 0, "{f}");
-        assert!(f["channel_losses"].as_u64().unwrap() > 0, "{f}");
+    fn events_beside_the_heap_keep_the_heap_order() {
+        // SACK: pipe heads only; BBR: its pacing timers too, one per departure.
+        for v in ["sack", "bbr"] {
+            let json = CHAIN.replace(r#""variant": "sack""#, &format!(r#""variant": "{v}""#));
+            let sc = Scenario::from_json(&json).expect("scenario");
+            let inline = AnyPair::new(&sc).unwrap();
+            assert!(inline.net.inline_heads);
+            let mut heap = AnyPair::new(&sc).unwrap();
+            heap.net.inline_heads = false;
+            let a = serde_json::to_string(&inline.run().unwrap()).unwrap();
+            let b = serde_json::to_string(&heap.run().unwrap()).unwrap();
+            assert_eq!(a, b, "{v}");
+            let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+            let f = &v["flows"][0];
+            assert!(f["queue_drops"].as_u64().unwrap() > 0, "{f}");
+            assert!(f["channel_losses"].as_u64().unwrap() > 0, "{f}");
+        }
     }
 
     fn one_link(rate_bps: f64, delay_s: f64, packet: u32, ack: u32, duration_s: f64) -> Scenario {

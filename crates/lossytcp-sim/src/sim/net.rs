@@ -5,17 +5,29 @@
 use std::collections::VecDeque;
 
 use super::qtrace::QueueTracer;
+use super::tcp::TcpTimer;
 use super::{Event, Loss};
 use crate::config::Scenario;
 use crate::link::{Fate, Link};
 use crate::metrics::LinkReport;
-use crate::packet::{LinkId, Packet};
+use crate::packet::{FlowId, LinkId, Packet};
 use crate::sched::Scheduler;
 use crate::time::{Dur, Time};
 use crate::topology::Routes;
 
-/// Beyond this many pending pipe heads a linear scan per event costs more than the heap.
+/// Beyond this many pending events beside the heap a linear scan per event costs more than
+/// the heap.
 const MAX_INLINE_HEADS: usize = 64;
+
+/// An event kept beside the heap (see `Net::inline`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Beside {
+    /// A link's PipeHead.
+    Head(LinkId),
+    /// A TCP sender's pacing timer (`TcpTimer::Pace`): one event per departure of a paced
+    /// flow, as frequent as a packet's hop.
+    Pace(FlowId),
+}
 
 /// The kind of endpoint that owns the packets of a route (see `Simulation::deliver`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,12 +68,13 @@ pub(super) struct Net {
     /// Per link: packets propagating, in arrival order (FIFO links only).
     pipes: Vec<VecDeque<(Time, Packet)>>,
     fifo: Vec<bool>,
-    /// Up to `MAX_INLINE_HEADS` pending PipeHead events wait here, as (key, link) with the
-    /// key (time << 64 | order), sorted latest first so that the next one is the last,
-    /// instead of in the heap: a push and a pop saved per packet hop; more go to the heap.
-    /// The order comes from the scheduler's counter, so events run in exactly the sequence
-    /// the heap alone would give, whichever structure holds them.
-    inline: Vec<(u128, LinkId)>,
+    /// Up to `MAX_INLINE_HEADS` pending PipeHead and pacing events wait here, as (key,
+    /// event) with the key (time << 64 | order), sorted latest first so that the next one is
+    /// the last, instead of in the heap: a push and a pop saved per packet hop and per paced
+    /// departure; more go to the heap. The order comes from the scheduler's counter, so
+    /// events run in exactly the sequence the heap alone would give, whichever structure
+    /// holds them.
+    inline: Vec<(u128, Beside)>,
     pub inline_heads: bool,
     /// Links fed by a single FIFO link: every path through them comes from that link, and
     /// none starts there. A packet reaching the end of the feeding link at `at` goes on at
@@ -160,7 +173,7 @@ impl Net {
         self.unfinished == 0
     }
 
-    /// The time of the inline PipeHead that runs before everything in the heap, if any.
+    /// The time of the inline event that runs before everything in the heap, if any.
     pub fn earliest_inline_head(&self) -> Option<Time> {
         let &(key, _) = self.inline.last()?;
         match self.sched.peek_key() {
@@ -169,13 +182,24 @@ impl Net {
         }
     }
 
-    /// Takes the earliest inline head (after [`Net::earliest_inline_head`]).
-    pub fn pop_inline_head(&mut self) -> LinkId {
+    /// Takes the earliest inline event (after [`Net::earliest_inline_head`]).
+    pub fn pop_inline_head(&mut self) -> Beside {
         self.inline.pop().expect("the earliest head").1
     }
 
     #[inline]
     fn schedule_pipe_head(&mut self, at: Time, link: LinkId) {
+        self.schedule_beside(at, Beside::Head(link));
+    }
+
+    /// Schedules flow `fid`'s pacing timer (`TcpTimer::Pace`) at `at`.
+    #[inline]
+    pub fn schedule_pace(&mut self, at: Time, fid: FlowId) {
+        self.schedule_beside(at, Beside::Pace(fid));
+    }
+
+    #[inline(always)]
+    fn schedule_beside(&mut self, at: Time, ev: Beside) {
         if self.inline_heads && self.inline.len() < MAX_INLINE_HEADS {
             let order = self.sched.next_order();
             let key = u128::from(at.0) << 64 | u128::from(order);
@@ -183,23 +207,27 @@ impl Net {
             // from the end; more: binary search and one block move.
             let v = &mut self.inline;
             let n = v.len();
-            v.push((key, link));
+            v.push((key, ev));
             if n <= 8 {
                 let mut i = n;
                 while i > 0 && v[i - 1].0 < key {
                     v[i] = v[i - 1];
                     i -= 1;
                 }
-                v[i] = (key, link);
+                v[i] = (key, ev);
             } else {
                 let i = v[..n].partition_point(|&(k, _)| k > key);
                 if i < n {
                     v.copy_within(i..n, i + 1);
-                    v[i] = (key, link);
+                    v[i] = (key, ev);
                 }
             }
         } else {
-            self.sched.schedule(at, Event::PipeHead(link));
+            let ev = match ev {
+                Beside::Head(link) => Event::PipeHead(link),
+                Beside::Pace(fid) => Event::Tcp(TcpTimer::Pace(fid)),
+            };
+            self.sched.schedule(at, ev);
         }
     }
 

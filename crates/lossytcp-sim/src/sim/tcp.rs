@@ -141,6 +141,59 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         self.live && p.conn == self.conn
     }
 
+    /// Schedules the sender's pacing timer when data waits for it.
+    #[inline]
+    fn sync_pacing(&mut self, fid: usize, net: &mut Net) {
+        match self.sender.pacing_deadline() {
+            Some(t) if self.pace_at != Some(t) => {
+                self.pace_at = Some(t);
+                net.schedule_pace(t, fid as FlowId);
+            }
+            Some(_) => {}
+            None => self.pace_at = None,
+        }
+    }
+
+    /// Keeps one heap entry per flow for its retransmission timer: the deadline moves on
+    /// almost every ACK, so the heap is touched only when it moves earlier or the entry fires.
+    /// Among events due at the same instant the timer runs in the place of its last arming,
+    /// as if it had been scheduled then: ns-2 cancels and reinserts its timer at every
+    /// restart, and its scheduler runs simultaneous events in insertion order.
+    #[inline]
+    fn sync_timer(&mut self, fid: usize, net: &mut Net) {
+        let Some(d) = self.sender.rto_deadline() else {
+            self.timer_armed = None;
+            return;
+        };
+        let order = match self.timer_armed {
+            // The common case (a paced departure leaves the deadline where it was): nothing
+            // to take and, the entry being no later, nothing to schedule.
+            Some((t, o)) if t == d => {
+                if self.timer_at.is_some_and(|t| t <= d) {
+                    return;
+                }
+                o
+            }
+            _ => {
+                let o = net.sched.next_order();
+                self.timer_armed = Some((d, o));
+                o
+            }
+        };
+        if self.timer_at.is_none_or(|t| d < t) {
+            self.timer_at = Some(d);
+            net.sched
+                .schedule_at_order(d, order, Event::Tcp(TcpTimer::Rto(fid as FlowId)));
+        }
+    }
+
+    /// Books a loss of one of this connection's data segments.
+    #[inline]
+    fn on_own_loss(&mut self, seq: u64, loss: Loss) {
+        self.oracle.on_drop(seq, loss.cause());
+        self.report.count_drop(loss);
+    }
+
     /// New data delivered in order, in bytes.
     fn delivered_bytes(&self) -> u64 {
         let b = self.receiver.delivered * u64::from(self.packet_size);
@@ -431,7 +484,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                 self.after_sender(now, fid as usize, &mut out, net);
                 self.out = out;
             }
-            _ => self.sync_timer(fid as usize, net),
+            _ => f.sync_timer(fid as usize, net),
         }
     }
 
@@ -447,46 +500,6 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
             .on_pacing_timer(now, &mut out);
         self.after_sender(now, fid as usize, &mut out, net);
         self.out = out;
-    }
-
-    /// Schedules the sender's pacing timer when data waits for it.
-    fn sync_pacing(&mut self, fid: usize, net: &mut Net) {
-        let f = &mut self.flows[fid];
-        match f.sender.pacing_deadline() {
-            Some(t) if f.pace_at != Some(t) => {
-                f.pace_at = Some(t);
-                net.sched
-                    .schedule(t, Event::Tcp(TcpTimer::Pace(fid as FlowId)));
-            }
-            Some(_) => {}
-            None => f.pace_at = None,
-        }
-    }
-
-    /// Keeps one heap entry per flow for its retransmission timer: the deadline moves on
-    /// almost every ACK, so the heap is touched only when it moves earlier or the entry fires.
-    /// Among events due at the same instant the timer runs in the place of its last arming,
-    /// as if it had been scheduled then: ns-2 cancels and reinserts its timer at every
-    /// restart, and its scheduler runs simultaneous events in insertion order.
-    fn sync_timer(&mut self, fid: usize, net: &mut Net) {
-        let f = &mut self.flows[fid];
-        let Some(d) = f.sender.rto_deadline() else {
-            f.timer_armed = None;
-            return;
-        };
-        let order = match f.timer_armed {
-            Some((t, o)) if t == d => o,
-            _ => {
-                let o = net.sched.next_order();
-                f.timer_armed = Some((d, o));
-                o
-            }
-        };
-        if f.timer_at.is_none_or(|t| d < t) {
-            f.timer_at = Some(d);
-            net.sched
-                .schedule_at_order(d, order, Event::Tcp(TcpTimer::Rto(fid as FlowId)));
-        }
     }
 
     /// Puts the sender's segments on the wire and books what the sender reported.
@@ -567,7 +580,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                 }
             }
         }
-        let f = &self.flows[fid];
+        let f = &mut self.flows[fid];
         let (route, size, conn) = (f.data_route, f.packet_size, f.conn);
         for s in out.drain(..) {
             let p = Packet {
@@ -582,15 +595,15 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                     tsval: crate::packet::tsval(now),
                 },
             };
+            // (The connection's own segment, just sent: `on_loss` would find it current.)
             if let Some(loss) = net.send(now, p) {
-                self.on_loss(&p, loss);
+                f.on_own_loss(s.seq, loss);
             }
         }
-        self.sync_timer(fid, net);
-        if self.flows[fid].sender.state.pacing_rate.is_some() || self.flows[fid].pace_at.is_some() {
-            self.sync_pacing(fid, net);
+        f.sync_timer(fid, net);
+        if f.sender.state.pacing_rate.is_some() || f.pace_at.is_some() {
+            f.sync_pacing(fid, net);
         }
-        let f = &self.flows[fid];
         if f.source.is_some() && f.report.completion_time_s.is_some() {
             self.retire(fid, net);
         }
@@ -686,8 +699,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Endpoint for Tcp<G, R> {
         };
         let f = &mut self.flows[p.flow as usize];
         if f.is_current(p) {
-            f.oracle.on_drop(seq, loss.cause());
-            f.report.count_drop(loss);
+            f.on_own_loss(seq, loss);
         } else {
             let s = f.source.expect("only transfers retire") as usize;
             self.sources[s].entry.report.count_drop(loss);
