@@ -50,6 +50,10 @@ struct Flow<G: Growth, R: Recovery> {
     receiver: Receiver,
     packet_size: u32,
     ack_size: u32,
+    /// The receiver keeps the data segments' timestamps for its echo (RFC 7323's TS.Recent)
+    /// only when the sender reads the echo (its Eifel detection): without a reader nothing
+    /// would see it. (Zeroing TSval too saved nothing measurable: a division by a constant.)
+    timestamps: bool,
     sack_block_bytes: u32,
     delack_interval: Dur,
     delack_gen: u64,
@@ -105,6 +109,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
             receiver = receiver.with_ns2_blocks();
         }
         let sack_block_bytes = sender.sack_block_bytes();
+        let timestamps = sender.reads_timestamp_echo();
         Flow {
             data_route: routes.0,
             ack_route: routes.1,
@@ -112,6 +117,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
             receiver,
             packet_size: tcp.packet_size_bytes,
             ack_size: tcp.ack_size_bytes,
+            timestamps,
             sack_block_bytes,
             delack_interval: Dur::from_secs(tcp.delack_interval_s),
             delack_gen: 0,
@@ -582,6 +588,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
         }
         let f = &mut self.flows[fid];
         let (route, size, conn) = (f.data_route, f.packet_size, f.conn);
+        let tsval = crate::packet::tsval(now);
         for s in out.drain(..) {
             let p = Packet {
                 flow: fid as FlowId,
@@ -592,7 +599,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                 kind: Kind::Data {
                     seq: s.seq,
                     retransmission: s.retransmission,
-                    tsval: crate::packet::tsval(now),
+                    tsval,
                 },
             };
             // (The connection's own segment, just sent: `on_loss` would find it current.)
@@ -668,7 +675,9 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Endpoint for Tcp<G, R> {
             Kind::Data { seq, tsval, .. } => {
                 let f = &mut self.flows[fid];
                 f.report.packets_received += 1;
-                f.receiver.on_timestamp(seq, tsval);
+                if f.timestamps {
+                    f.receiver.on_timestamp(seq, tsval);
+                }
                 match f.receiver.on_data(seq) {
                     RxAction::Ack(a) => self.send_ack(now, fid, a, net),
                     RxAction::Delay => {

@@ -157,6 +157,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     pub fn rto_deadline(&self) -> Option<Time> {
         self.rto_deadline
     }
+    /// Whether the sender reads the ACKs' timestamp echo (only Eifel detection does; the
+    /// `timestamps` RTT option times segments from the send log).
+    pub fn reads_timestamp_echo(&self) -> bool {
+        self.eifel
+    }
     /// When the pacing timer must call [`Sender::on_pacing_timer`], if data waits for it.
     pub fn pacing_deadline(&self) -> Option<Time> {
         self.paced_out.then_some(self.state.next_send_at)
