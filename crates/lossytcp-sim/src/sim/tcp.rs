@@ -193,6 +193,49 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         }
     }
 
+    /// Books the loss events the sender reported against the oracle's truth.
+    #[cold]
+    #[inline(never)]
+    fn book_loss_events(&mut self) {
+        for e in self.sender.drain_events() {
+            let spurious = self.oracle.some_copy_survives(e.seq);
+            let causes = &mut self.report.loss_causes;
+            match (spurious, self.oracle.cause(e.seq)) {
+                (false, Some(LossCause::Queue)) => causes.queue += 1,
+                (false, Some(_)) => causes.channel += 1,
+                _ => causes.none += 1,
+            }
+            match e.kind {
+                LossKind::Timeout => {
+                    self.report.timeouts += 1;
+                    self.report.spurious_timeouts += u64::from(spurious);
+                }
+                LossKind::FastRetransmit => {
+                    self.report.fast_retransmits += 1;
+                    self.report.spurious_fast_retransmits += u64::from(spurious);
+                }
+            }
+            // A classifier's verdict against the truth: the cause of the segment's last
+            // dropped copy; a spurious detection (a copy survives) has none to judge.
+            if let Some(predicted) = e.predicted {
+                let truth = if spurious {
+                    None
+                } else {
+                    self.oracle.cause(e.seq)
+                };
+                if let Some(t) = truth {
+                    let c = &mut self.report.classification;
+                    c.classified += 1;
+                    match (predicted, t) {
+                        (p, t) if p == t => c.correct += 1,
+                        (LossCause::Channel, _) => c.congestion_called_wireless += 1,
+                        _ => c.wireless_called_congestion += 1,
+                    }
+                }
+            }
+        }
+    }
+
     /// Books a loss of one of this connection's data segments.
     #[inline]
     fn on_own_loss(&mut self, seq: u64, loss: Loss) {
@@ -512,42 +555,8 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
     fn after_sender(&mut self, now: Time, fid: usize, out: &mut Vec<Segment>, net: &mut Net) {
         {
             let f = &mut self.flows[fid];
-            for e in f.sender.drain_events() {
-                let spurious = f.oracle.some_copy_survives(e.seq);
-                let causes = &mut f.report.loss_causes;
-                match (spurious, f.oracle.cause(e.seq)) {
-                    (false, Some(LossCause::Queue)) => causes.queue += 1,
-                    (false, Some(_)) => causes.channel += 1,
-                    _ => causes.none += 1,
-                }
-                match e.kind {
-                    LossKind::Timeout => {
-                        f.report.timeouts += 1;
-                        f.report.spurious_timeouts += u64::from(spurious);
-                    }
-                    LossKind::FastRetransmit => {
-                        f.report.fast_retransmits += 1;
-                        f.report.spurious_fast_retransmits += u64::from(spurious);
-                    }
-                }
-                // A classifier's verdict against the truth: the cause of the segment's last
-                // dropped copy; a spurious detection (a copy survives) has none to judge.
-                if let Some(predicted) = e.predicted {
-                    let truth = if spurious {
-                        None
-                    } else {
-                        f.oracle.cause(e.seq)
-                    };
-                    if let Some(t) = truth {
-                        let c = &mut f.report.classification;
-                        c.classified += 1;
-                        match (predicted, t) {
-                            (p, t) if p == t => c.correct += 1,
-                            (LossCause::Channel, _) => c.congestion_called_wireless += 1,
-                            _ => c.wireless_called_congestion += 1,
-                        }
-                    }
-                }
+            if f.sender.has_loss_events() {
+                f.book_loss_events();
             }
             for s in out.iter() {
                 f.oracle.on_send(s.seq);
@@ -589,7 +598,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
         let f = &mut self.flows[fid];
         let (route, size, conn) = (f.data_route, f.packet_size, f.conn);
         let tsval = crate::packet::tsval(now);
-        for s in out.drain(..) {
+        for s in out.iter() {
             let p = Packet {
                 flow: fid as FlowId,
                 conn,
@@ -607,6 +616,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                 f.on_own_loss(s.seq, loss);
             }
         }
+        out.clear();
         f.sync_timer(fid, net);
         if f.sender.state.pacing_rate.is_some() || f.pace_at.is_some() {
             f.sync_pacing(fid, net);

@@ -730,6 +730,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
     }
 
+    /// Whether loss events wait for [`Sender::drain_events`].
+    #[inline]
+    pub fn has_loss_events(&self) -> bool {
+        !self.state.events.is_empty()
+    }
     /// Loss events since the last call (the simulator classifies them as spurious or not).
     pub fn drain_events(&mut self) -> std::vec::Drain<'_, LossEvent> {
         self.state.events.drain(..)
