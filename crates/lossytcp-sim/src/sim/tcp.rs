@@ -553,8 +553,9 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
 
     /// Puts the sender's segments on the wire and books what the sender reported.
     fn after_sender(&mut self, now: Time, fid: usize, out: &mut Vec<Segment>, net: &mut Net) {
+        let (trace_sends, trace_window) = (self.trace_sends, self.trace_window);
+        let f = &mut self.flows[fid];
         {
-            let f = &mut self.flows[fid];
             if f.sender.has_loss_events() {
                 f.book_loss_events();
             }
@@ -563,12 +564,12 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                 f.report.retransmissions += u64::from(s.retransmission);
             }
             f.report.packets_sent += out.len() as u64;
-            if self.trace_sends {
+            if trace_sends {
                 let t = now.as_secs();
                 let sends = out.iter().map(|s| (t, s.seq, s.retransmission));
                 f.report.send_trace.extend(sends);
             }
-            if self.trace_window {
+            if trace_window {
                 let st = &f.sender.state;
                 let w = (st.cwnd, st.ssthresh, f.sender.rto().as_secs());
                 if w != f.last_window {
@@ -595,7 +596,6 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                 }
             }
         }
-        let f = &mut self.flows[fid];
         let (route, size, conn) = (f.data_route, f.packet_size, f.conn);
         let tsval = crate::packet::tsval(now);
         for s in out.iter() {
