@@ -213,7 +213,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Simulation<G, R> {
                         let p = self.net.pipe_head(l);
                         self.arrive(at, p);
                     }
-                    Beside::Pace(f) => self.tcp.on_timer(at, TcpTimer::Pace(f), &mut self.net),
+                    Beside::Pace(f) => self.tcp.on_pace(at, f, &mut self.net),
                 }
                 if self.net.all_finished() {
                     break;

@@ -537,7 +537,8 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
         }
     }
 
-    fn on_pace(&mut self, now: Time, fid: FlowId, net: &mut Net) {
+    /// The pacing timer of flow `fid` (kept beside the heap, see `Net::schedule_pace`).
+    pub fn on_pace(&mut self, now: Time, fid: FlowId, net: &mut Net) {
         let f = &mut self.flows[fid as usize];
         if f.pace_at != Some(now) || !f.live {
             return; // superseded, or a retired transfer's
