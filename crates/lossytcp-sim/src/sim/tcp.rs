@@ -554,49 +554,23 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
 
     /// Puts the sender's segments on the wire and books what the sender reported.
     fn after_sender(&mut self, now: Time, fid: usize, out: &mut Vec<Segment>, net: &mut Net) {
-        let (trace_sends, trace_window) = (self.trace_sends, self.trace_window);
+        let trace_sends = self.trace_sends;
         let f = &mut self.flows[fid];
-        {
-            if f.sender.has_loss_events() {
-                f.book_loss_events();
-            }
-            for s in out.iter() {
-                f.oracle.on_send(s.seq);
-                f.report.retransmissions += u64::from(s.retransmission);
-            }
-            f.report.packets_sent += out.len() as u64;
-            if trace_sends {
-                let t = now.as_secs();
-                let sends = out.iter().map(|s| (t, s.seq, s.retransmission));
-                f.report.send_trace.extend(sends);
-            }
-            if trace_window {
-                let st = &f.sender.state;
-                let w = (st.cwnd, st.ssthresh, f.sender.rto().as_secs());
-                if w != f.last_window {
-                    f.last_window = w;
-                    f.report.window_trace.push((now.as_secs(), w.0, w.1, w.2));
-                }
-                let phase = f.sender.phase();
-                if phase != f.last_phase {
-                    f.last_phase = phase;
-                    if let Some(p) = phase {
-                        f.report.phase_trace.push((now.as_secs(), p));
-                    }
-                }
-                let bps = f.sender.pacing_rate().unwrap_or(0.0) * 8.0 * f64::from(f.packet_size);
-                if bps != f.last_pacing {
-                    f.last_pacing = bps;
-                    f.report.pacing_trace.push((now.as_secs(), bps));
-                }
-            }
-            if f.finite && f.report.completion_time_s.is_none() && f.sender.done() {
-                f.report.completion_time_s = Some((now - f.start).as_secs());
-                if f.source.is_none() {
-                    net.unfinished -= 1;
-                }
-            }
+        if f.sender.has_loss_events() {
+            f.book_loss_events();
         }
+        for s in out.iter() {
+            f.oracle.on_send(s.seq);
+            f.report.retransmissions += u64::from(s.retransmission);
+        }
+        f.report.packets_sent += out.len() as u64;
+        if trace_sends {
+            let t = now.as_secs();
+            let sends = out.iter().map(|s| (t, s.seq, s.retransmission));
+            f.report.send_trace.extend(sends);
+        }
+        self.note_state(now, fid, net);
+        let f = &mut self.flows[fid];
         let (route, size, conn) = (f.data_route, f.packet_size, f.conn);
         let tsval = crate::packet::tsval(now);
         for s in out.iter() {
@@ -618,6 +592,57 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
             }
         }
         out.clear();
+        self.sync_timers(fid, net);
+    }
+
+    /// [`Tcp::after_sender`] when the sender sent nothing (a paced sender's ACKs, whose
+    /// segments the pacing timer sends).
+    fn after_quiet_sender(&mut self, now: Time, fid: usize, net: &mut Net) {
+        let f = &mut self.flows[fid];
+        if f.sender.has_loss_events() {
+            f.book_loss_events();
+        }
+        self.note_state(now, fid, net);
+        self.sync_timers(fid, net);
+    }
+
+    /// The sender's state after its work, sent or not: the window trace, completion.
+    #[inline(always)]
+    fn note_state(&mut self, now: Time, fid: usize, net: &mut Net) {
+        let trace_window = self.trace_window;
+        let f = &mut self.flows[fid];
+        if trace_window {
+            let st = &f.sender.state;
+            let w = (st.cwnd, st.ssthresh, f.sender.rto().as_secs());
+            if w != f.last_window {
+                f.last_window = w;
+                f.report.window_trace.push((now.as_secs(), w.0, w.1, w.2));
+            }
+            let phase = f.sender.phase();
+            if phase != f.last_phase {
+                f.last_phase = phase;
+                if let Some(p) = phase {
+                    f.report.phase_trace.push((now.as_secs(), p));
+                }
+            }
+            let bps = f.sender.pacing_rate().unwrap_or(0.0) * 8.0 * f64::from(f.packet_size);
+            if bps != f.last_pacing {
+                f.last_pacing = bps;
+                f.report.pacing_trace.push((now.as_secs(), bps));
+            }
+        }
+        if f.finite && f.report.completion_time_s.is_none() && f.sender.done() {
+            f.report.completion_time_s = Some((now - f.start).as_secs());
+            if f.source.is_none() {
+                net.unfinished -= 1;
+            }
+        }
+    }
+
+    /// The timers after the sender's work; a complete transfer retires.
+    #[inline(always)]
+    fn sync_timers(&mut self, fid: usize, net: &mut Net) {
+        let f = &mut self.flows[fid];
         f.sync_timer(fid, net);
         if f.sender.state.pacing_rate.is_some() || f.pace_at.is_some() {
             f.sync_pacing(fid, net);
@@ -704,7 +729,11 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Endpoint for Tcp<G, R> {
                 let f = &mut self.flows[fid];
                 f.sender
                     .on_ack_echo(now, ack, &p.sack_blocks(), Some(tsecr), &f.oracle, &mut out);
-                self.after_sender(now, fid, &mut out, net);
+                if out.is_empty() {
+                    self.after_quiet_sender(now, fid, net);
+                } else {
+                    self.after_sender(now, fid, &mut out, net);
+                }
                 self.out = out;
             }
             Kind::Udp { .. } => unreachable!("a datagram on a TCP route"),
