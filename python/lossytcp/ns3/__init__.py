@@ -1,10 +1,12 @@
 """ns-3 3.37 (Debian ``libns3-dev``) runs of one :func:`lossytcp.simulate` scenario, for
 ``lossytcp crosscheck ns3``.
 
-The ns-3 side is one C++ program, ``crosscheck.cc`` beside this module, compiled once per
-machine against the installed ns-3 (pkg-config) into ``$XDG_CACHE_HOME/lossytcp`` (or
-``~/.cache/lossytcp``) under a name keyed by its source, and run once per seed in its own
-process group (killed with this process: :mod:`lossytcp.ns2.run`'s helpers).
+The ns-3 side is one C++ program, ``crosscheck.cc`` beside this module with the set-up it
+shares with ``bench/ns3/lossytcp-bench.cc`` in ``lossytcp_ns3.h`` (both shipped in the
+package), compiled once per machine against the installed ns-3 (pkg-config) into
+``$XDG_CACHE_HOME/lossytcp`` (or ``~/.cache/lossytcp``) under a name keyed by its sources
+(:func:`source_digest`), and run once per seed in its own process group (killed with this
+process: :mod:`lossytcp.ns2.run`'s helpers).
 
 Mapping (what the engine's scenario becomes in ns-3): one point-to-point link, ``rate_bps``,
 one-way delay ``rtt_s / 2`` each way, a DropTail device queue of ``queue_packets`` and no
@@ -51,12 +53,14 @@ from ..sim import RunMetrics
 from ..variants import PARAMS, variant
 
 __all__ = ["NS3_INSTALL", "NOT_OBSERVABLE", "Ns3Error", "Ns3NotInstalled", "Ns3Report",
-           "Ns3Unsupported", "build_program", "ns3_arguments", "simulate_ns3"]
+           "Ns3Unsupported", "build_program", "ns3_arguments", "simulate_ns3", "source_digest"]
 
 NS3_INSTALL = "sudo apt-get install libns3-dev libgsl-dev g++ pkg-config   (Debian ns-3 3.37)"
 MODULES = ("ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point", "ns3-applications",
            "ns3-traffic-control")
 SOURCE = Path(__file__).with_name("crosscheck.cc")
+#: The set-up crosscheck.cc shares with bench/ns3/lossytcp-bench.cc (included by both).
+SHARED_HEADER = Path(__file__).with_name("lossytcp_ns3.h")
 #: Bytes of headers on a data packet besides the MSS (IPv4 20, TCP 20, PPP 2).
 HEADER_BYTES = 42
 #: Metrics ns-3's run does not give: NaN, never judged.
@@ -130,13 +134,21 @@ def _pkg_flags() -> list[str]:
     return p.stdout.split()
 
 
+def source_digest() -> str:
+    """SHA-256 of the program's sources (crosscheck.cc and the header it includes): what
+    the reference data records, and the key of the compiled program."""
+    h = hashlib.sha256()
+    for path in (SOURCE, SHARED_HEADER):
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
 def build_program(force: bool = False) -> Path:
     """The compiled ns-3 program (built once per source and machine, ~15 s)."""
     flags = _pkg_flags()
     if shutil.which("g++") is None:
         raise Ns3NotInstalled("g++ not found")
-    src = SOURCE.read_bytes()
-    key = hashlib.sha256(src + " ".join(flags).encode()).hexdigest()[:16]
+    key = hashlib.sha256((source_digest() + " ".join(flags)).encode()).hexdigest()[:16]
     exe = _cache_dir() / f"ns3-crosscheck-{key}"
     if exe.exists() and not force:
         return exe
