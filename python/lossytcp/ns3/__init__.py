@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
-from ..sim import RunMetrics
+from ..sim import RunCounts
 from ..variants import PARAMS, variant
 
 __all__ = ["NS3_INSTALL", "NOT_OBSERVABLE", "Ns3Error", "Ns3NotInstalled", "Ns3Report",
@@ -267,19 +267,12 @@ def _ns3_variants() -> list[str]:
     return [n for n, v in REGISTRY.items() if v.ns3 is not None]
 
 
-@dataclass(frozen=True)
-class Ns3Report(RunMetrics):
+@dataclass(frozen=True, kw_only=True)
+class Ns3Report(RunCounts):
     """One ns-3 run under the engine's metric names (NaN where ns-3 does not observe)."""
 
     variant: str
     seed: int
-    packets_sent: int
-    retransmissions: int
-    timeouts: int
-    fast_retransmits: int
-    packets_delivered: int
-    elapsed_s: float
-    capacity_pps: float
     cwnd_mean: float
     cwnd_p25: float
     cwnd_p50: float
@@ -287,13 +280,9 @@ class Ns3Report(RunMetrics):
     pacing_rate_mean_bps: float
     first_data_s: float
     wall_s: float
-    packets_received: float = math.nan
 
     def metric(self, name: str) -> float:
-        if name in NOT_OBSERVABLE:
-            return math.nan
-        x = getattr(self, name)
-        return math.nan if x is None else float(x)
+        return math.nan if name in NOT_OBSERVABLE else super().metric(name)
 
 
 def _run(exe: Path, args: list[str], timeout_s: float | None) -> tuple[str, float]:
