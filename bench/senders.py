@@ -44,6 +44,7 @@ cache misses (the lossy scenarios' larger windows), which the CPU times do.
     python bench/senders.py --callgrind [--duration 20] [--scenario ...]   # after
         cargo build --release --example run_scenario
     python bench/senders.py --ns3 [--duration 100] [--rounds 3]
+    python bench/senders.py --ns3 --callgrind [--duration 20]  # instructions, both sides
 
 With ``--ns3`` NewReno, SACK, CUBIC and BBR run in ns-3 3.37 (``lossytcp crosscheck ns3``'s
 program: TcpNewReno, TcpLinuxReno with SACK, TcpCubic, TcpBbr) and in the engine on one
@@ -54,6 +55,22 @@ calling thread's CPU time in ``run_json``; ns-3's is its process's CPU time (use
 from ``wait4``), which leaves out the machine's other load as the thread time does and
 counts the process start, a few ms. Printed: each side's fastest round per packet sent and
 the ratio ns-3 / engine.
+
+With ``--ns3 --callgrind`` both sides count instructions instead, a number the machine's
+load does not move (the CPU times of both sides are bimodal on 2 shared cores): the engine's
+scenario in ``run_scenario`` and ns-3's program (the same arguments as above) each under
+callgrind at ``--duration`` and at twice that, each side's cost the difference of its two
+instruction counts over the difference of its packets sent (which cancels the process start,
+ns-3's set-up and the handshake), and the ratio ns-3 / engine. Instructions are not time:
+they do not see cache misses, mispredicted branches and stalls, which the CPU times do, and
+ns-3 runs fewer instructions per ns than the engine, so its ratio in instructions is smaller
+than in CPU time (bench/README.md gives the CPU times). ns-3 under callgrind
+runs about 50x slower than natively: at the default ``--duration 20`` with ``--callgrind``
+(20 -> 40 s) the whole run took 15 minutes of wall time on 2 shared cores at load average
+5-6 (5 -> 10 s: 77 s of CPU, 5 minutes of wall time). ns-3 3.37's BBR times out again and
+again on this path (``python/lossytcp/ns3/README.md``): it sends few packets between the two
+durations (67 from 20 to 40 s), so its cost per packet is mostly its timers' and its row
+is not a comparison of like with like.
 """
 
 from __future__ import annotations
@@ -133,18 +150,23 @@ def measure(name: str, duration_s: float, rounds: int, variants=VARIANTS) -> dic
 RUN_SCENARIO = ROOT / "target" / "release" / "examples" / "run_scenario"
 
 
+def callgrind(argv: list[str]) -> tuple[int, str]:
+    """Instructions callgrind counts for one run of ``argv``, and what the program printed."""
+    with tempfile.TemporaryDirectory() as d:
+        p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/cg.out",
+                            *argv], capture_output=True, text=True, check=True)
+    m = re.search(r"Collected : (\d+)", p.stderr)
+    if m is None:
+        raise SystemExit(f"no instruction count in valgrind's output:\n{p.stderr[-2000:]}")
+    return int(m.group(1)), p.stdout
+
+
 def instructions(text: str) -> int:
     """Instructions callgrind counts for one run of ``run_scenario`` on the scenario JSON."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "scenario.json"
         path.write_text(text)
-        p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/cg.out",
-                            str(RUN_SCENARIO), str(path)], capture_output=True, text=True,
-                           check=True)
-    m = re.search(r"Collected : (\d+)", p.stderr)
-    if m is None:
-        raise SystemExit(f"no instruction count in valgrind's output:\n{p.stderr[-2000:]}")
-    return int(m.group(1))
+        return callgrind([str(RUN_SCENARIO), str(path)])[0]
 
 
 def measure_callgrind(name: str, duration_s: float, variants=VARIANTS) -> dict:
@@ -173,14 +195,24 @@ NS3_PATH = dict(rate_bps=10e6, rtt_s=0.1, packet_size_bytes=1000, window=1000,
 NS3_KNOBS = {"cubic": dict(cubic_rules="linux", cubic_slow_start="hystart")}
 
 
+def _ns3_kwargs(variant: str, duration_s: float) -> dict:
+    """simulate()'s keywords of the ``--ns3`` scenario, for both sides."""
+    return {**NS3_PATH, **NS3_KNOBS.get(variant, {}), "duration_s": duration_s}
+
+
+def _ns3_sent(text: str) -> int:
+    """Packets sent, from the ns-3 program's JSON line."""
+    return int(json.loads(next(ln for ln in text.splitlines() if ln.startswith("{")))
+               ["packets_sent"])
+
+
 def _ns3_cpu_s(variant: str, duration_s: float) -> tuple[float, int]:
     """ns-3's CPU seconds (user + system of its process) and packets sent for one run."""
     import os
 
     from lossytcp.ns3 import build_program, ns3_arguments
 
-    args, _ = ns3_arguments(variant, {**NS3_PATH, **NS3_KNOBS.get(variant, {}),
-                                      "duration_s": duration_s})
+    args, _ = ns3_arguments(variant, _ns3_kwargs(variant, duration_s))
     with tempfile.TemporaryFile("w+") as out:
         proc = subprocess.Popen([str(build_program()), *args], stdout=out,
                                 stderr=subprocess.STDOUT)
@@ -190,8 +222,7 @@ def _ns3_cpu_s(variant: str, duration_s: float) -> tuple[float, int]:
         text = out.read()
     if proc.returncode != 0:
         raise SystemExit(f"ns-3 failed ({proc.returncode}):\n{text[-2000:]}")
-    line = next(ln for ln in text.splitlines() if ln.startswith("{"))
-    return usage.ru_utime + usage.ru_stime, int(json.loads(line)["packets_sent"])
+    return usage.ru_utime + usage.ru_stime, _ns3_sent(text)
 
 
 def measure_ns3(duration_s: float, rounds: int) -> dict:
@@ -200,8 +231,7 @@ def measure_ns3(duration_s: float, rounds: int) -> dict:
 
     res = {}
     for v in MODERN:
-        text = json.dumps(build_scenario(v, duration_s=duration_s, **NS3_PATH,
-                                         **NS3_KNOBS.get(v, {})))
+        text = json.dumps(build_scenario(v, **_ns3_kwargs(v, duration_s)))
         eng, ns3 = [], []
         for _ in range(rounds):
             t0 = time.thread_time()
@@ -215,9 +245,40 @@ def measure_ns3(duration_s: float, rounds: int) -> dict:
     return res
 
 
+def measure_ns3_callgrind(duration_s: float) -> dict:
+    """Instructions per packet sent on the ``--ns3`` scenario, both sides under callgrind:
+    (I(2T) - I(T)) / (sent(2T) - sent(T)) for the engine's ``run_scenario`` and for ns-3's
+    program, and their ratio."""
+    from lossytcp import _sim
+    from lossytcp.ns3 import build_program, ns3_arguments
+    from lossytcp.sim import build_scenario
+
+    exe = str(build_program())
+    res = {}
+    for v in MODERN:
+        eng_i, eng_p, ns3_i, ns3_p = [], [], [], []
+        for d in (duration_s, 2 * duration_s):
+            kw = _ns3_kwargs(v, d)
+            text = json.dumps(build_scenario(v, **kw))
+            eng_i.append(instructions(text))
+            eng_p.append(json.loads(_sim.run_json(text))["flows"][0]["packets_sent"])
+            n, out = callgrind([exe, *ns3_arguments(v, kw)[0]])
+            ns3_i.append(n)
+            ns3_p.append(_ns3_sent(out))
+        eng = (eng_i[1] - eng_i[0]) / (eng_p[1] - eng_p[0])
+        ns3 = (ns3_i[1] - ns3_i[0]) / (ns3_p[1] - ns3_p[0])
+        res[v] = dict(engine_packets=eng_p[1] - eng_p[0], engine_instructions_per_packet=eng,
+                      ns3_packets=ns3_p[1] - ns3_p[0], ns3_instructions_per_packet=ns3,
+                      ns3_over_engine=ns3 / eng)
+        print(f"{v}: engine {eng:.0f}, ns-3 {ns3:.0f} instructions per packet",
+              file=sys.stderr, flush=True)
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--duration", type=float, default=1000.0, help="simulated seconds per run")
+    ap.add_argument("--duration", type=float, default=None,
+                    help="simulated seconds per run (1000; 20 with --ns3 --callgrind)")
     ap.add_argument("--rounds", type=int, default=11, help="runs of each variant")
     ap.add_argument("--scenario", default="all", choices=["same", "two-hop", "fast", "all"])
     ap.add_argument("--variants", default="paper003", choices=["paper003", "modern"],
@@ -229,29 +290,40 @@ def main() -> None:
     ap.add_argument("--ns3", action="store_true",
                     help="NewReno, SACK, CUBIC and BBR against ns-3 3.37 on one lossy link")
     a = ap.parse_args()
+    if a.duration is None:
+        a.duration = 20.0 if a.ns3 and a.callgrind else 1000.0
     if not a.duration > 0:
         ap.error(f"--duration = {a.duration}: simulated seconds, must be > 0")
     if a.rounds < 1:
         ap.error(f"--rounds = {a.rounds}: must be >= 1")
     names = ["same", "two-hop", "fast"] if a.scenario == "all" else [a.scenario]
+    if a.callgrind and (shutil.which("valgrind") is None or not RUN_SCENARIO.exists()):
+        raise SystemExit(f"--callgrind needs valgrind and {RUN_SCENARIO} (cargo build "
+                         "--release --example run_scenario)")
     if a.ns3:
-        res = measure_ns3(a.duration, a.rounds)
+        if a.callgrind:
+            res = measure_ns3_callgrind(a.duration)
+            how = (f"callgrind, {a.duration:g} -> {2 * a.duration:g} simulated s, "
+                   "instructions per packet sent")
+            unit, key = "instr/packet", "instructions_per_packet"
+        else:
+            res = measure_ns3(a.duration, a.rounds)
+            how = (f"{a.duration:g} simulated s, {a.rounds} rounds (fastest), CPU time per "
+                   "packet sent")
+            unit, key = "ns/packet", "ns_per_packet"
         if a.json:
             print(json.dumps(res, indent=1))
             return
-        print(f"\n10 Mb/s, RTT 100 ms, p = 1e-3: {a.duration:g} simulated s, {a.rounds} "
-              "rounds (fastest), CPU time per packet sent")
-        print(f"  {'variant':<10} {'engine pkts':>11} {'ns/packet':>10} {'ns-3 pkts':>10} "
-              f"{'ns/packet':>10} {'ns-3 / engine':>14}")
+        w = len(unit) + 1
+        print(f"\n10 Mb/s, RTT 100 ms, p = 1e-3: {how}")
+        print(f"  {'variant':<10} {'engine pkts':>11} {unit:>{w}} {'ns-3 pkts':>10} "
+              f"{unit:>{w}} {'ns-3 / engine':>14}")
         for v, r in res.items():
-            print(f"  {v:<10} {r['engine_packets']:>11} {r['engine_ns_per_packet']:>10.0f} "
-                  f"{r['ns3_packets']:>10} {r['ns3_ns_per_packet']:>10.0f} "
+            print(f"  {v:<10} {r['engine_packets']:>11} {r['engine_' + key]:>{w}.0f} "
+                  f"{r['ns3_packets']:>10} {r['ns3_' + key]:>{w}.0f} "
                   f"{r['ns3_over_engine']:>14.1f}")
         return
     if a.callgrind:
-        if shutil.which("valgrind") is None or not RUN_SCENARIO.exists():
-            raise SystemExit(f"--callgrind needs valgrind and {RUN_SCENARIO} (cargo build "
-                             "--release --example run_scenario)")
         variants = VARIANTS if a.variants == "paper003" else MODERN
         cg = {n: measure_callgrind(n, a.duration, variants) for n in names}
         if a.json:
