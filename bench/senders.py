@@ -44,7 +44,7 @@ cache misses (the lossy scenarios' larger windows), which the CPU times do.
     python bench/senders.py --callgrind [--duration 20] [--scenario ...]   # after
         cargo build --release --example run_scenario
     python bench/senders.py --ns3 [--duration 100] [--rounds 3]
-    python bench/senders.py --ns3 --callgrind [--duration 20]  # instructions, both sides
+    python bench/senders.py --ns3 --callgrind [--duration 20] [--cache-sim]  # both sides
 
 With ``--ns3`` NewReno, SACK, CUBIC and BBR run in ns-3 3.37 (``lossytcp crosscheck ns3``'s
 program: TcpNewReno, TcpLinuxReno with SACK, TcpCubic, TcpBbr) and in the engine on one
@@ -64,7 +64,11 @@ instruction counts over the difference of its packets sent (which cancels the pr
 ns-3's set-up and the handshake), and the ratio ns-3 / engine. Instructions are not time:
 they do not see cache misses, mispredicted branches and stalls, which the CPU times do, and
 ns-3 runs fewer instructions per ns than the engine, so its ratio in instructions is smaller
-than in CPU time (bench/README.md gives the CPU times). ns-3 under callgrind
+than in CPU time (bench/README.md gives the CPU times). ``--cache-sim`` adds callgrind's
+cycle estimate per packet (KCachegrind's CEst: instructions + 10 x (L1 misses + mispredicted
+branches) + 100 x last-level misses, from callgrind's simulation of the host's caches and a
+branch predictor), a model of time that the load does not move either: a model, not the
+machine's cycles (the VM has no hardware counters). ns-3 under callgrind
 runs about 50x slower than natively: at the default ``--duration 20`` with ``--callgrind``
 (20 -> 40 s) the whole run took 15 minutes of wall time on 2 shared cores at load average
 5-6 (5 -> 10 s: 77 s of CPU, 5 minutes of wall time). ns-3 3.37's BBR times out again and
@@ -84,6 +88,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,23 +155,44 @@ def measure(name: str, duration_s: float, rounds: int, variants=VARIANTS) -> dic
 RUN_SCENARIO = ROOT / "target" / "release" / "examples" / "run_scenario"
 
 
-def callgrind(argv: list[str]) -> tuple[int, str]:
-    """Instructions callgrind counts for one run of ``argv``, and what the program printed."""
+def callgrind(argv: list[str], cache_sim: bool = False) -> tuple[dict[str, int], str]:
+    """Callgrind's event totals for one run of ``argv`` (``Ir``, instructions; with
+    ``cache_sim`` also its simulated cache misses and mispredicted branches, ``I1mr`` ...
+    ``Bim``), and what the program printed."""
+    sim = ["--cache-sim=yes", "--branch-sim=yes"] if cache_sim else []
     with tempfile.TemporaryDirectory() as d:
-        p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/cg.out",
-                            *argv], capture_output=True, text=True, check=True)
-    m = re.search(r"Collected : (\d+)", p.stderr)
-    if m is None:
-        raise SystemExit(f"no instruction count in valgrind's output:\n{p.stderr[-2000:]}")
-    return int(m.group(1)), p.stdout
+        out = Path(d) / "cg.out"
+        p = subprocess.run(["valgrind", "--tool=callgrind", *sim,
+                            f"--callgrind-out-file={out}", *argv],
+                           capture_output=True, text=True, check=True)
+        text = out.read_text()
+    events = re.search(r"^events: (.*)$", text, re.M)
+    totals = re.search(r"^totals: (.*)$", text, re.M)
+    if events is None or totals is None:
+        raise SystemExit(f"no event totals in callgrind's output:\n{p.stderr[-2000:]}")
+    names, counts = events.group(1).split(), totals.group(1).split()
+    return dict(zip(names, map(int, counts), strict=True)), p.stdout
+
+
+def cycle_estimate(ev: Mapping[str, float]) -> float:
+    """Callgrind's cycle estimate (KCachegrind's CEst): Ir + 10 (L1 misses + mispredicted
+    branches) + 100 last-level misses, from a run with ``cache_sim``."""
+    l1 = ev["I1mr"] + ev["D1mr"] + ev["D1mw"]
+    return ev["Ir"] + 10 * (l1 + ev["Bcm"] + ev["Bim"]) + 100 * (ev["ILmr"] + ev["DLmr"]
+                                                                   + ev["DLmw"])
+
+
+def _run_scenario(text: str, cache_sim: bool = False) -> dict[str, int]:
+    """Callgrind's event totals for one run of ``run_scenario`` on the scenario JSON."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "scenario.json"
+        path.write_text(text)
+        return callgrind([str(RUN_SCENARIO), str(path)], cache_sim)[0]
 
 
 def instructions(text: str) -> int:
     """Instructions callgrind counts for one run of ``run_scenario`` on the scenario JSON."""
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "scenario.json"
-        path.write_text(text)
-        return callgrind([str(RUN_SCENARIO), str(path)])[0]
+    return _run_scenario(text)["Ir"]
 
 
 def measure_callgrind(name: str, duration_s: float, variants=VARIANTS) -> dict:
@@ -245,10 +271,10 @@ def measure_ns3(duration_s: float, rounds: int) -> dict:
     return res
 
 
-def measure_ns3_callgrind(duration_s: float) -> dict:
+def measure_ns3_callgrind(duration_s: float, cache_sim: bool = False) -> dict:
     """Instructions per packet sent on the ``--ns3`` scenario, both sides under callgrind:
     (I(2T) - I(T)) / (sent(2T) - sent(T)) for the engine's ``run_scenario`` and for ns-3's
-    program, and their ratio."""
+    program, and their ratio; with ``cache_sim`` the same for callgrind's cycle estimate."""
     from lossytcp import _sim
     from lossytcp.ns3 import build_program, ns3_arguments
     from lossytcp.sim import build_scenario
@@ -256,21 +282,29 @@ def measure_ns3_callgrind(duration_s: float) -> dict:
     exe = str(build_program())
     res = {}
     for v in MODERN:
-        eng_i, eng_p, ns3_i, ns3_p = [], [], [], []
+        runs: dict[str, list[tuple[dict[str, int], int]]] = {"engine": [], "ns3": []}
         for d in (duration_s, 2 * duration_s):
             kw = _ns3_kwargs(v, d)
             text = json.dumps(build_scenario(v, **kw))
-            eng_i.append(instructions(text))
-            eng_p.append(json.loads(_sim.run_json(text))["flows"][0]["packets_sent"])
-            n, out = callgrind([exe, *ns3_arguments(v, kw)[0]])
-            ns3_i.append(n)
-            ns3_p.append(_ns3_sent(out))
-        eng = (eng_i[1] - eng_i[0]) / (eng_p[1] - eng_p[0])
-        ns3 = (ns3_i[1] - ns3_i[0]) / (ns3_p[1] - ns3_p[0])
-        res[v] = dict(engine_packets=eng_p[1] - eng_p[0], engine_instructions_per_packet=eng,
-                      ns3_packets=ns3_p[1] - ns3_p[0], ns3_instructions_per_packet=ns3,
-                      ns3_over_engine=ns3 / eng)
-        print(f"{v}: engine {eng:.0f}, ns-3 {ns3:.0f} instructions per packet",
+            sent = json.loads(_sim.run_json(text))["flows"][0]["packets_sent"]
+            runs["engine"].append((_run_scenario(text, cache_sim), sent))
+            ev, out = callgrind([exe, *ns3_arguments(v, kw)[0]], cache_sim)
+            runs["ns3"].append((ev, _ns3_sent(out)))
+        r: dict[str, float] = {}
+        for side, ((ev1, sent1), (ev2, sent2)) in runs.items():
+            per = {k: (ev2[k] - ev1[k]) / (sent2 - sent1) for k in ev1}
+            r[f"{side}_packets"] = sent2 - sent1
+            r[f"{side}_instructions_per_packet"] = per["Ir"]
+            if cache_sim:
+                r[f"{side}_cycle_estimate_per_packet"] = cycle_estimate(per)
+        r["ns3_over_engine"] = (r["ns3_instructions_per_packet"]
+                                / r["engine_instructions_per_packet"])
+        if cache_sim:
+            r["ns3_over_engine_cycle_estimate"] = (r["ns3_cycle_estimate_per_packet"]
+                                                   / r["engine_cycle_estimate_per_packet"])
+        res[v] = r
+        print(f"{v}: engine {r['engine_instructions_per_packet']:.0f}, ns-3 "
+              f"{r['ns3_instructions_per_packet']:.0f} instructions per packet",
               file=sys.stderr, flush=True)
     return res
 
@@ -287,6 +321,9 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--callgrind", action="store_true",
                     help="count instructions under valgrind instead of timing")
+    ap.add_argument("--cache-sim", action="store_true",
+                    help="with --ns3 --callgrind: also callgrind's cycle estimate (its cache "
+                         "and branch simulation, about twice as slow)")
     ap.add_argument("--ns3", action="store_true",
                     help="NewReno, SACK, CUBIC and BBR against ns-3 3.37 on one lossy link")
     a = ap.parse_args()
@@ -300,28 +337,33 @@ def main() -> None:
     if a.callgrind and (shutil.which("valgrind") is None or not RUN_SCENARIO.exists()):
         raise SystemExit(f"--callgrind needs valgrind and {RUN_SCENARIO} (cargo build "
                          "--release --example run_scenario)")
+    if a.cache_sim and not (a.ns3 and a.callgrind):
+        ap.error("--cache-sim goes with --ns3 --callgrind")
     if a.ns3:
         if a.callgrind:
-            res = measure_ns3_callgrind(a.duration)
-            how = (f"callgrind, {a.duration:g} -> {2 * a.duration:g} simulated s, "
-                   "instructions per packet sent")
-            unit, key = "instr/packet", "instructions_per_packet"
+            res = measure_ns3_callgrind(a.duration, a.cache_sim)
+            how = f"callgrind, {a.duration:g} -> {2 * a.duration:g} simulated s"
+            tables = [(f"{how}, instructions per packet sent", "instr/packet",
+                       "instructions_per_packet", "ns3_over_engine")]
+            if a.cache_sim:
+                tables.append((f"{how}, callgrind's cycle estimate per packet sent",
+                               "CEst/packet", "cycle_estimate_per_packet",
+                               "ns3_over_engine_cycle_estimate"))
         else:
             res = measure_ns3(a.duration, a.rounds)
-            how = (f"{a.duration:g} simulated s, {a.rounds} rounds (fastest), CPU time per "
-                   "packet sent")
-            unit, key = "ns/packet", "ns_per_packet"
+            tables = [(f"{a.duration:g} simulated s, {a.rounds} rounds (fastest), CPU time "
+                       "per packet sent", "ns/packet", "ns_per_packet", "ns3_over_engine")]
         if a.json:
             print(json.dumps(res, indent=1))
             return
-        w = len(unit) + 1
-        print(f"\n10 Mb/s, RTT 100 ms, p = 1e-3: {how}")
-        print(f"  {'variant':<10} {'engine pkts':>11} {unit:>{w}} {'ns-3 pkts':>10} "
-              f"{unit:>{w}} {'ns-3 / engine':>14}")
-        for v, r in res.items():
-            print(f"  {v:<10} {r['engine_packets']:>11} {r['engine_' + key]:>{w}.0f} "
-                  f"{r['ns3_packets']:>10} {r['ns3_' + key]:>{w}.0f} "
-                  f"{r['ns3_over_engine']:>14.1f}")
+        for how, unit, key, ratio in tables:
+            w = len(unit) + 1
+            print(f"\n10 Mb/s, RTT 100 ms, p = 1e-3: {how}")
+            print(f"  {'variant':<10} {'engine pkts':>11} {unit:>{w}} {'ns-3 pkts':>10} "
+                  f"{unit:>{w}} {'ns-3 / engine':>14}")
+            for v, r in res.items():
+                print(f"  {v:<10} {r['engine_packets']:>11} {r['engine_' + key]:>{w}.0f} "
+                      f"{r['ns3_packets']:>10} {r['ns3_' + key]:>{w}.0f} {r[ratio]:>14.1f}")
         return
     if a.callgrind:
         variants = VARIANTS if a.variants == "paper003" else MODERN
