@@ -71,10 +71,11 @@ branch predictor), a model of time that the load does not move either: a model, 
 machine's cycles (the VM has no hardware counters). ns-3 under callgrind
 runs about 50x slower than natively: at the default ``--duration 20`` with ``--callgrind``
 (20 -> 40 s) the whole run took 15 minutes of wall time on 2 shared cores at load average
-5-6 (5 -> 10 s: 77 s of CPU, 5 minutes of wall time). ns-3 3.37's BBR times out again and
-again on this path (``python/lossytcp/ns3/README.md``): it sends few packets between the two
-durations (67 from 20 to 40 s), so its cost per packet is mostly its timers' and its row
-is not a comparison of like with like.
+5-6, 24 minutes with ``--cache-sim`` at 4-5 (5 -> 10 s: 77 s of CPU, 5 minutes of wall
+time); the instruction counts were the same to the unit in both runs. ns-3 3.37's BBR
+times out again and again on this path (``python/lossytcp/ns3/README.md``): it sends few
+packets between the two durations (67 from 20 to 40 s), so its cost per packet is mostly its
+timers' and its row is not a comparison of like with like.
 """
 
 from __future__ import annotations
