@@ -44,6 +44,7 @@ cache misses (the lossy scenarios' larger windows), which the CPU times do.
     python bench/senders.py --callgrind [--duration 20] [--scenario ...]   # after
         cargo build --release --example run_scenario
     python bench/senders.py --ns3 [--duration 100] [--rounds 3]
+    python bench/senders.py --ns3 --callgrind [--duration 20] [--cache-sim]  # both sides
 
 With ``--ns3`` NewReno, SACK, CUBIC and BBR run in ns-3 3.37 (``lossytcp crosscheck ns3``'s
 program: TcpNewReno, TcpLinuxReno with SACK, TcpCubic, TcpBbr) and in the engine on one
@@ -54,6 +55,27 @@ calling thread's CPU time in ``run_json``; ns-3's is its process's CPU time (use
 from ``wait4``), which leaves out the machine's other load as the thread time does and
 counts the process start, a few ms. Printed: each side's fastest round per packet sent and
 the ratio ns-3 / engine.
+
+With ``--ns3 --callgrind`` both sides count instructions instead, a number the machine's
+load does not move (the CPU times of both sides are bimodal on 2 shared cores): the engine's
+scenario in ``run_scenario`` and ns-3's program (the same arguments as above) each under
+callgrind at ``--duration`` and at twice that, each side's cost the difference of its two
+instruction counts over the difference of its packets sent (which cancels the process start,
+ns-3's set-up and the handshake), and the ratio ns-3 / engine. Instructions are not time:
+they do not see cache misses, mispredicted branches and stalls, which the CPU times do, and
+ns-3 runs fewer instructions per ns than the engine, so its ratio in instructions is smaller
+than in CPU time (bench/README.md gives the CPU times). ``--cache-sim`` adds callgrind's
+cycle estimate per packet (KCachegrind's CEst: instructions + 10 x (L1 misses + mispredicted
+branches) + 100 x last-level misses, from callgrind's simulation of the host's caches and a
+branch predictor), a model of time that the load does not move either: a model, not the
+machine's cycles (the VM has no hardware counters). ns-3 under callgrind
+runs about 50x slower than natively: at the default ``--duration 20`` with ``--callgrind``
+(20 -> 40 s) the whole run took 15 minutes of wall time on 2 shared cores at load average
+5-6, 24 minutes with ``--cache-sim`` at 4-5 (5 -> 10 s: 77 s of CPU, 5 minutes of wall
+time); the instruction counts were the same to the unit in both runs. ns-3 3.37's BBR
+times out again and again on this path (``python/lossytcp/ns3/README.md``): it sends few
+packets between the two durations (67 from 20 to 40 s), so its cost per packet is mostly its
+timers' and its row is not a comparison of like with like.
 """
 
 from __future__ import annotations
@@ -67,6 +89,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,18 +156,44 @@ def measure(name: str, duration_s: float, rounds: int, variants=VARIANTS) -> dic
 RUN_SCENARIO = ROOT / "target" / "release" / "examples" / "run_scenario"
 
 
-def instructions(text: str) -> int:
-    """Instructions callgrind counts for one run of ``run_scenario`` on the scenario JSON."""
+def callgrind(argv: list[str], cache_sim: bool = False) -> tuple[dict[str, int], str]:
+    """Callgrind's event totals for one run of ``argv`` (``Ir``, instructions; with
+    ``cache_sim`` also its simulated cache misses and mispredicted branches, ``I1mr`` ...
+    ``Bim``), and what the program printed."""
+    sim = ["--cache-sim=yes", "--branch-sim=yes"] if cache_sim else []
+    with tempfile.TemporaryDirectory() as d:
+        out = Path(d) / "cg.out"
+        p = subprocess.run(["valgrind", "--tool=callgrind", *sim,
+                            f"--callgrind-out-file={out}", *argv],
+                           capture_output=True, text=True, check=True)
+        text = out.read_text()
+    events = re.search(r"^events: (.*)$", text, re.M)
+    totals = re.search(r"^totals: (.*)$", text, re.M)
+    if events is None or totals is None:
+        raise SystemExit(f"no event totals in callgrind's output:\n{p.stderr[-2000:]}")
+    names, counts = events.group(1).split(), totals.group(1).split()
+    return dict(zip(names, map(int, counts), strict=True)), p.stdout
+
+
+def cycle_estimate(ev: Mapping[str, float]) -> float:
+    """Callgrind's cycle estimate (KCachegrind's CEst): Ir + 10 (L1 misses + mispredicted
+    branches) + 100 last-level misses, from a run with ``cache_sim``."""
+    l1 = ev["I1mr"] + ev["D1mr"] + ev["D1mw"]
+    return ev["Ir"] + 10 * (l1 + ev["Bcm"] + ev["Bim"]) + 100 * (ev["ILmr"] + ev["DLmr"]
+                                                                   + ev["DLmw"])
+
+
+def _run_scenario(text: str, cache_sim: bool = False) -> dict[str, int]:
+    """Callgrind's event totals for one run of ``run_scenario`` on the scenario JSON."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "scenario.json"
         path.write_text(text)
-        p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/cg.out",
-                            str(RUN_SCENARIO), str(path)], capture_output=True, text=True,
-                           check=True)
-    m = re.search(r"Collected : (\d+)", p.stderr)
-    if m is None:
-        raise SystemExit(f"no instruction count in valgrind's output:\n{p.stderr[-2000:]}")
-    return int(m.group(1))
+        return callgrind([str(RUN_SCENARIO), str(path)], cache_sim)[0]
+
+
+def instructions(text: str) -> int:
+    """Instructions callgrind counts for one run of ``run_scenario`` on the scenario JSON."""
+    return _run_scenario(text)["Ir"]
 
 
 def measure_callgrind(name: str, duration_s: float, variants=VARIANTS) -> dict:
@@ -173,14 +222,24 @@ NS3_PATH = dict(rate_bps=10e6, rtt_s=0.1, packet_size_bytes=1000, window=1000,
 NS3_KNOBS = {"cubic": dict(cubic_rules="linux", cubic_slow_start="hystart")}
 
 
+def _ns3_kwargs(variant: str, duration_s: float) -> dict:
+    """simulate()'s keywords of the ``--ns3`` scenario, for both sides."""
+    return {**NS3_PATH, **NS3_KNOBS.get(variant, {}), "duration_s": duration_s}
+
+
+def _ns3_sent(text: str) -> int:
+    """Packets sent, from the ns-3 program's JSON line."""
+    return int(json.loads(next(ln for ln in text.splitlines() if ln.startswith("{")))
+               ["packets_sent"])
+
+
 def _ns3_cpu_s(variant: str, duration_s: float) -> tuple[float, int]:
     """ns-3's CPU seconds (user + system of its process) and packets sent for one run."""
     import os
 
     from lossytcp.ns3 import build_program, ns3_arguments
 
-    args, _ = ns3_arguments(variant, {**NS3_PATH, **NS3_KNOBS.get(variant, {}),
-                                      "duration_s": duration_s})
+    args, _ = ns3_arguments(variant, _ns3_kwargs(variant, duration_s))
     with tempfile.TemporaryFile("w+") as out:
         proc = subprocess.Popen([str(build_program()), *args], stdout=out,
                                 stderr=subprocess.STDOUT)
@@ -190,8 +249,7 @@ def _ns3_cpu_s(variant: str, duration_s: float) -> tuple[float, int]:
         text = out.read()
     if proc.returncode != 0:
         raise SystemExit(f"ns-3 failed ({proc.returncode}):\n{text[-2000:]}")
-    line = next(ln for ln in text.splitlines() if ln.startswith("{"))
-    return usage.ru_utime + usage.ru_stime, int(json.loads(line)["packets_sent"])
+    return usage.ru_utime + usage.ru_stime, _ns3_sent(text)
 
 
 def measure_ns3(duration_s: float, rounds: int) -> dict:
@@ -200,8 +258,7 @@ def measure_ns3(duration_s: float, rounds: int) -> dict:
 
     res = {}
     for v in MODERN:
-        text = json.dumps(build_scenario(v, duration_s=duration_s, **NS3_PATH,
-                                         **NS3_KNOBS.get(v, {})))
+        text = json.dumps(build_scenario(v, **_ns3_kwargs(v, duration_s)))
         eng, ns3 = [], []
         for _ in range(rounds):
             t0 = time.thread_time()
@@ -215,9 +272,48 @@ def measure_ns3(duration_s: float, rounds: int) -> dict:
     return res
 
 
+def measure_ns3_callgrind(duration_s: float, cache_sim: bool = False) -> dict:
+    """Instructions per packet sent on the ``--ns3`` scenario, both sides under callgrind:
+    (I(2T) - I(T)) / (sent(2T) - sent(T)) for the engine's ``run_scenario`` and for ns-3's
+    program, and their ratio; with ``cache_sim`` the same for callgrind's cycle estimate."""
+    from lossytcp import _sim
+    from lossytcp.ns3 import build_program, ns3_arguments
+    from lossytcp.sim import build_scenario
+
+    exe = str(build_program())
+    res = {}
+    for v in MODERN:
+        runs: dict[str, list[tuple[dict[str, int], int]]] = {"engine": [], "ns3": []}
+        for d in (duration_s, 2 * duration_s):
+            kw = _ns3_kwargs(v, d)
+            text = json.dumps(build_scenario(v, **kw))
+            sent = json.loads(_sim.run_json(text))["flows"][0]["packets_sent"]
+            runs["engine"].append((_run_scenario(text, cache_sim), sent))
+            ev, out = callgrind([exe, *ns3_arguments(v, kw)[0]], cache_sim)
+            runs["ns3"].append((ev, _ns3_sent(out)))
+        r: dict[str, float] = {}
+        for side, ((ev1, sent1), (ev2, sent2)) in runs.items():
+            per = {k: (ev2[k] - ev1[k]) / (sent2 - sent1) for k in ev1}
+            r[f"{side}_packets"] = sent2 - sent1
+            r[f"{side}_instructions_per_packet"] = per["Ir"]
+            if cache_sim:
+                r[f"{side}_cycle_estimate_per_packet"] = cycle_estimate(per)
+        r["ns3_over_engine"] = (r["ns3_instructions_per_packet"]
+                                / r["engine_instructions_per_packet"])
+        if cache_sim:
+            r["ns3_over_engine_cycle_estimate"] = (r["ns3_cycle_estimate_per_packet"]
+                                                   / r["engine_cycle_estimate_per_packet"])
+        res[v] = r
+        print(f"{v}: engine {r['engine_instructions_per_packet']:.0f}, ns-3 "
+              f"{r['ns3_instructions_per_packet']:.0f} instructions per packet",
+              file=sys.stderr, flush=True)
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--duration", type=float, default=1000.0, help="simulated seconds per run")
+    ap.add_argument("--duration", type=float, default=None,
+                    help="simulated seconds per run (1000; 20 with --ns3 --callgrind)")
     ap.add_argument("--rounds", type=int, default=11, help="runs of each variant")
     ap.add_argument("--scenario", default="all", choices=["same", "two-hop", "fast", "all"])
     ap.add_argument("--variants", default="paper003", choices=["paper003", "modern"],
@@ -226,32 +322,51 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--callgrind", action="store_true",
                     help="count instructions under valgrind instead of timing")
+    ap.add_argument("--cache-sim", action="store_true",
+                    help="with --ns3 --callgrind: also callgrind's cycle estimate (its cache "
+                         "and branch simulation, about twice as slow)")
     ap.add_argument("--ns3", action="store_true",
                     help="NewReno, SACK, CUBIC and BBR against ns-3 3.37 on one lossy link")
     a = ap.parse_args()
+    if a.duration is None:
+        a.duration = 20.0 if a.ns3 and a.callgrind else 1000.0
     if not a.duration > 0:
         ap.error(f"--duration = {a.duration}: simulated seconds, must be > 0")
     if a.rounds < 1:
         ap.error(f"--rounds = {a.rounds}: must be >= 1")
     names = ["same", "two-hop", "fast"] if a.scenario == "all" else [a.scenario]
+    if a.callgrind and (shutil.which("valgrind") is None or not RUN_SCENARIO.exists()):
+        raise SystemExit(f"--callgrind needs valgrind and {RUN_SCENARIO} (cargo build "
+                         "--release --example run_scenario)")
+    if a.cache_sim and not (a.ns3 and a.callgrind):
+        ap.error("--cache-sim goes with --ns3 --callgrind")
     if a.ns3:
-        res = measure_ns3(a.duration, a.rounds)
+        if a.callgrind:
+            res = measure_ns3_callgrind(a.duration, a.cache_sim)
+            how = f"callgrind, {a.duration:g} -> {2 * a.duration:g} simulated s"
+            tables = [(f"{how}, instructions per packet sent", "instr/packet",
+                       "instructions_per_packet", "ns3_over_engine")]
+            if a.cache_sim:
+                tables.append((f"{how}, callgrind's cycle estimate per packet sent",
+                               "CEst/packet", "cycle_estimate_per_packet",
+                               "ns3_over_engine_cycle_estimate"))
+        else:
+            res = measure_ns3(a.duration, a.rounds)
+            tables = [(f"{a.duration:g} simulated s, {a.rounds} rounds (fastest), CPU time "
+                       "per packet sent", "ns/packet", "ns_per_packet", "ns3_over_engine")]
         if a.json:
             print(json.dumps(res, indent=1))
             return
-        print(f"\n10 Mb/s, RTT 100 ms, p = 1e-3: {a.duration:g} simulated s, {a.rounds} "
-              "rounds (fastest), CPU time per packet sent")
-        print(f"  {'variant':<10} {'engine pkts':>11} {'ns/packet':>10} {'ns-3 pkts':>10} "
-              f"{'ns/packet':>10} {'ns-3 / engine':>14}")
-        for v, r in res.items():
-            print(f"  {v:<10} {r['engine_packets']:>11} {r['engine_ns_per_packet']:>10.0f} "
-                  f"{r['ns3_packets']:>10} {r['ns3_ns_per_packet']:>10.0f} "
-                  f"{r['ns3_over_engine']:>14.1f}")
+        for how, unit, key, ratio in tables:
+            w = len(unit) + 1
+            print(f"\n10 Mb/s, RTT 100 ms, p = 1e-3: {how}")
+            print(f"  {'variant':<10} {'engine pkts':>11} {unit:>{w}} {'ns-3 pkts':>10} "
+                  f"{unit:>{w}} {'ns-3 / engine':>14}")
+            for v, r in res.items():
+                print(f"  {v:<10} {r['engine_packets']:>11} {r['engine_' + key]:>{w}.0f} "
+                      f"{r['ns3_packets']:>10} {r['ns3_' + key]:>{w}.0f} {r[ratio]:>14.1f}")
         return
     if a.callgrind:
-        if shutil.which("valgrind") is None or not RUN_SCENARIO.exists():
-            raise SystemExit(f"--callgrind needs valgrind and {RUN_SCENARIO} (cargo build "
-                             "--release --example run_scenario)")
         variants = VARIANTS if a.variants == "paper003" else MODERN
         cg = {n: measure_callgrind(n, a.duration, variants) for n in names}
         if a.json:

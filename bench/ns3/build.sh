@@ -8,5 +8,7 @@ if ! pkg-config --exists $MODULES 2>/dev/null; then
     echo "ns-3 not found (apt-get install libns3-dev libgsl-dev); ns-3 benchmark skipped" >&2
     exit 1
 fi
-[ lossytcp-bench -nt lossytcp-bench.cc ] && exit 0
+# the set-up shared with `lossytcp crosscheck ns3`'s program, included by lossytcp-bench.cc
+SHARED=../../python/lossytcp/ns3/lossytcp_ns3.h
+[ lossytcp-bench -nt lossytcp-bench.cc ] && [ lossytcp-bench -nt "$SHARED" ] && exit 0
 g++ -O2 -std=c++17 lossytcp-bench.cc -o lossytcp-bench $(pkg-config --cflags --libs $MODULES)

@@ -96,6 +96,29 @@ class RunMetrics:
         return self.packets_sent / self.packets_delivered if self.packets_delivered else math.nan
 
 
+@dataclass(frozen=True, kw_only=True)
+class RunCounts(RunMetrics):
+    """The counters a run of one flow reports on any side of a cross-check, with the rates
+    :class:`RunMetrics` derives from them; ``packets_received`` NaN where a side does not count
+    it. One definition for :class:`lossytcp.cli._verdicts.FlowCounts` and
+    :class:`lossytcp.ns3.Ns3Report`. Keyword-only (as its subclasses), so that a subclass adds
+    fields with or without defaults after the one with a default here."""
+
+    packets_sent: int
+    retransmissions: int
+    timeouts: int
+    fast_retransmits: int
+    packets_delivered: int
+    elapsed_s: float
+    capacity_pps: float
+    packets_received: float = math.nan
+
+    def metric(self, name: str) -> float:
+        """A counter, rate or ratio by name; NaN for one that is None."""
+        x = getattr(self, name)
+        return math.nan if x is None else float(x)
+
+
 @record
 class SimReport(Record, RunMetrics):
     """One run of one flow. Rates are over ``elapsed_s`` (to the end of the run, or to the

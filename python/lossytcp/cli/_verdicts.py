@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..sim import RunMetrics
+from ..sim import RunCounts
 
 __all__ = ["EXIT_AGREE", "EXIT_BAD_INPUT", "EXIT_CRASH", "EXIT_DIFFER", "EXIT_INTERRUPTED",
            "EXIT_NO_REFERENCE", "EXIT_TERMINATED", "FlowCounts", "Quantity", "SECTIONS",
@@ -66,25 +66,13 @@ SECTIONS: dict[str, tuple[str, str | None, str]] = {
 
 # --- observations from per-flow counters --------------------------------------------------
 
-@dataclass(frozen=True)
-class FlowCounts(RunMetrics):
+@dataclass(frozen=True, kw_only=True)
+class FlowCounts(RunCounts):
     """One flow's counters as either side reports them (the rates derive from them as for
     the engine's reports; ``packets_received`` NaN where a side does not count it)."""
 
     label: str
-    packets_sent: int
-    retransmissions: int
-    timeouts: int
-    fast_retransmits: int
-    packets_delivered: int
-    elapsed_s: float
-    capacity_pps: float
     completion_time_s: float | None = None
-    packets_received: float = math.nan
-
-    def metric(self, name: str) -> float:
-        x = getattr(self, name)
-        return math.nan if x is None else float(x)
 
 
 #: Quantities of a network run: the aggregate's and each flow's (when there are several).

@@ -1,10 +1,12 @@
 """ns-3 3.37 (Debian ``libns3-dev``) runs of one :func:`lossytcp.simulate` scenario, for
 ``lossytcp crosscheck ns3``.
 
-The ns-3 side is one C++ program, ``crosscheck.cc`` beside this module, compiled once per
-machine against the installed ns-3 (pkg-config) into ``$XDG_CACHE_HOME/lossytcp`` (or
-``~/.cache/lossytcp``) under a name keyed by its source, and run once per seed in its own
-process group (killed with this process: :mod:`lossytcp.ns2.run`'s helpers).
+The ns-3 side is one C++ program, ``crosscheck.cc`` beside this module with the set-up it
+shares with ``bench/ns3/lossytcp-bench.cc`` in ``lossytcp_ns3.h`` (both shipped in the
+package), compiled once per machine against the installed ns-3 (pkg-config) into
+``$XDG_CACHE_HOME/lossytcp`` (or ``~/.cache/lossytcp``) under a name keyed by its sources
+(:func:`source_digest`), and run once per seed in its own process group (killed with this
+process: :mod:`lossytcp.ns2.run`'s helpers).
 
 Mapping (what the engine's scenario becomes in ns-3): one point-to-point link, ``rate_bps``,
 one-way delay ``rtt_s / 2`` each way, a DropTail device queue of ``queue_packets`` and no
@@ -47,16 +49,18 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
-from ..sim import RunMetrics
+from ..sim import RunCounts
 from ..variants import PARAMS, variant
 
 __all__ = ["NS3_INSTALL", "NOT_OBSERVABLE", "Ns3Error", "Ns3NotInstalled", "Ns3Report",
-           "Ns3Unsupported", "build_program", "ns3_arguments", "simulate_ns3"]
+           "Ns3Unsupported", "build_program", "ns3_arguments", "simulate_ns3", "source_digest"]
 
 NS3_INSTALL = "sudo apt-get install libns3-dev libgsl-dev g++ pkg-config   (Debian ns-3 3.37)"
 MODULES = ("ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point", "ns3-applications",
            "ns3-traffic-control")
 SOURCE = Path(__file__).with_name("crosscheck.cc")
+#: The set-up crosscheck.cc shares with bench/ns3/lossytcp-bench.cc (included by both).
+SHARED_HEADER = Path(__file__).with_name("lossytcp_ns3.h")
 #: Bytes of headers on a data packet besides the MSS (IPv4 20, TCP 20, PPP 2).
 HEADER_BYTES = 42
 #: Metrics ns-3's run does not give: NaN, never judged.
@@ -130,13 +134,21 @@ def _pkg_flags() -> list[str]:
     return p.stdout.split()
 
 
+def source_digest() -> str:
+    """SHA-256 of the program's sources (crosscheck.cc and the header it includes): what
+    the reference data records, and the key of the compiled program."""
+    h = hashlib.sha256()
+    for path in (SOURCE, SHARED_HEADER):
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
 def build_program(force: bool = False) -> Path:
     """The compiled ns-3 program (built once per source and machine, ~15 s)."""
     flags = _pkg_flags()
     if shutil.which("g++") is None:
         raise Ns3NotInstalled("g++ not found")
-    src = SOURCE.read_bytes()
-    key = hashlib.sha256(src + " ".join(flags).encode()).hexdigest()[:16]
+    key = hashlib.sha256((source_digest() + " ".join(flags)).encode()).hexdigest()[:16]
     exe = _cache_dir() / f"ns3-crosscheck-{key}"
     if exe.exists() and not force:
         return exe
@@ -255,19 +267,12 @@ def _ns3_variants() -> list[str]:
     return [n for n, v in REGISTRY.items() if v.ns3 is not None]
 
 
-@dataclass(frozen=True)
-class Ns3Report(RunMetrics):
+@dataclass(frozen=True, kw_only=True)
+class Ns3Report(RunCounts):
     """One ns-3 run under the engine's metric names (NaN where ns-3 does not observe)."""
 
     variant: str
     seed: int
-    packets_sent: int
-    retransmissions: int
-    timeouts: int
-    fast_retransmits: int
-    packets_delivered: int
-    elapsed_s: float
-    capacity_pps: float
     cwnd_mean: float
     cwnd_p25: float
     cwnd_p50: float
@@ -275,13 +280,9 @@ class Ns3Report(RunMetrics):
     pacing_rate_mean_bps: float
     first_data_s: float
     wall_s: float
-    packets_received: float = math.nan
 
     def metric(self, name: str) -> float:
-        if name in NOT_OBSERVABLE:
-            return math.nan
-        x = getattr(self, name)
-        return math.nan if x is None else float(x)
+        return math.nan if name in NOT_OBSERVABLE else super().metric(name)
 
 
 def _run(exe: Path, args: list[str], timeout_s: float | None) -> tuple[str, float]:

@@ -9,7 +9,6 @@ program's source digest. The engine's side is recomputed by the test.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
@@ -65,7 +64,7 @@ def main(only: list[str]) -> int:
             print(v, case, "done", flush=True)
     OUT.write_text(json.dumps({
         "ns3_version": version,
-        "program_sha256": hashlib.sha256(ns3.SOURCE.read_bytes()).hexdigest(),
+        "program_sha256": ns3.source_digest(),
         "path": PATH, "cases": CASES,
         "runs": sorted(rows, key=lambda r: (VARIANTS.index(r["variant"]),
                                             list(CASES).index(r["case"])))}, indent=1) + "\n")
