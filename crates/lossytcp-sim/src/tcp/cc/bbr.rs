@@ -122,6 +122,26 @@ fn to_f64(n: u64) -> f64 {
     n as i64 as f64
 }
 
+/// `bbr_bdp()` of one call site and the bandwidth and gain (their bits) it was computed from
+/// at the current RTprop: they change on few ACKs, the product's ceil costs a dozen
+/// instructions, and it is asked for on every ACK.
+#[derive(Clone, Copy, Debug)]
+struct BdpMemo {
+    bw: u64,
+    gain: u64,
+    bdp: u64,
+}
+
+/// No BDP kept (the bits of no computed rate or gain).
+const STALE_BDP: BdpMemo = BdpMemo {
+    bw: u64::MAX,
+    gain: u64::MAX,
+    bdp: 0,
+};
+/// The call sites that keep a BDP: the flight targets of the phase tests, the window.
+const PHASE_BDP: usize = 0;
+const CWND_BDP: usize = 1;
+
 #[derive(Clone, Debug)]
 pub struct Bbr {
     p: BbrParams,
@@ -135,6 +155,8 @@ pub struct Bbr {
     tso_rate_bits: u64,
     /// `ack_aggregation_cwnd()`'s cap and the bandwidth (its bits) it was computed from.
     extra_acked_cap: (u64, u64),
+    /// `bdp()` at `PHASE_BDP` and `CWND_BDP`, forgotten when RTprop changes.
+    bdp_memo: [BdpMemo; 2],
     rng: Rng,
     initialized: bool,
     pub(crate) mode: Mode,
@@ -187,6 +209,7 @@ impl Bbr {
             tso_goal: 1,
             tso_rate_bits: u64::MAX,
             extra_acked_cap: (u64::MAX, 0),
+            bdp_memo: [STALE_BDP; 2],
             rng: Rng::derive(seed, Stream::Plugin, 0),
             initialized: false,
             mode: Mode::Startup,
@@ -316,7 +339,23 @@ impl Bbr {
         }
     }
 
+    /// `bdp()` of call site `site`, computed again only when its inputs changed.
+    fn bdp_at(&mut self, site: usize, bw: f64, gain: f64) -> u64 {
+        let m = self.bdp_memo[site];
+        if m.bw == bw.to_bits() && m.gain == gain.to_bits() {
+            return m.bdp;
+        }
+        let bdp = self.bdp(bw, gain);
+        self.bdp_memo[site] = BdpMemo {
+            bw: bw.to_bits(),
+            gain: gain.to_bits(),
+            bdp,
+        };
+        bdp
+    }
+
     fn set_min_rtt(&mut self, r: Option<Dur>) {
+        self.bdp_memo = [STALE_BDP; 2];
         self.min_rtt = r;
         self.min_rtt_s = r.map_or(0.0, Dur::as_secs);
     }
@@ -332,9 +371,10 @@ impl Bbr {
         cwnd
     }
 
-    /// `bbr_inflight()`.
-    fn inflight(&self, bw: f64, gain: f64) -> u64 {
-        self.quantization_budget(self.bdp(bw, gain))
+    /// `bbr_inflight()` (for the phase tests).
+    fn inflight(&mut self, bw: f64, gain: f64) -> u64 {
+        let bdp = self.bdp_at(PHASE_BDP, bw, gain);
+        self.quantization_budget(bdp)
     }
 
     /// `bbr_packets_in_net_at_edt()`: what of `inflight_now` will still be in the network when
@@ -531,7 +571,7 @@ impl Bbr {
     }
 
     /// `bbr_is_next_cycle_phase()`.
-    fn is_next_cycle_phase(&self, s: &impl SenderView, ctx: &AckCtx) -> bool {
+    fn is_next_cycle_phase(&mut self, s: &impl SenderView, ctx: &AckCtx) -> bool {
         let full_length = self
             .min_rtt
             .is_some_and(|m| self.delivered_mstamp.since(self.cycle_mstamp) > m);
@@ -539,14 +579,14 @@ impl Bbr {
             return full_length;
         }
         // The flight at the next departure only where the answer depends on it.
-        let inflight = || self.packets_in_net_at_edt(s, ctx.now, ctx.prior_in_flight);
+        let inflight = |g: &Self| g.packets_in_net_at_edt(s, ctx.now, ctx.prior_in_flight);
         let bw = self.bw.get();
         if self.pacing_gain > 1.0 {
             // Probing: raise the flight to gain x BDP, unless losses say it will not fit.
             return full_length
-                && (ctx.losses > 0 || inflight() >= self.inflight(bw, self.pacing_gain));
+                && (ctx.losses > 0 || inflight(self) >= self.inflight(bw, self.pacing_gain));
         }
-        full_length || inflight() <= self.inflight(bw, 1.0)
+        full_length || inflight(self) <= self.inflight(bw, 1.0)
     }
 
     /// `bbr_check_full_bw_reached()`: three rounds without 25% more bandwidth.
@@ -568,12 +608,15 @@ impl Bbr {
     fn check_drain(&mut self, w: &mut Window, now: Time) {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.set_mode(now, Mode::Drain);
-            let target = self.inflight(self.bw.get(), 1.0);
+            let bw = self.bw.get();
+            let target = self.inflight(bw, 1.0);
             w.set_ssthresh(target as f64);
         }
         if self.mode == Mode::Drain
-            && self.packets_in_net_at_edt(w, now, w.in_flight())
-                <= self.inflight(self.bw.get(), 1.0)
+            && self.packets_in_net_at_edt(w, now, w.in_flight()) <= {
+                let bw = self.bw.get();
+                self.inflight(bw, 1.0)
+            }
         {
             // The queue Startup built is drained.
             self.reset_probe_bw_mode(now);
@@ -685,7 +728,7 @@ impl Bbr {
             let (c, conserving) = self.recover_or_restore(w, ctx);
             cwnd = c;
             if !conserving {
-                let mut target = self.bdp(bw, gain);
+                let mut target = self.bdp_at(CWND_BDP, bw, gain);
                 target += self.ack_aggregation_cwnd();
                 let target = to_f64(self.quantization_budget(target));
                 // Slow start up toward the target, or down to it once the pipe was full.
