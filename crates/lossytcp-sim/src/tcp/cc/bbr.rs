@@ -122,9 +122,10 @@ fn to_f64(n: u64) -> f64 {
     n as i64 as f64
 }
 
-/// `bbr_bdp()` of one call site and the bandwidth and gain (their bits) it was computed from
-/// at the current RTprop: they change on few ACKs, the product's ceil costs a dozen
-/// instructions, and it is asked for on every ACK.
+/// A flight target of one call site and the bandwidth and gain (their bits) it was computed
+/// from at the current RTprop (and, for `bbr_inflight()`, send quantum and phase): they
+/// change on few ACKs, the product's ceil costs a dozen instructions, and it is asked for on
+/// every ACK.
 #[derive(Clone, Copy, Debug)]
 struct BdpMemo {
     bw: u64,
@@ -138,7 +139,8 @@ const STALE_BDP: BdpMemo = BdpMemo {
     gain: u64::MAX,
     bdp: 0,
 };
-/// The call sites that keep a BDP: the flight targets of the phase tests, the window.
+/// The call sites that keep a target: `bbr_inflight()` of the phase tests, `bbr_bdp()` of the
+/// window.
 const PHASE_BDP: usize = 0;
 const CWND_BDP: usize = 1;
 
@@ -155,7 +157,8 @@ pub struct Bbr {
     tso_rate_bits: u64,
     /// `ack_aggregation_cwnd()`'s cap and the bandwidth (its bits) it was computed from.
     extra_acked_cap: (u64, u64),
-    /// `bdp()` at `PHASE_BDP` and `CWND_BDP`, forgotten when RTprop changes.
+    /// `inflight()` at `PHASE_BDP` (forgotten when RTprop, the send quantum, the mode or the
+    /// phase changes) and `bdp()` at `CWND_BDP` (when RTprop changes).
     bdp_memo: [BdpMemo; 2],
     rng: Rng,
     initialized: bool,
@@ -269,6 +272,7 @@ impl Bbr {
     }
 
     fn set_mode(&mut self, _now: Time, mode: Mode) {
+        self.bdp_memo[PHASE_BDP] = STALE_BDP;
         self.mode = mode;
     }
 
@@ -328,6 +332,7 @@ impl Bbr {
         if rate.to_bits() != self.tso_rate_bits {
             self.tso_rate_bits = rate.to_bits();
             self.tso_goal = Self::tso_segs_goal(s, rate);
+            self.bdp_memo[PHASE_BDP] = STALE_BDP;
         }
     }
 
@@ -339,13 +344,17 @@ impl Bbr {
         }
     }
 
-    /// `bdp()` of call site `site`, computed again only when its inputs changed.
+    /// `bdp()` (`CWND_BDP`) or `inflight()` (`PHASE_BDP`) of call site `site`, computed again
+    /// only when its inputs changed.
     fn bdp_at(&mut self, site: usize, bw: f64, gain: f64) -> u64 {
         let m = self.bdp_memo[site];
         if m.bw == bw.to_bits() && m.gain == gain.to_bits() {
             return m.bdp;
         }
-        let bdp = self.bdp(bw, gain);
+        let mut bdp = self.bdp(bw, gain);
+        if site == PHASE_BDP {
+            bdp = self.quantization_budget(bdp);
+        }
         self.bdp_memo[site] = BdpMemo {
             bw: bw.to_bits(),
             gain: gain.to_bits(),
@@ -373,8 +382,7 @@ impl Bbr {
 
     /// `bbr_inflight()` (for the phase tests).
     fn inflight(&mut self, bw: f64, gain: f64) -> u64 {
-        let bdp = self.bdp_at(PHASE_BDP, bw, gain);
-        self.quantization_budget(bdp)
+        self.bdp_at(PHASE_BDP, bw, gain)
     }
 
     /// `bbr_packets_in_net_at_edt()`: what of `inflight_now` will still be in the network when
@@ -392,11 +400,13 @@ impl Bbr {
         self.set_mode(now, Mode::ProbeBw);
         let r = (self.rng.next_u64() % CYCLE_RAND) as usize;
         self.cycle_idx = PACING_GAIN.len() - 1 - r;
+        self.bdp_memo[PHASE_BDP] = STALE_BDP;
         self.advance_cycle_phase();
     }
 
     fn advance_cycle_phase(&mut self) {
         self.cycle_idx = (self.cycle_idx + 1) % PACING_GAIN.len();
+        self.bdp_memo[PHASE_BDP] = STALE_BDP;
         self.cycle_mstamp = self.delivered_mstamp;
     }
 
