@@ -593,8 +593,13 @@ impl Bbr {
         let bw = self.bw.get();
         if self.pacing_gain > 1.0 {
             // Probing: raise the flight to gain x BDP, unless losses say it will not fit.
-            return full_length
-                && (ctx.losses > 0 || inflight(self) >= self.inflight(bw, self.pacing_gain));
+            if !full_length || ctx.losses > 0 {
+                return full_length;
+            }
+            let target = self.inflight(bw, self.pacing_gain);
+            // The flight at the next departure is at most the flight now plus the burst:
+            // below the target, when the next segment leaves does not matter.
+            return ctx.prior_in_flight + self.tso_goal >= target && inflight(self) >= target;
         }
         full_length || inflight(self) <= self.inflight(bw, 1.0)
     }
