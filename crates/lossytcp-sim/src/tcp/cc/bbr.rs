@@ -714,6 +714,10 @@ impl Bbr {
         let state = w.ca_state();
         let acked = ctx.newly_delivered;
         let mut cwnd = w.cwnd();
+        if ctx.losses == 0 && state == self.prev_ca_state && !self.packet_conservation {
+            // No loss, no change of state, no conservation: the window stands.
+            return (cwnd, false);
+        }
         // An ACK releases at most twice what it delivered: first take off what it found lost.
         if ctx.losses > 0 {
             cwnd = (cwnd - ctx.losses as f64).max(1.0);
