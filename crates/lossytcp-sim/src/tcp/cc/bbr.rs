@@ -179,6 +179,9 @@ pub struct Bbr {
     idle_restart: bool,
     pacing_gain: f64,
     cwnd_gain: f64,
+    /// The mode, the phase, or the long-term estimate's use changed, or the pacing gain was
+    /// set elsewhere, since `update_gains()` last ran: its gains are to be computed again.
+    gains_stale: bool,
     full_bw_reached: bool,
     full_bw_cnt: u32,
     full_bw: f64,
@@ -231,6 +234,7 @@ impl Bbr {
             idle_restart: false,
             pacing_gain: p.high_gain,
             cwnd_gain: p.high_gain,
+            gains_stale: true,
             full_bw_reached: false,
             full_bw_cnt: 0,
             full_bw: 0.0,
@@ -273,6 +277,7 @@ impl Bbr {
 
     fn set_mode(&mut self, _now: Time, mode: Mode) {
         self.bdp_memo[PHASE_BDP] = STALE_BDP;
+        self.gains_stale = true;
         self.mode = mode;
     }
 
@@ -401,12 +406,14 @@ impl Bbr {
         let r = (self.rng.next_u64() % CYCLE_RAND) as usize;
         self.cycle_idx = PACING_GAIN.len() - 1 - r;
         self.bdp_memo[PHASE_BDP] = STALE_BDP;
+        self.gains_stale = true;
         self.advance_cycle_phase();
     }
 
     fn advance_cycle_phase(&mut self) {
         self.cycle_idx = (self.cycle_idx + 1) % PACING_GAIN.len();
         self.bdp_memo[PHASE_BDP] = STALE_BDP;
+        self.gains_stale = true;
         self.cycle_mstamp = self.delivered_mstamp;
     }
 
@@ -435,6 +442,7 @@ impl Bbr {
     fn reset_lt_bw_sampling(&mut self, s: &impl SenderView, _now: Time) {
         self.lt_bw = 0.0;
         self.lt_use_bw = false;
+        self.gains_stale = true;
         self.lt_is_sampling = false;
         self.reset_lt_bw_sampling_interval(s);
     }
@@ -449,6 +457,7 @@ impl Bbr {
                 self.lt_bw = (bw + self.lt_bw) / 2.0;
                 self.lt_use_bw = true;
                 self.pacing_gain = 1.0;
+                self.gains_stale = true;
                 self.lt_rtt_cnt = 0;
                 return;
             }
@@ -689,7 +698,12 @@ impl Bbr {
         }
     }
 
+    /// `bbr_update_gains()`, computed again only when its inputs changed.
     fn update_gains(&mut self) {
+        if !self.gains_stale {
+            return;
+        }
+        self.gains_stale = false;
         let (pacing, cwnd) = match self.mode {
             Mode::Startup => (self.p.high_gain, self.p.high_gain),
             Mode::Drain => (self.drain_gain, self.p.high_gain),
