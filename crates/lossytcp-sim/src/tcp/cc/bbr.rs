@@ -144,6 +144,13 @@ const STALE_BDP: BdpMemo = BdpMemo {
 const PHASE_BDP: usize = 0;
 const CWND_BDP: usize = 1;
 
+/// `d.as_secs()` for a duration below 2^63 ns (292 years), through i64: one conversion
+/// instruction where u64 takes several, the same value.
+#[inline]
+fn secs(d: Dur) -> f64 {
+    to_f64(d.0) * 1e-9
+}
+
 #[derive(Clone, Debug)]
 pub struct Bbr {
     p: BbrParams,
@@ -561,7 +568,7 @@ impl Bbr {
             }
         }
         let epoch = self.delivered_mstamp.since(self.ack_epoch_mstamp);
-        let mut expected = to_u64(self.bw() * epoch.as_secs());
+        let mut expected = to_u64(self.bw() * secs(epoch));
         if self.ack_epoch_acked <= expected
             || self.ack_epoch_acked + ctx.newly_delivered >= ACK_EPOCH_ACKED_RESET
         {
