@@ -577,7 +577,15 @@ impl Bbr {
             expected = 0;
         }
         self.ack_epoch_acked = (self.ack_epoch_acked + ctx.newly_delivered).min(0xfffff);
-        let extra = (self.ack_epoch_acked - expected).min(to_u64(s.cwnd()));
+        let extra = self.ack_epoch_acked - expected;
+        // Capped by the window: an integer (at most 2^20) at most the window is at most its
+        // integer part, whose conversion is needed only when the cap may bind.
+        let cwnd = s.cwnd();
+        let extra = if to_f64(extra) <= cwnd {
+            extra
+        } else {
+            extra.min(to_u64(cwnd))
+        };
         let slot = &mut self.extra_acked[self.extra_acked_win_idx];
         *slot = (*slot).max(extra);
     }
