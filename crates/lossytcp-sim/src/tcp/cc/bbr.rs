@@ -157,6 +157,8 @@ pub struct Bbr {
     min_rtt_win: Dur,
     probe_rtt_dur: Dur,
     drain_gain: f64,
+    /// 1 - pacing_margin (the rate is set on every ACK).
+    pacing_keep: f64,
     /// `bbr_tso_segs_goal()` of the current pacing rate.
     tso_goal: u64,
     /// The pacing rate (its bits, 0 for none) `tso_goal` was computed from: the rate changes
@@ -219,6 +221,7 @@ impl Bbr {
             min_rtt_win: Dur::from_secs(p.min_rtt_win_s),
             probe_rtt_dur: Dur::from_secs(p.probe_rtt_s),
             drain_gain: Self::drain_gain_of(p.high_gain),
+            pacing_keep: 1.0 - p.pacing_margin,
             tso_goal: 1,
             tso_rate_bits: u64::MAX,
             extra_acked_cap: (u64::MAX, 0),
@@ -307,7 +310,7 @@ impl Bbr {
     }
 
     fn rate_with_margin(&self, bw: f64, gain: f64) -> f64 {
-        bw * gain * (1.0 - self.p.pacing_margin)
+        bw * gain * self.pacing_keep
     }
 
     fn set_pacing_rate(&mut self, w: &mut Window, bw: f64, gain: f64) {
