@@ -784,7 +784,9 @@ impl Bbr {
                 let target = to_f64(self.quantization_budget(target));
                 // Slow start up toward the target, or down to it once the pipe was full.
                 if self.full_bw_reached {
-                    cwnd = (cwnd + to_f64(acked)).min(target);
+                    // `(cwnd + acked).min(target)` (the target is never NaN) in one test.
+                    let grown = cwnd + to_f64(acked);
+                    cwnd = if grown <= target { grown } else { target };
                 } else if cwnd < target || w.delivered() < INIT_CWND {
                     cwnd += to_f64(acked);
                 }
