@@ -815,6 +815,7 @@ impl Growth for Bbr {
             CaEvent::TxStart { .. } if !self.initialized => {
                 let now = w.now();
                 self.init(w, now);
+                self.refresh_tso_goal(w);
             }
             CaEvent::TxStart { .. } if w.app_limited() => {
                 // `bbr_cwnd_event(CA_EVENT_TX_START)`: restarting from idle.
@@ -825,6 +826,7 @@ impl Growth for Bbr {
                 if self.mode == Mode::ProbeBw {
                     let bw = self.bw();
                     self.set_pacing_rate(w, bw, 1.0);
+                    self.refresh_tso_goal(w);
                 } else if self.mode == Mode::ProbeRtt {
                     let now = w.now();
                     self.check_probe_rtt_done(w, now);
@@ -875,11 +877,13 @@ impl Growth for Bbr {
     fn cong_control(&mut self, w: &mut Window, ctx: &AckCtx) {
         if !self.initialized {
             self.init(w, ctx.now);
+            self.refresh_tso_goal(w);
         }
         if ctx.newly_delivered > 0 {
             self.delivered_mstamp = ctx.now;
         }
-        self.refresh_tso_goal(w);
+        // (`tso_goal` is that of the pacing rate: only this plugin sets the rate, and it
+        // refreshes the goal wherever it does.)
         self.update_bw(w, ctx);
         self.update_ack_aggregation(w, ctx);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(w, ctx) {
