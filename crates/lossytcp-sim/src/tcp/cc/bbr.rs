@@ -122,10 +122,11 @@ fn to_f64(n: u64) -> f64 {
     n as i64 as f64
 }
 
-/// A flight target of one call site and the bandwidth and gain (their bits) it was computed
-/// from at the current RTprop (and, for `bbr_inflight()`, send quantum and phase): they
-/// change on few ACKs, the product's ceil costs a dozen instructions, and it is asked for on
-/// every ACK.
+/// A flight target of one call site and the bandwidth (its bits) it was computed from at the
+/// current RTprop and gains (and, for `bbr_inflight()`, send quantum and phase): they change
+/// on few ACKs, the product's ceil costs a dozen instructions, and it is asked for on every
+/// ACK. The gain of a call site changes only with the gains, which forget the targets; it is
+/// kept to check that in debug builds.
 #[derive(Clone, Copy, Debug)]
 struct BdpMemo {
     bw: u64,
@@ -363,7 +364,12 @@ impl Bbr {
     /// only when its inputs changed.
     fn bdp_at(&mut self, site: usize, bw: f64, gain: f64) -> u64 {
         let m = self.bdp_memo[site];
-        if m.bw == bw.to_bits() && m.gain == gain.to_bits() {
+        if m.bw == bw.to_bits() {
+            debug_assert_eq!(
+                m.gain,
+                gain.to_bits(),
+                "a target kept across a change of gain"
+            );
             return m.bdp;
         }
         let mut bdp = self.bdp(bw, gain);
@@ -467,6 +473,7 @@ impl Bbr {
                 self.lt_bw = (bw + self.lt_bw) / 2.0;
                 self.lt_use_bw = true;
                 self.pacing_gain = 1.0;
+                self.bdp_memo[PHASE_BDP] = STALE_BDP;
                 self.gains_stale = true;
                 self.lt_rtt_cnt = 0;
                 return;
@@ -722,6 +729,7 @@ impl Bbr {
             return;
         }
         self.gains_stale = false;
+        self.bdp_memo = [STALE_BDP; 2];
         let (pacing, cwnd) = match self.mode {
             Mode::Startup => (self.p.high_gain, self.p.high_gain),
             Mode::Drain => (self.drain_gain, self.p.high_gain),
