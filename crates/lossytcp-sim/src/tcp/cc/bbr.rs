@@ -292,7 +292,9 @@ impl Bbr {
         self.mode = mode;
     }
 
-    /// `bbr_init()`, at the first transmission.
+    /// `bbr_init()`, at the first transmission (cold, as the entry to ProbeBW: rare, and out
+    /// of `bbr_main()`'s code it leaves the per-ACK path fewer registers to save).
+    #[cold]
     fn init(&mut self, w: &mut Window, now: Time) {
         self.initialized = true;
         w.set_ssthresh(f64::INFINITY);
@@ -417,6 +419,7 @@ impl Bbr {
         packets_in_net_at_edt(s, now, inflight_now, self.bw(), burst)
     }
 
+    #[cold]
     fn reset_probe_bw_mode(&mut self, now: Time) {
         self.set_mode(now, Mode::ProbeBw);
         let r = (self.rng.next_u64() % CYCLE_RAND) as usize;
