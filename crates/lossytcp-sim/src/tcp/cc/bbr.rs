@@ -201,6 +201,8 @@ pub struct Bbr {
     delivered_mstamp: Time,
     // Long-term bandwidth.
     lt_is_sampling: bool,
+    /// `lt_use_bw || lt_is_sampling` (tested on every ACK).
+    lt_busy: bool,
     lt_rtt_cnt: u32,
     lt_use_bw: bool,
     lt_bw: f64,
@@ -253,6 +255,7 @@ impl Bbr {
             prior_cwnd: 0.0,
             delivered_mstamp: Time::ZERO,
             lt_is_sampling: false,
+            lt_busy: false,
             lt_rtt_cnt: 0,
             lt_use_bw: false,
             lt_bw: 0.0,
@@ -463,6 +466,7 @@ impl Bbr {
         self.lt_use_bw = false;
         self.gains_stale = true;
         self.lt_is_sampling = false;
+        self.lt_busy = false;
         self.reset_lt_bw_sampling_interval(s);
     }
 
@@ -475,6 +479,7 @@ impl Bbr {
                 // Policed: use the average of the two intervals.
                 self.lt_bw = (bw + self.lt_bw) / 2.0;
                 self.lt_use_bw = true;
+                self.lt_busy = true;
                 self.pacing_gain = 1.0;
                 self.bdp_memo[PHASE_BDP] = STALE_BDP;
                 self.gains_stale = true;
@@ -508,6 +513,7 @@ impl Bbr {
             }
             self.reset_lt_bw_sampling_interval(s);
             self.lt_is_sampling = true;
+            self.lt_busy = true;
         }
         if app_limited {
             self.reset_lt_bw_sampling(s, now);
@@ -556,7 +562,7 @@ impl Bbr {
             self.packet_conservation = false;
         }
         // (It returns at once unless it uses or samples a long-term rate, or this ACK lost.)
-        if self.p.lt_bw && (self.lt_use_bw || self.lt_is_sampling || ctx.losses > 0) {
+        if self.lt_busy || (ctx.losses > 0 && self.p.lt_bw) {
             self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
         }
         // An application-limited sample counts only if it raises the estimate.
