@@ -177,7 +177,9 @@ pub struct Bbr {
     min_rtt: Option<Dur>,
     /// `min_rtt` in seconds (read on every ACK).
     min_rtt_s: f64,
-    min_rtt_stamp: Time,
+    /// When RTprop was last refreshed (Linux's min_rtt_stamp) plus its window: when it
+    /// expires (tested on every ACK).
+    min_rtt_expiry: Time,
     probe_rtt_hold: ProbeRttHold,
     rtt_cnt: u64,
     next_rtt_delivered: u64,
@@ -235,7 +237,7 @@ impl Bbr {
             bw: MaxFilter::default(),
             min_rtt: None,
             min_rtt_s: 0.0,
-            min_rtt_stamp: Time::ZERO,
+            min_rtt_expiry: Time::ZERO + Dur::from_secs(p.min_rtt_win_s),
             probe_rtt_hold: ProbeRttHold::default(),
             rtt_cnt: 0,
             next_rtt_delivered: 0,
@@ -302,7 +304,7 @@ impl Bbr {
         self.initialized = true;
         w.set_ssthresh(f64::INFINITY);
         self.set_min_rtt(w.min_rtt());
-        self.min_rtt_stamp = now;
+        self.min_rtt_expiry = now + self.min_rtt_win;
         self.init_pacing_rate(w);
         self.ack_epoch_mstamp = now;
         self.cycle_mstamp = now;
@@ -686,7 +688,7 @@ impl Bbr {
         if !self.probe_rtt_hold.over(now) {
             return;
         }
-        self.min_rtt_stamp = now;
+        self.min_rtt_expiry = now + self.min_rtt_win;
         w.set_cwnd(w.cwnd().max(self.prior_cwnd));
         self.reset_mode(now);
     }
@@ -694,12 +696,11 @@ impl Bbr {
     /// `bbr_update_min_rtt()`: RTprop and ProbeRTT.
     fn update_min_rtt(&mut self, w: &mut Window, ctx: &AckCtx) {
         let now = ctx.now;
-        let win = self.min_rtt_win;
-        let expired = now > self.min_rtt_stamp + win;
+        let expired = now > self.min_rtt_expiry;
         if let Some(rtt) = ctx.rtt_sample {
             if self.min_rtt.is_none_or(|m| rtt < m) || expired {
                 self.set_min_rtt(Some(rtt));
-                self.min_rtt_stamp = now;
+                self.min_rtt_expiry = now + self.min_rtt_win;
             }
         }
         if self.p.probe_rtt_s > 0.0 && expired && !self.idle_restart && self.mode != Mode::ProbeRtt
