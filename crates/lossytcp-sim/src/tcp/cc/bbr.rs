@@ -185,6 +185,9 @@ pub struct Bbr {
     next_rtt_delivered: u64,
     round_start: bool,
     cycle_mstamp: Time,
+    /// `cycle_mstamp + min_rtt` (never without an RTprop): the phase has lasted its full
+    /// length once the delivery time is past it (tested on every ACK).
+    cycle_full_at: Time,
     pub(crate) cycle_idx: usize,
     prev_ca_state: CaState,
     packet_conservation: bool,
@@ -243,6 +246,7 @@ impl Bbr {
             next_rtt_delivered: 0,
             round_start: false,
             cycle_mstamp: Time::ZERO,
+            cycle_full_at: Time(u64::MAX),
             cycle_idx: 0,
             prev_ca_state: CaState::Open,
             packet_conservation: false,
@@ -308,6 +312,7 @@ impl Bbr {
         self.init_pacing_rate(w);
         self.ack_epoch_mstamp = now;
         self.cycle_mstamp = now;
+        self.set_cycle_full_at();
         self.reset_lt_bw_sampling(w, now);
         self.set_mode(now, Mode::Startup);
     }
@@ -395,6 +400,16 @@ impl Bbr {
         self.bdp_memo = [STALE_BDP; 2];
         self.min_rtt = r;
         self.min_rtt_s = r.map_or(0.0, Dur::as_secs);
+        self.set_cycle_full_at();
+    }
+
+    /// `cycle_full_at` for the phase's start and RTprop: `delivered_mstamp - cycle_mstamp >
+    /// min_rtt` (the difference saturating at 0) is `delivered_mstamp > cycle_full_at`, the
+    /// sum saturating at `Time(u64::MAX)`, which nothing is later than.
+    fn set_cycle_full_at(&mut self) {
+        self.cycle_full_at = self
+            .min_rtt
+            .map_or(Time(u64::MAX), |m| self.cycle_mstamp + m);
     }
 
     /// `bbr_quantization_budget()`: room for three bursts, an even window, and 2 more in the
@@ -439,6 +454,7 @@ impl Bbr {
         self.bdp_memo[PHASE_BDP] = STALE_BDP;
         self.gains_stale = true;
         self.cycle_mstamp = self.delivered_mstamp;
+        self.set_cycle_full_at();
     }
 
     fn reset_mode(&mut self, now: Time) {
@@ -627,9 +643,7 @@ impl Bbr {
 
     /// `bbr_is_next_cycle_phase()`.
     fn is_next_cycle_phase(&mut self, s: &impl SenderView, ctx: &AckCtx) -> bool {
-        let full_length = self
-            .min_rtt
-            .is_some_and(|m| self.delivered_mstamp.since(self.cycle_mstamp) > m);
+        let full_length = self.delivered_mstamp > self.cycle_full_at;
         if self.pacing_gain == 1.0 {
             return full_length;
         }
