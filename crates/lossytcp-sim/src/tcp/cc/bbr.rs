@@ -126,12 +126,14 @@ fn to_f64(n: u64) -> f64 {
 /// current RTprop and gains (and, for `bbr_inflight()`, send quantum and phase): they change
 /// on few ACKs, the product's ceil costs a dozen instructions, and it is asked for on every
 /// ACK. The gain of a call site changes only with the gains, which forget the targets; it is
-/// kept to check that in debug builds.
+/// kept to check that in debug builds. The window's site also keeps the cap of the
+/// ACK-aggregation allowance, 100 ms of the same bandwidth.
 #[derive(Clone, Copy, Debug)]
 struct BdpMemo {
     bw: u64,
     gain: u64,
     bdp: u64,
+    extra_acked_cap: u64,
 }
 
 /// No BDP kept (the bits of no computed rate or gain).
@@ -139,6 +141,7 @@ const STALE_BDP: BdpMemo = BdpMemo {
     bw: u64::MAX,
     gain: u64::MAX,
     bdp: 0,
+    extra_acked_cap: 0,
 };
 /// The call sites that keep a target: `bbr_inflight()` of the phase tests, `bbr_bdp()` of the
 /// window.
@@ -165,8 +168,6 @@ pub struct Bbr {
     /// The pacing rate (its bits, 0 for none) `tso_goal` was computed from: the rate changes
     /// on few ACKs, and the goal is asked for twice on every one.
     tso_rate_bits: u64,
-    /// `ack_aggregation_cwnd()`'s cap and the bandwidth (its bits) it was computed from.
-    extra_acked_cap: (u64, u64),
     /// `inflight()` at `PHASE_BDP` (forgotten when RTprop, the send quantum, the mode or the
     /// phase changes) and `bdp()` at `CWND_BDP` (when RTprop changes).
     bdp_memo: [BdpMemo; 2],
@@ -232,7 +233,6 @@ impl Bbr {
             pacing_keep: 1.0 - p.pacing_margin,
             tso_goal: 1,
             tso_rate_bits: u64::MAX,
-            extra_acked_cap: (u64::MAX, 0),
             bdp_memo: [STALE_BDP; 2],
             rng: Rng::derive(seed, Stream::Plugin, 0),
             initialized: false,
@@ -385,13 +385,17 @@ impl Bbr {
             return m.bdp;
         }
         let mut bdp = self.bdp(bw, gain);
+        let mut extra_acked_cap = 0;
         if site == PHASE_BDP {
             bdp = self.quantization_budget(bdp);
+        } else {
+            extra_acked_cap = (bw * EXTRA_ACKED_MAX.as_secs()) as u64;
         }
         self.bdp_memo[site] = BdpMemo {
             bw: bw.to_bits(),
             gain: gain.to_bits(),
             bdp,
+            extra_acked_cap,
         };
         bdp
     }
@@ -627,17 +631,12 @@ impl Bbr {
         *slot = (*slot).max(extra);
     }
 
-    /// `bbr_ack_aggregation_cwnd()`.
-    fn ack_aggregation_cwnd(&mut self) -> u64 {
+    /// `bbr_ack_aggregation_cwnd()`, with `cap` 100 ms of the estimate in use (kept with the
+    /// window's BDP, whose bandwidth it is).
+    fn ack_aggregation_cwnd(&self, cap: u64) -> u64 {
         if !self.p.extra_acked || !self.full_bw_reached {
             return 0;
         }
-        // 100 ms of the estimate, computed again only when the estimate changed.
-        let bw = self.bw();
-        if bw.to_bits() != self.extra_acked_cap.0 {
-            self.extra_acked_cap = (bw.to_bits(), (bw * EXTRA_ACKED_MAX.as_secs()) as u64);
-        }
-        let cap = self.extra_acked_cap.1;
         self.extra_acked[0].max(self.extra_acked[1]).min(cap)
     }
 
@@ -811,8 +810,9 @@ impl Bbr {
             let (c, conserving) = self.recover_or_restore(w, ctx);
             cwnd = c;
             if !conserving {
+                // (`bw` is `self.bw()`, the estimate the cap is of.)
                 let mut target = self.bdp_at(CWND_BDP, bw, gain);
-                target += self.ack_aggregation_cwnd();
+                target += self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
                 let target = to_f64(self.quantization_budget(target));
                 // Slow start up toward the target, or down to it once the pipe was full.
                 if self.full_bw_reached {
