@@ -596,7 +596,7 @@ impl Bbr {
 
     /// `bbr_update_ack_aggregation()`: the most data acknowledged beyond the estimate over
     /// an epoch, kept for two halves of 5 rounds.
-    fn update_ack_aggregation(&mut self, s: &impl SenderView, ctx: &AckCtx) {
+    fn update_ack_aggregation(&mut self, s: &impl SenderView, ctx: &AckCtx, bw: f64) {
         if !self.p.extra_acked || ctx.newly_delivered == 0 || ctx.rate.is_none() {
             return;
         }
@@ -609,7 +609,7 @@ impl Bbr {
             }
         }
         let epoch = self.delivered_mstamp.since(self.ack_epoch_mstamp);
-        let mut expected = to_u64(self.bw() * secs(epoch));
+        let mut expected = to_u64(bw * secs(epoch));
         if self.ack_epoch_acked <= expected
             || self.ack_epoch_acked + ctx.newly_delivered >= ACK_EPOCH_ACKED_RESET
         {
@@ -917,7 +917,9 @@ impl Growth for Bbr {
         // (`tso_goal` is that of the pacing rate: only this plugin sets the rate, and it
         // refreshes the goal wherever it does.)
         self.update_bw(w, ctx);
-        self.update_ack_aggregation(w, ctx);
+        // The estimate in use is final from here on: only update_bw() changes it.
+        let bw = self.bw();
+        self.update_ack_aggregation(w, ctx, bw);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(w, ctx) {
             self.advance_cycle_phase();
         }
@@ -925,7 +927,7 @@ impl Growth for Bbr {
         self.check_drain(w, ctx.now);
         self.update_min_rtt(w, ctx);
         self.update_gains();
-        let bw = self.bw();
+        debug_assert_eq!(bw.to_bits(), self.bw().to_bits());
         let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
         self.set_pacing_rate(w, bw, pacing);
         self.refresh_tso_goal(w);
