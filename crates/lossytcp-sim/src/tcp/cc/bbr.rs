@@ -716,7 +716,7 @@ impl Bbr {
                 self.min_rtt_expiry = now + self.min_rtt_win;
             }
         }
-        if self.p.probe_rtt_s > 0.0 && expired && !self.idle_restart && self.mode != Mode::ProbeRtt
+        if expired && self.p.probe_rtt_s > 0.0 && !self.idle_restart && self.mode != Mode::ProbeRtt
         {
             // Dip to the minimum window to drain the queue and measure RTprop afresh.
             self.set_mode(now, Mode::ProbeRtt);
