@@ -171,23 +171,49 @@ impl SendLog {
             self.first_sent_time = at;
             self.delivered_time = at;
         }
+        if self.slots[i].seq != seq {
+            // A first transmission (the common case): nothing of the slot's last segment
+            // carries over. In flight once it is out: new data is not outstanding yet.
+            self.slots[i] = Slot {
+                seq,
+                sent_at: at,
+                first_sent_at: at,
+                retransmitted: retransmission,
+                sacked: false,
+                lost: false,
+                lost_retransmitted: false,
+                tx_in_flight: self.acct.in_flight(outstanding) + u64::from(!retransmission),
+                tx_lost: self.acct.lost,
+                delivered: self.acct.delivered,
+                delivered_time: self.delivered_time,
+                first_sent_time: self.first_sent_time,
+                app_limited: self.acct.app_limited != 0,
+            };
+            return;
+        }
+        self.on_resend(i, at, retransmission, outstanding);
+    }
+
+    /// [`SendLog::on_send`] of a segment whose slot holds its earlier transmission: what it
+    /// was marked (lost, SACKed, retransmitted) carries over.
+    #[cold]
+    fn on_resend(&mut self, i: usize, at: Time, retransmission: bool, outstanding: u64) {
         let old = self.slots[i];
-        let same = old.seq == seq;
-        let lost = same && old.lost;
+        let lost = old.lost;
         // A retransmission of a segment marked lost is back in the network (retrans_out).
         let lost_retransmitted = lost && (retransmission || old.lost_retransmitted);
-        if lost_retransmitted && !(same && old.lost_retransmitted) {
+        if lost_retransmitted && !old.lost_retransmitted {
             self.acct.retrans_out += 1;
         }
-        // In flight once this one is out: new data is not outstanding yet; a retransmission
-        // is outstanding, and in flight either as not lost or through retrans_out.
+        // In flight once this one is out: a retransmission is outstanding, and in flight
+        // either as not lost or through retrans_out.
         let in_flight = self.acct.in_flight(outstanding) + u64::from(!retransmission);
         self.slots[i] = Slot {
-            seq,
+            seq: old.seq,
             sent_at: at,
-            first_sent_at: if same { old.first_sent_at } else { at },
-            retransmitted: retransmission || same && old.retransmitted,
-            sacked: same && old.sacked,
+            first_sent_at: old.first_sent_at,
+            retransmitted: retransmission || old.retransmitted,
+            sacked: old.sacked,
             lost,
             lost_retransmitted,
             tx_in_flight: in_flight,
@@ -365,7 +391,9 @@ impl SendLog {
         Some(RateSample {
             delivered,
             interval,
-            delivery_rate: delivered as f64 / interval.as_secs(),
+            // As `delivered as f64 / interval.as_secs()`, through i64: one conversion
+            // instruction each where u64 takes several (both below 2^63).
+            delivery_rate: delivered as i64 as f64 / (interval.0 as i64 as f64 * 1e-9),
             is_app_limited: p.app_limited,
             prior_delivered: p.delivered,
             rtt,

@@ -122,19 +122,55 @@ fn to_f64(n: u64) -> f64 {
     n as i64 as f64
 }
 
+/// A flight target of one call site and the bandwidth (its bits) it was computed from at the
+/// current RTprop and gains (and, for `bbr_inflight()`, send quantum and phase): they change
+/// on few ACKs, the product's ceil costs a dozen instructions, and it is asked for on every
+/// ACK. The gain of a call site changes only with the gains, which forget the targets; it is
+/// kept to check that in debug builds. The window's site also keeps the cap of the
+/// ACK-aggregation allowance, 100 ms of the same bandwidth.
+#[derive(Clone, Copy, Debug)]
+struct BdpMemo {
+    bw: u64,
+    gain: u64,
+    bdp: u64,
+    extra_acked_cap: u64,
+}
+
+/// No BDP kept (the bits of no computed rate or gain).
+const STALE_BDP: BdpMemo = BdpMemo {
+    bw: u64::MAX,
+    gain: u64::MAX,
+    bdp: 0,
+    extra_acked_cap: 0,
+};
+/// The call sites that keep a target: `bbr_inflight()` of the phase tests, `bbr_bdp()` of the
+/// window.
+const PHASE_BDP: usize = 0;
+const CWND_BDP: usize = 1;
+
+/// `d.as_secs()` for a duration below 2^63 ns (292 years), through i64: one conversion
+/// instruction where u64 takes several, the same value.
+#[inline]
+fn secs(d: Dur) -> f64 {
+    to_f64(d.0) * 1e-9
+}
+
 #[derive(Clone, Debug)]
 pub struct Bbr {
     p: BbrParams,
     min_rtt_win: Dur,
     probe_rtt_dur: Dur,
     drain_gain: f64,
+    /// 1 - pacing_margin (the rate is set on every ACK).
+    pacing_keep: f64,
     /// `bbr_tso_segs_goal()` of the current pacing rate.
     tso_goal: u64,
     /// The pacing rate (its bits, 0 for none) `tso_goal` was computed from: the rate changes
     /// on few ACKs, and the goal is asked for twice on every one.
     tso_rate_bits: u64,
-    /// `ack_aggregation_cwnd()`'s cap and the bandwidth (its bits) it was computed from.
-    extra_acked_cap: (u64, u64),
+    /// `inflight()` at `PHASE_BDP` (forgotten when RTprop, the send quantum, the mode or the
+    /// phase changes) and `bdp()` at `CWND_BDP` (when RTprop changes).
+    bdp_memo: [BdpMemo; 2],
     rng: Rng,
     initialized: bool,
     pub(crate) mode: Mode,
@@ -142,18 +178,26 @@ pub struct Bbr {
     min_rtt: Option<Dur>,
     /// `min_rtt` in seconds (read on every ACK).
     min_rtt_s: f64,
-    min_rtt_stamp: Time,
+    /// When RTprop was last refreshed (Linux's min_rtt_stamp) plus its window: when it
+    /// expires (tested on every ACK).
+    min_rtt_expiry: Time,
     probe_rtt_hold: ProbeRttHold,
     rtt_cnt: u64,
     next_rtt_delivered: u64,
     round_start: bool,
     cycle_mstamp: Time,
+    /// `cycle_mstamp + min_rtt` (never without an RTprop): the phase has lasted its full
+    /// length once the delivery time is past it (tested on every ACK).
+    cycle_full_at: Time,
     pub(crate) cycle_idx: usize,
     prev_ca_state: CaState,
     packet_conservation: bool,
     idle_restart: bool,
     pacing_gain: f64,
     cwnd_gain: f64,
+    /// The mode, the phase, or the long-term estimate's use changed, or the pacing gain was
+    /// set elsewhere, since `update_gains()` last ran: its gains are to be computed again.
+    gains_stale: bool,
     full_bw_reached: bool,
     full_bw_cnt: u32,
     full_bw: f64,
@@ -163,6 +207,8 @@ pub struct Bbr {
     delivered_mstamp: Time,
     // Long-term bandwidth.
     lt_is_sampling: bool,
+    /// `lt_use_bw || lt_is_sampling` (tested on every ACK).
+    lt_busy: bool,
     lt_rtt_cnt: u32,
     lt_use_bw: bool,
     lt_bw: f64,
@@ -184,27 +230,30 @@ impl Bbr {
             min_rtt_win: Dur::from_secs(p.min_rtt_win_s),
             probe_rtt_dur: Dur::from_secs(p.probe_rtt_s),
             drain_gain: Self::drain_gain_of(p.high_gain),
+            pacing_keep: 1.0 - p.pacing_margin,
             tso_goal: 1,
             tso_rate_bits: u64::MAX,
-            extra_acked_cap: (u64::MAX, 0),
+            bdp_memo: [STALE_BDP; 2],
             rng: Rng::derive(seed, Stream::Plugin, 0),
             initialized: false,
             mode: Mode::Startup,
             bw: MaxFilter::default(),
             min_rtt: None,
             min_rtt_s: 0.0,
-            min_rtt_stamp: Time::ZERO,
+            min_rtt_expiry: Time::ZERO + Dur::from_secs(p.min_rtt_win_s),
             probe_rtt_hold: ProbeRttHold::default(),
             rtt_cnt: 0,
             next_rtt_delivered: 0,
             round_start: false,
             cycle_mstamp: Time::ZERO,
+            cycle_full_at: Time(u64::MAX),
             cycle_idx: 0,
             prev_ca_state: CaState::Open,
             packet_conservation: false,
             idle_restart: false,
             pacing_gain: p.high_gain,
             cwnd_gain: p.high_gain,
+            gains_stale: true,
             full_bw_reached: false,
             full_bw_cnt: 0,
             full_bw: 0.0,
@@ -212,6 +261,7 @@ impl Bbr {
             prior_cwnd: 0.0,
             delivered_mstamp: Time::ZERO,
             lt_is_sampling: false,
+            lt_busy: false,
             lt_rtt_cnt: 0,
             lt_use_bw: false,
             lt_bw: 0.0,
@@ -246,18 +296,23 @@ impl Bbr {
     }
 
     fn set_mode(&mut self, _now: Time, mode: Mode) {
+        self.bdp_memo[PHASE_BDP] = STALE_BDP;
+        self.gains_stale = true;
         self.mode = mode;
     }
 
-    /// `bbr_init()`, at the first transmission.
+    /// `bbr_init()`, at the first transmission (cold, as the entry to ProbeBW: rare, and out
+    /// of `bbr_main()`'s code it leaves the per-ACK path fewer registers to save).
+    #[cold]
     fn init(&mut self, w: &mut Window, now: Time) {
         self.initialized = true;
         w.set_ssthresh(f64::INFINITY);
         self.set_min_rtt(w.min_rtt());
-        self.min_rtt_stamp = now;
+        self.min_rtt_expiry = now + self.min_rtt_win;
         self.init_pacing_rate(w);
         self.ack_epoch_mstamp = now;
         self.cycle_mstamp = now;
+        self.set_cycle_full_at();
         self.reset_lt_bw_sampling(w, now);
         self.set_mode(now, Mode::Startup);
     }
@@ -268,7 +323,7 @@ impl Bbr {
     }
 
     fn rate_with_margin(&self, bw: f64, gain: f64) -> f64 {
-        bw * gain * (1.0 - self.p.pacing_margin)
+        bw * gain * self.pacing_keep
     }
 
     fn set_pacing_rate(&mut self, w: &mut Window, bw: f64, gain: f64) {
@@ -305,6 +360,7 @@ impl Bbr {
         if rate.to_bits() != self.tso_rate_bits {
             self.tso_rate_bits = rate.to_bits();
             self.tso_goal = Self::tso_segs_goal(s, rate);
+            self.bdp_memo[PHASE_BDP] = STALE_BDP;
         }
     }
 
@@ -316,9 +372,48 @@ impl Bbr {
         }
     }
 
+    /// `bdp()` (`CWND_BDP`) or `inflight()` (`PHASE_BDP`) of call site `site`, computed again
+    /// only when its inputs changed.
+    fn bdp_at(&mut self, site: usize, bw: f64, gain: f64) -> u64 {
+        let m = self.bdp_memo[site];
+        if m.bw == bw.to_bits() {
+            debug_assert_eq!(
+                m.gain,
+                gain.to_bits(),
+                "a target kept across a change of gain"
+            );
+            return m.bdp;
+        }
+        let mut bdp = self.bdp(bw, gain);
+        let mut extra_acked_cap = 0;
+        if site == PHASE_BDP {
+            bdp = self.quantization_budget(bdp);
+        } else {
+            extra_acked_cap = (bw * EXTRA_ACKED_MAX.as_secs()) as u64;
+        }
+        self.bdp_memo[site] = BdpMemo {
+            bw: bw.to_bits(),
+            gain: gain.to_bits(),
+            bdp,
+            extra_acked_cap,
+        };
+        bdp
+    }
+
     fn set_min_rtt(&mut self, r: Option<Dur>) {
+        self.bdp_memo = [STALE_BDP; 2];
         self.min_rtt = r;
         self.min_rtt_s = r.map_or(0.0, Dur::as_secs);
+        self.set_cycle_full_at();
+    }
+
+    /// `cycle_full_at` for the phase's start and RTprop: `delivered_mstamp - cycle_mstamp >
+    /// min_rtt` (the difference saturating at 0) is `delivered_mstamp > cycle_full_at`, the
+    /// sum saturating at `Time(u64::MAX)`, which nothing is later than.
+    fn set_cycle_full_at(&mut self) {
+        self.cycle_full_at = self
+            .min_rtt
+            .map_or(Time(u64::MAX), |m| self.cycle_mstamp + m);
     }
 
     /// `bbr_quantization_budget()`: room for three bursts, an even window, and 2 more in the
@@ -332,9 +427,9 @@ impl Bbr {
         cwnd
     }
 
-    /// `bbr_inflight()`.
-    fn inflight(&self, bw: f64, gain: f64) -> u64 {
-        self.quantization_budget(self.bdp(bw, gain))
+    /// `bbr_inflight()` (for the phase tests).
+    fn inflight(&mut self, bw: f64, gain: f64) -> u64 {
+        self.bdp_at(PHASE_BDP, bw, gain)
     }
 
     /// `bbr_packets_in_net_at_edt()`: what of `inflight_now` will still be in the network when
@@ -348,16 +443,22 @@ impl Bbr {
         packets_in_net_at_edt(s, now, inflight_now, self.bw(), burst)
     }
 
+    #[cold]
     fn reset_probe_bw_mode(&mut self, now: Time) {
         self.set_mode(now, Mode::ProbeBw);
         let r = (self.rng.next_u64() % CYCLE_RAND) as usize;
         self.cycle_idx = PACING_GAIN.len() - 1 - r;
+        self.bdp_memo[PHASE_BDP] = STALE_BDP;
+        self.gains_stale = true;
         self.advance_cycle_phase();
     }
 
     fn advance_cycle_phase(&mut self) {
         self.cycle_idx = (self.cycle_idx + 1) % PACING_GAIN.len();
+        self.bdp_memo[PHASE_BDP] = STALE_BDP;
+        self.gains_stale = true;
         self.cycle_mstamp = self.delivered_mstamp;
+        self.set_cycle_full_at();
     }
 
     fn reset_mode(&mut self, now: Time) {
@@ -385,7 +486,9 @@ impl Bbr {
     fn reset_lt_bw_sampling(&mut self, s: &impl SenderView, _now: Time) {
         self.lt_bw = 0.0;
         self.lt_use_bw = false;
+        self.gains_stale = true;
         self.lt_is_sampling = false;
+        self.lt_busy = false;
         self.reset_lt_bw_sampling_interval(s);
     }
 
@@ -398,7 +501,10 @@ impl Bbr {
                 // Policed: use the average of the two intervals.
                 self.lt_bw = (bw + self.lt_bw) / 2.0;
                 self.lt_use_bw = true;
+                self.lt_busy = true;
                 self.pacing_gain = 1.0;
+                self.bdp_memo[PHASE_BDP] = STALE_BDP;
+                self.gains_stale = true;
                 self.lt_rtt_cnt = 0;
                 return;
             }
@@ -429,6 +535,7 @@ impl Bbr {
             }
             self.reset_lt_bw_sampling_interval(s);
             self.lt_is_sampling = true;
+            self.lt_busy = true;
         }
         if app_limited {
             self.reset_lt_bw_sampling(s, now);
@@ -477,7 +584,7 @@ impl Bbr {
             self.packet_conservation = false;
         }
         // (It returns at once unless it uses or samples a long-term rate, or this ACK lost.)
-        if self.p.lt_bw && (self.lt_use_bw || self.lt_is_sampling || ctx.losses > 0) {
+        if self.lt_busy || (ctx.losses > 0 && self.p.lt_bw) {
             self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
         }
         // An application-limited sample counts only if it raises the estimate.
@@ -489,7 +596,7 @@ impl Bbr {
 
     /// `bbr_update_ack_aggregation()`: the most data acknowledged beyond the estimate over
     /// an epoch, kept for two halves of 5 rounds.
-    fn update_ack_aggregation(&mut self, s: &impl SenderView, ctx: &AckCtx) {
+    fn update_ack_aggregation(&mut self, s: &impl SenderView, ctx: &AckCtx, bw: f64) {
         if !self.p.extra_acked || ctx.newly_delivered == 0 || ctx.rate.is_none() {
             return;
         }
@@ -502,7 +609,7 @@ impl Bbr {
             }
         }
         let epoch = self.delivered_mstamp.since(self.ack_epoch_mstamp);
-        let mut expected = to_u64(self.bw() * epoch.as_secs());
+        let mut expected = to_u64(bw * secs(epoch));
         if self.ack_epoch_acked <= expected
             || self.ack_epoch_acked + ctx.newly_delivered >= ACK_EPOCH_ACKED_RESET
         {
@@ -511,42 +618,48 @@ impl Bbr {
             expected = 0;
         }
         self.ack_epoch_acked = (self.ack_epoch_acked + ctx.newly_delivered).min(0xfffff);
-        let extra = (self.ack_epoch_acked - expected).min(to_u64(s.cwnd()));
+        let extra = self.ack_epoch_acked - expected;
+        // Capped by the window: an integer (at most 2^20) at most the window is at most its
+        // integer part, whose conversion is needed only when the cap may bind.
+        let cwnd = s.cwnd();
+        let extra = if to_f64(extra) <= cwnd {
+            extra
+        } else {
+            extra.min(to_u64(cwnd))
+        };
         let slot = &mut self.extra_acked[self.extra_acked_win_idx];
         *slot = (*slot).max(extra);
     }
 
-    /// `bbr_ack_aggregation_cwnd()`.
-    fn ack_aggregation_cwnd(&mut self) -> u64 {
+    /// `bbr_ack_aggregation_cwnd()`, with `cap` 100 ms of the estimate in use (kept with the
+    /// window's BDP, whose bandwidth it is).
+    fn ack_aggregation_cwnd(&self, cap: u64) -> u64 {
         if !self.p.extra_acked || !self.full_bw_reached {
             return 0;
         }
-        // 100 ms of the estimate, computed again only when the estimate changed.
-        let bw = self.bw();
-        if bw.to_bits() != self.extra_acked_cap.0 {
-            self.extra_acked_cap = (bw.to_bits(), (bw * EXTRA_ACKED_MAX.as_secs()) as u64);
-        }
-        let cap = self.extra_acked_cap.1;
         self.extra_acked[0].max(self.extra_acked[1]).min(cap)
     }
 
     /// `bbr_is_next_cycle_phase()`.
-    fn is_next_cycle_phase(&self, s: &impl SenderView, ctx: &AckCtx) -> bool {
-        let full_length = self
-            .min_rtt
-            .is_some_and(|m| self.delivered_mstamp.since(self.cycle_mstamp) > m);
+    fn is_next_cycle_phase(&mut self, s: &impl SenderView, ctx: &AckCtx) -> bool {
+        let full_length = self.delivered_mstamp > self.cycle_full_at;
         if self.pacing_gain == 1.0 {
             return full_length;
         }
         // The flight at the next departure only where the answer depends on it.
-        let inflight = || self.packets_in_net_at_edt(s, ctx.now, ctx.prior_in_flight);
+        let inflight = |g: &Self| g.packets_in_net_at_edt(s, ctx.now, ctx.prior_in_flight);
         let bw = self.bw.get();
         if self.pacing_gain > 1.0 {
             // Probing: raise the flight to gain x BDP, unless losses say it will not fit.
-            return full_length
-                && (ctx.losses > 0 || inflight() >= self.inflight(bw, self.pacing_gain));
+            if !full_length || ctx.losses > 0 {
+                return full_length;
+            }
+            let target = self.inflight(bw, self.pacing_gain);
+            // The flight at the next departure is at most the flight now plus the burst:
+            // below the target, when the next segment leaves does not matter.
+            return ctx.prior_in_flight + self.tso_goal >= target && inflight(self) >= target;
         }
-        full_length || inflight() <= self.inflight(bw, 1.0)
+        full_length || inflight(self) <= self.inflight(bw, 1.0)
     }
 
     /// `bbr_check_full_bw_reached()`: three rounds without 25% more bandwidth.
@@ -568,12 +681,15 @@ impl Bbr {
     fn check_drain(&mut self, w: &mut Window, now: Time) {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.set_mode(now, Mode::Drain);
-            let target = self.inflight(self.bw.get(), 1.0);
+            let bw = self.bw.get();
+            let target = self.inflight(bw, 1.0);
             w.set_ssthresh(target as f64);
         }
         if self.mode == Mode::Drain
-            && self.packets_in_net_at_edt(w, now, w.in_flight())
-                <= self.inflight(self.bw.get(), 1.0)
+            && self.packets_in_net_at_edt(w, now, w.in_flight()) <= {
+                let bw = self.bw.get();
+                self.inflight(bw, 1.0)
+            }
         {
             // The queue Startup built is drained.
             self.reset_probe_bw_mode(now);
@@ -585,7 +701,7 @@ impl Bbr {
         if !self.probe_rtt_hold.over(now) {
             return;
         }
-        self.min_rtt_stamp = now;
+        self.min_rtt_expiry = now + self.min_rtt_win;
         w.set_cwnd(w.cwnd().max(self.prior_cwnd));
         self.reset_mode(now);
     }
@@ -593,15 +709,14 @@ impl Bbr {
     /// `bbr_update_min_rtt()`: RTprop and ProbeRTT.
     fn update_min_rtt(&mut self, w: &mut Window, ctx: &AckCtx) {
         let now = ctx.now;
-        let win = self.min_rtt_win;
-        let expired = now > self.min_rtt_stamp + win;
+        let expired = now > self.min_rtt_expiry;
         if let Some(rtt) = ctx.rtt_sample {
             if self.min_rtt.is_none_or(|m| rtt < m) || expired {
                 self.set_min_rtt(Some(rtt));
-                self.min_rtt_stamp = now;
+                self.min_rtt_expiry = now + self.min_rtt_win;
             }
         }
-        if self.p.probe_rtt_s > 0.0 && expired && !self.idle_restart && self.mode != Mode::ProbeRtt
+        if expired && self.p.probe_rtt_s > 0.0 && !self.idle_restart && self.mode != Mode::ProbeRtt
         {
             // Dip to the minimum window to drain the queue and measure RTprop afresh.
             self.set_mode(now, Mode::ProbeRtt);
@@ -631,7 +746,13 @@ impl Bbr {
         }
     }
 
+    /// `bbr_update_gains()`, computed again only when its inputs changed.
     fn update_gains(&mut self) {
+        if !self.gains_stale {
+            return;
+        }
+        self.gains_stale = false;
+        self.bdp_memo = [STALE_BDP; 2];
         let (pacing, cwnd) = match self.mode {
             Mode::Startup => (self.p.high_gain, self.p.high_gain),
             Mode::Drain => (self.drain_gain, self.p.high_gain),
@@ -656,6 +777,10 @@ impl Bbr {
         let state = w.ca_state();
         let acked = ctx.newly_delivered;
         let mut cwnd = w.cwnd();
+        if ctx.losses == 0 && state == self.prev_ca_state && !self.packet_conservation {
+            // No loss, no change of state, no conservation: the window stands.
+            return (cwnd, false);
+        }
         // An ACK releases at most twice what it delivered: first take off what it found lost.
         if ctx.losses > 0 {
             cwnd = (cwnd - ctx.losses as f64).max(1.0);
@@ -685,12 +810,15 @@ impl Bbr {
             let (c, conserving) = self.recover_or_restore(w, ctx);
             cwnd = c;
             if !conserving {
-                let mut target = self.bdp(bw, gain);
-                target += self.ack_aggregation_cwnd();
+                // (`bw` is `self.bw()`, the estimate the cap is of.)
+                let mut target = self.bdp_at(CWND_BDP, bw, gain);
+                target += self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
                 let target = to_f64(self.quantization_budget(target));
                 // Slow start up toward the target, or down to it once the pipe was full.
                 if self.full_bw_reached {
-                    cwnd = (cwnd + to_f64(acked)).min(target);
+                    // `(cwnd + acked).min(target)` (the target is never NaN) in one test.
+                    let grown = cwnd + to_f64(acked);
+                    cwnd = if grown <= target { grown } else { target };
                 } else if cwnd < target || w.delivered() < INIT_CWND {
                     cwnd += to_f64(acked);
                 }
@@ -719,6 +847,7 @@ impl Growth for Bbr {
             CaEvent::TxStart { .. } if !self.initialized => {
                 let now = w.now();
                 self.init(w, now);
+                self.refresh_tso_goal(w);
             }
             CaEvent::TxStart { .. } if w.app_limited() => {
                 // `bbr_cwnd_event(CA_EVENT_TX_START)`: restarting from idle.
@@ -729,6 +858,7 @@ impl Growth for Bbr {
                 if self.mode == Mode::ProbeBw {
                     let bw = self.bw();
                     self.set_pacing_rate(w, bw, 1.0);
+                    self.refresh_tso_goal(w);
                 } else if self.mode == Mode::ProbeRtt {
                     let now = w.now();
                     self.check_probe_rtt_done(w, now);
@@ -779,13 +909,17 @@ impl Growth for Bbr {
     fn cong_control(&mut self, w: &mut Window, ctx: &AckCtx) {
         if !self.initialized {
             self.init(w, ctx.now);
+            self.refresh_tso_goal(w);
         }
         if ctx.newly_delivered > 0 {
             self.delivered_mstamp = ctx.now;
         }
-        self.refresh_tso_goal(w);
+        // (`tso_goal` is that of the pacing rate: only this plugin sets the rate, and it
+        // refreshes the goal wherever it does.)
         self.update_bw(w, ctx);
-        self.update_ack_aggregation(w, ctx);
+        // The estimate in use is final from here on: only update_bw() changes it.
+        let bw = self.bw();
+        self.update_ack_aggregation(w, ctx, bw);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(w, ctx) {
             self.advance_cycle_phase();
         }
@@ -793,7 +927,7 @@ impl Growth for Bbr {
         self.check_drain(w, ctx.now);
         self.update_min_rtt(w, ctx);
         self.update_gains();
-        let bw = self.bw();
+        debug_assert_eq!(bw.to_bits(), self.bw().to_bits());
         let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
         self.set_pacing_rate(w, bw, pacing);
         self.refresh_tso_goal(w);
