@@ -48,6 +48,11 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     pace_gap: (f64, Dur),
     /// The segment the window released but pacing held back (sent first next time).
     held: Option<Segment>,
+    /// Segments of the current pacing burst still to leave in this send pass
+    /// (`SenderState::pacing_burst`; 0 when pacing per segment).
+    burst_left: u32,
+    /// How late the burst started (Linux's `credit`: time the sender owes less gap for).
+    burst_credit: Dur,
     /// Measure `AckCtx::rtt_sample` on every ACK (see its doc).
     exact_rtt: bool,
     /// `SenderConfig::timestamps`.
@@ -130,6 +135,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             paced_out: false,
             pace_gap: (f64::NAN, Dur::ZERO),
             held: None,
+            burst_left: 0,
+            burst_credit: Dur::ZERO,
             exact_rtt,
             timestamps: cfg.timestamps,
             initial_window: f64::from(cfg.initial_window),
@@ -232,7 +239,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 // The rate changes on most ACKs of a pacing plugin; the gap is kept while not.
                 self.pace_gap = (rate, Dur::from_secs(1.0 / rate));
             }
-            self.state.next_send_at = self.state.next_send_at.max(now) + self.pace_gap.1;
+            if self.state.pacing_burst.is_none() {
+                self.state.next_send_at = self.state.next_send_at.max(now) + self.pace_gap.1;
+            } else {
+                self.advance_burst(now);
+            }
         }
         out.push(Segment {
             seq,
@@ -240,9 +251,30 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         });
     }
 
+    /// Linux's departure time after one segment of a TSO burst: `tcp_update_skb_after_send()`
+    /// advances `tcp_wstamp_ns` by the packet's length over the rate, less
+    /// min(length / 2, credit) where credit is how far the clock had run past the departure
+    /// time ("OS jitter"). Taken per segment with the credit spent greedily, the burst's
+    /// total is the kernel's for the whole packet: N gaps less min(N gaps / 2, credit).
+    fn advance_burst(&mut self, now: Time) {
+        let gap = self.pace_gap.1;
+        let cut = self.burst_credit.min(Dur(gap.0 / 2));
+        self.burst_credit = Dur(self.burst_credit.0 - cut.0);
+        self.state.next_send_at = self.state.next_send_at.max(now) + Dur(gap.0 - cut.0);
+        self.burst_left = self.burst_left.saturating_sub(1);
+    }
+
     /// Pacing allows a segment now.
     fn may_send(&mut self, now: Time) -> bool {
+        if self.burst_left > 0 {
+            return true;
+        }
         if now >= self.state.next_send_at {
+            if let Some(burst) = self.state.pacing_burst {
+                // tcp_pacing_check() passed: one TSO packet leaves whole.
+                self.burst_left = burst;
+                self.burst_credit = now - self.state.next_send_at;
+            }
             return true;
         }
         self.paced_out = true;
@@ -259,6 +291,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// What the window, the recovery plugin and pacing allow now.
     fn send_allowed(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.paced_out = false;
+        // A TSO packet is built in one tcp_write_xmit() pass: what the window cut short of
+        // the burst waits for the next departure time.
+        self.burst_left = 0;
         let paced = self.state.pacing_rate.is_some();
         let mut i = 0;
         while let Some(&seq) = self.state.retransmit_now.get(i) {
@@ -834,6 +869,7 @@ mod tests {
         cwnd: f64,
         rate: f64,
         cut: bool,
+        burst: Option<u32>,
     }
 
     impl Growth for FixedRate {
@@ -854,6 +890,7 @@ mod tests {
             assert!(ctx.rate.is_some() || ctx.newly_delivered == 0);
             s.set_cwnd(self.cwnd);
             s.set_pacing_rate(Some(self.rate));
+            s.set_pacing_burst(self.burst);
         }
     }
 
@@ -864,6 +901,7 @@ mod tests {
             cwnd: 6.0,
             rate: 100.0,
             cut: false,
+            burst: None,
         };
         let mut tx = Sender::with_plugins(&c, g, Sack::default(), u64::MAX);
         tx.state.pacing_rate = Some(100.0); // 10 ms per segment from the start
@@ -893,6 +931,39 @@ mod tests {
         }
         assert!(tx.growth.cut);
         assert_eq!(tx.state.events.len(), 1);
+    }
+
+    /// Linux's TSO pacing: a burst leaves back to back, the next one burst / rate later; the
+    /// window cutting a burst short does not let its rest out unpaced; a late start is
+    /// credited up to half the burst's gap (tcp_update_skb_after_send()).
+    #[test]
+    fn tso_bursts_leave_back_to_back_and_are_spaced_by_burst_over_rate() {
+        let c = cfg(4);
+        let g = FixedRate {
+            cwnd: 20.0,
+            rate: 100.0,
+            cut: false,
+            burst: Some(3),
+        };
+        let mut tx = Sender::with_plugins(&c, g, Sack::default(), u64::MAX);
+        tx.state.pacing_rate = Some(100.0);
+        tx.state.pacing_burst = Some(3);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        assert_eq!(sent(&mut out), vec![0, 1, 2], "one burst at once");
+        assert_eq!(tx.pacing_deadline(), Some(ms(30)), "3 segments / 100 per s later");
+        tx.on_pacing_timer(ms(30), &mut out);
+        assert_eq!(sent(&mut out), vec![3], "the initial window of 4 cuts the burst");
+        assert_eq!(tx.state.next_send_at, ms(40), "advanced by what left only");
+        assert_eq!(tx.pacing_deadline(), None, "the window is full");
+        // The ACK at 100 ms opens the window to 20: 60 ms late, so the burst's 30 ms of gap
+        // is credited by half (15 ms).
+        tx.on_ack(ms(100), 1, &[], &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![4, 5, 6]);
+        assert_eq!(tx.pacing_deadline(), Some(ms(115)));
+        tx.on_pacing_timer(ms(115), &mut out);
+        assert_eq!(sent(&mut out), vec![7, 8, 9]);
+        assert_eq!(tx.pacing_deadline(), Some(ms(145)), "on time: no credit");
     }
 }
 

@@ -70,6 +70,9 @@ pub struct SenderState {
     pub(crate) fine: Option<FineClock>,
     /// Segments per second a plugin that owns the window paces at (None: ACK-clocked only).
     pub(crate) pacing_rate: Option<f64>,
+    /// Segments per pacing wake-up, sent back to back, with Linux's spacing of them (None:
+    /// one segment per wake-up, 1 / rate apart).
+    pub(crate) pacing_burst: Option<u32>,
     /// The smallest exact RTT sample so far (`AckCtx::rtt_sample`).
     pub(crate) min_rtt: Option<Dur>,
     /// The RTO estimator's smoothed RTT.
@@ -111,6 +114,7 @@ impl SenderState {
             events: Vec::new(),
             fine: None,
             pacing_rate: None,
+            pacing_burst: None,
             min_rtt: None,
             srtt: None,
             acct: Accounting::default(),

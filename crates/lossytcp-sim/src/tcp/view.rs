@@ -163,6 +163,11 @@ impl<'a> Window<'a> {
     pub fn set_pacing_rate(&mut self, rate: Option<f64>) {
         self.0.pacing_rate = rate;
     }
+    /// Segments per pacing wake-up (None: one; see `SenderState::pacing_burst`).
+    #[inline]
+    pub fn set_pacing_burst(&mut self, burst: Option<u32>) {
+        self.0.pacing_burst = burst;
+    }
     /// Have the rate sampler treat the sender as application-limited until what is in flight
     /// now is delivered (Linux's `tp->app_limited = delivered + in_flight`, BBR's ProbeRTT).
     pub fn mark_app_limited(&mut self) {

@@ -22,7 +22,10 @@
 //! Linux's, quantized to 1/256 (high gain 739/256, drain 88/256). The send quantum of the
 //! window's budget (`bbr_tso_segs_goal()`) is Linux's, from the pacing rate and the segment
 //! size. Pacing is the sender's: each segment leaves 1 / pacing_rate after the previous one
-//! (Linux's earliest departure time without a qdisc).
+//! (ns-3's TcpSocketBase), or with `bbr_pacing_burst = "tso"` as Linux's internal pacing
+//! spaces its TSO/GSO packets: `tcp_tso_autosize()`'s burst of segments back to back, the
+//! earliest departure time advanced by the burst's length over the rate (see
+//! [`PacingBurst`]).
 
 use super::bbr_shared::{
     ceil_u64, init_pacing_rate, kept_window, packets_in_net_at_edt, saved_cwnd, set_pacing_rate,
@@ -35,6 +38,18 @@ use crate::tcp::params::Param;
 use crate::tcp::view::{Conn, SenderView, Window};
 use crate::tcp::{AckCtx, CaState, CongestionKind, Cut};
 use crate::time::{Dur, Time};
+
+crate::param_choice! {
+    /// How the sender spaces BBR's departures.
+    pub enum PacingBurst {
+        /// One segment per pacing wake-up, 1 / rate apart (ns-3's TcpSocketBase).
+        Segment = "segment",
+        /// Linux's: one TSO/GSO packet per wake-up, `tcp_tso_autosize()`'s segments (about
+        /// 1 ms of the rate, at least `bbr_min_tso_segs()`, at most 64 KB) back to back, the
+        /// next departure `tcp_update_skb_after_send()`'s burst length / rate later.
+        Tso = "tso",
+    }
+}
 
 crate::declare_params! {
     /// BBR's parameters (Linux tcp_bbr.c's constants; ns-3 TcpBbr's attributes).
@@ -63,6 +78,8 @@ crate::declare_params! {
         lt_bw: bool = Param::flag("bbr_lt_bw", true),
         /// Linux's ACK-aggregation allowance in the window (extra_acked).
         extra_acked: bool = Param::flag("bbr_extra_acked", true),
+        /// Departures one segment at a time (ns-3) or in Linux's TSO bursts.
+        pacing_burst: PacingBurst = Param::choice("bbr_pacing_burst", PacingBurst::WORDS, "segment"),
     }
 }
 
@@ -108,6 +125,8 @@ const EXTRA_ACKED_MAX: Dur = Dur(100_000_000);
 const MIN_TSO_RATE_BYTES: f64 = 1_200_000.0 / 8.0;
 /// GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER.
 const TSO_MAX_BYTES: f64 = 65536.0 - 1.0 - 320.0;
+/// A device's default `sk_gso_max_size` (GSO_LEGACY_MAX_SIZE; a TUN device keeps it).
+const GSO_MAX_BYTES: f64 = 65536.0;
 
 /// `x as u64` for an `x` that is NaN or in [0, 2^63) (products of rates and times, windows),
 /// through i64: a conversion instruction and a fix-up where u64 takes a dozen with branches.
@@ -354,14 +373,41 @@ impl Bbr {
         segs.max(min_segs).min(0x7f)
     }
 
-    /// `tso_goal` for the current pacing rate, computed again only when the rate changed.
-    fn refresh_tso_goal(&mut self, s: &impl SenderView) {
-        let rate = s.pacing_rate().unwrap_or(0.0);
+    /// `tso_goal` for the current pacing rate, computed again only when the rate changed;
+    /// with Linux's bursts, the sender's burst size too.
+    fn refresh_tso_goal(&mut self, w: &mut Window) {
+        let rate = w.pacing_rate().unwrap_or(0.0);
         if rate.to_bits() != self.tso_rate_bits {
             self.tso_rate_bits = rate.to_bits();
-            self.tso_goal = Self::tso_segs_goal(s, rate);
+            self.tso_goal = Self::tso_segs_goal(w, rate);
             self.bdp_memo[PHASE_BDP] = STALE_BDP;
+            if self.p.pacing_burst == PacingBurst::Tso {
+                let burst = Self::tso_autosize(w, rate);
+                w.set_pacing_burst(Some(burst));
+            }
         }
+    }
+
+    /// `tcp_tso_autosize()` with BBR's `min_tso_segs()`: the segments of one TSO/GSO packet
+    /// at this pacing rate, about 1 ms of it (`sk_pacing_rate >> sk_pacing_shift`, shift 10)
+    /// plus `gso_max_size >> (min_rtt_us >> tcp_tso_rtt_log)` (log 9: only below 16 ms of
+    /// RTT), at most `gso_max_size`.
+    fn tso_autosize(s: &impl SenderView, rate: f64) -> u32 {
+        let mss = f64::from(s.segment_bytes());
+        let mut bytes = (rate * mss / 1024.0).floor();
+        if let Some(r) = s.min_rtt() {
+            let shift = (r.0 / 1000) >> 9;
+            if shift < 32 {
+                bytes += (GSO_MAX_BYTES as u64 >> shift) as f64;
+            }
+        }
+        let segs = (bytes.min(GSO_MAX_BYTES) / mss) as u32;
+        let min_segs = if rate * mss < MIN_TSO_RATE_BYTES {
+            1
+        } else {
+            2
+        };
+        segs.max(min_segs)
     }
 
     /// `bbr_bdp()`: ceil(bw x RTprop x gain), Linux's initial window before any RTT sample.
