@@ -951,9 +951,17 @@ mod tests {
         let mut out = Vec::new();
         tx.start(ms(0), &mut out);
         assert_eq!(sent(&mut out), vec![0, 1, 2], "one burst at once");
-        assert_eq!(tx.pacing_deadline(), Some(ms(30)), "3 segments / 100 per s later");
+        assert_eq!(
+            tx.pacing_deadline(),
+            Some(ms(30)),
+            "3 segments / 100 per s later"
+        );
         tx.on_pacing_timer(ms(30), &mut out);
-        assert_eq!(sent(&mut out), vec![3], "the initial window of 4 cuts the burst");
+        assert_eq!(
+            sent(&mut out),
+            vec![3],
+            "the initial window of 4 cuts the burst"
+        );
         assert_eq!(tx.state.next_send_at, ms(40), "advanced by what left only");
         assert_eq!(tx.pacing_deadline(), None, "the window is full");
         // The ACK at 100 ms opens the window to 20: 60 ms late, so the burst's 30 ms of gap

@@ -365,12 +365,16 @@ impl Bbr {
     fn tso_segs_goal(s: &impl SenderView, rate: f64) -> u64 {
         let mss = f64::from(s.segment_bytes());
         let segs = ((rate / 1024.0).min(TSO_MAX_BYTES / mss)) as i64 as u64;
-        let min_segs = if rate * mss < MIN_TSO_RATE_BYTES {
+        segs.max(u64::from(Self::min_tso_segs(rate, mss))).min(0x7f)
+    }
+
+    /// `bbr_min_tso_segs()`: one segment per burst below 1.2 Mbit/s, else two.
+    fn min_tso_segs(rate: f64, mss: f64) -> u32 {
+        if rate * mss < MIN_TSO_RATE_BYTES {
             1
         } else {
             2
-        };
-        segs.max(min_segs).min(0x7f)
+        }
     }
 
     /// `tso_goal` for the current pacing rate, computed again only when the rate changed;
@@ -402,12 +406,7 @@ impl Bbr {
             }
         }
         let segs = (bytes.min(GSO_MAX_BYTES) / mss) as u32;
-        let min_segs = if rate * mss < MIN_TSO_RATE_BYTES {
-            1
-        } else {
-            2
-        };
-        segs.max(min_segs)
+        segs.max(Self::min_tso_segs(rate, mss))
     }
 
     /// `bbr_bdp()`: ceil(bw x RTprop x gain), Linux's initial window before any RTT sample.
