@@ -116,5 +116,8 @@ def test_the_kernels_cubic_and_bbr_have_engine_counterparts_configured_as_linux(
         params = sc["flows"][0]["tcp"]["params"]
         if cc == "cubic":
             assert params == {"cubic_rules": "linux", "cubic_slow_start": "hystart"}
+        elif cc == "bbr":
+            # Linux's internal pacing sends tcp_tso_autosize() bursts (emulate/linux.py)
+            assert params == {"bbr_pacing_burst": "tso"}
         else:
             assert params == {}
