@@ -86,6 +86,25 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
                                "channel": "bernoulli:p=0.005"}],
                      "window": 32, "duration_s": 30.0, "seed": 3, "trace_sends": True,
                      "trace_window": True}))
+    # Issue 22's senders, paced and not: CUBIC (RFC 9438 and Linux's rules with HyStart),
+    # BBR v1 (per-segment and Linux's TSO-burst pacing) and BBRv3, so that a refactoring of
+    # the per-ACK models, the rate sampler or the pacing timer shows it changed no bit.
+    modern = {
+        "cubic": {},
+        "cubic-linux": {"cubic_rules": "linux", "cubic_slow_start": "hystart"},
+        "bbr": {},
+        "bbr-tso": {"bbr_pacing_burst": "tso"},
+        "bbr3": {},
+    }
+    for name, knobs in modern.items():
+        v = name.split("-")[0]
+        for cname in ("bern", "ge-slot"):
+            out.append((f"{name}/rfc/{cname}", v,
+                        {**BASE, **knobs, "channel": CHANNELS[cname]}))
+        out.append((f"{name}/rfc/delack-queue", v,
+                    {**BASE, **knobs, "rate_bps": 10e6, "rtt_s": 0.1, "window": 200,
+                     "packet_size_bytes": 1500, "queue_packets": 40, "delayed_ack": True,
+                     "channel": "bernoulli:p=0.001", "duration_s": 20.0}))
     return out
 
 
