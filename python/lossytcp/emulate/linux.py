@@ -6,7 +6,8 @@
   SACK, on by default, RFC 6675's scoreboard in spirit); ``cubic`` -> the engine's ``cubic``
   with Linux's ``tcp_cubic.c`` rules and HyStart (``cubic_rules='linux'``,
   ``cubic_slow_start='hystart'``: the RFC 9438 arithmetic and HyStart++ are the engine's
-  defaults, not the kernel's); ``bbr`` -> the engine's ``bbr`` (Linux's ``tcp_bbr.c``);
+  defaults, not the kernel's); ``bbr`` -> the engine's ``bbr`` (Linux's ``tcp_bbr.c``) with
+  ``bbr_pacing_burst='tso'`` (the TSO/GSO note below);
   ``bbr3`` -> the engine's ``bbr3``, run as the kernel's ``bbr`` where that is Google's v3
   (:func:`engine_variant` tells by its ``bbr_skb_marked_lost``), refused by name elsewhere;
 * ``initial_window=10`` (RFC 6928, ``TCP_INIT_CWND``); ``delayed_ack=True``;
