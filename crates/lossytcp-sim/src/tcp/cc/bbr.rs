@@ -315,9 +315,15 @@ impl Bbr {
     }
 
     fn set_mode(&mut self, _now: Time, mode: Mode) {
+        self.gains_changed();
+        self.mode = mode;
+    }
+
+    /// The mode, the phase or the long-term estimate's use changed: the gains are to be
+    /// computed again, and the phase tests' target with them.
+    fn gains_changed(&mut self) {
         self.bdp_memo[PHASE_BDP] = STALE_BDP;
         self.gains_stale = true;
-        self.mode = mode;
     }
 
     /// `bbr_init()`, at the first transmission (cold, as the entry to ProbeBW: rare, and out
@@ -493,15 +499,12 @@ impl Bbr {
         self.set_mode(now, Mode::ProbeBw);
         let r = (self.rng.next_u64() % CYCLE_RAND) as usize;
         self.cycle_idx = PACING_GAIN.len() - 1 - r;
-        self.bdp_memo[PHASE_BDP] = STALE_BDP;
-        self.gains_stale = true;
         self.advance_cycle_phase();
     }
 
     fn advance_cycle_phase(&mut self) {
         self.cycle_idx = (self.cycle_idx + 1) % PACING_GAIN.len();
-        self.bdp_memo[PHASE_BDP] = STALE_BDP;
-        self.gains_stale = true;
+        self.gains_changed();
         self.cycle_mstamp = self.delivered_mstamp;
         self.set_cycle_full_at();
     }
@@ -548,8 +551,7 @@ impl Bbr {
                 self.lt_use_bw = true;
                 self.lt_busy = true;
                 self.pacing_gain = 1.0;
-                self.bdp_memo[PHASE_BDP] = STALE_BDP;
-                self.gains_stale = true;
+                self.gains_changed();
                 self.lt_rtt_cnt = 0;
                 return;
             }
