@@ -21,15 +21,16 @@
 //! integers, where Linux counts packets per microsecond << 24 and jiffies; the gains are
 //! Linux's, quantized to 1/256 (high gain 739/256, drain 88/256). The send quantum of the
 //! window's budget (`bbr_tso_segs_goal()`) is Linux's, from the pacing rate and the segment
-//! size. Pacing is the sender's: each segment leaves 1 / pacing_rate after the previous one
-//! (ns-3's TcpSocketBase), or with `bbr_pacing_burst = "tso"` as Linux's internal pacing
-//! spaces its TSO/GSO packets: `tcp_tso_autosize()`'s burst of segments back to back, the
-//! earliest departure time advanced by the burst's length over the rate (see
-//! [`PacingBurst`]).
+//! size. Pacing is the sender's, by default (`bbr_pacing_burst = "tso"`) as Linux's internal
+//! pacing spaces its TSO/GSO packets (the kernel's BBR is the reference): `tcp_tso_autosize()`'s
+//! burst of segments back to back, the earliest departure time advanced by the burst's length
+//! over the rate; with `"segment"` each segment leaves 1 / pacing_rate after the previous one,
+//! as ns-3's TcpSocketBase paces its TcpBbr (`crosscheck ns3` runs that; see [`PacingBurst`]).
 
+pub use super::bbr_shared::PacingBurst;
 use super::bbr_shared::{
     ceil_u64, init_pacing_rate, kept_window, packets_in_net_at_edt, saved_cwnd, set_pacing_rate,
-    HoldStep, ProbeRttHold, INIT_CWND,
+    HoldStep, ProbeRttHold, INIT_CWND, PACING_BURST,
 };
 use super::minmax::MaxFilter;
 use super::{CaEvent, Growth};
@@ -38,18 +39,6 @@ use crate::tcp::params::Param;
 use crate::tcp::view::{Conn, SenderView, Window};
 use crate::tcp::{AckCtx, CaState, CongestionKind, Cut};
 use crate::time::{Dur, Time};
-
-crate::param_choice! {
-    /// How the sender spaces BBR's departures.
-    pub enum PacingBurst {
-        /// One segment per pacing wake-up, 1 / rate apart (ns-3's TcpSocketBase).
-        Segment = "segment",
-        /// Linux's: one TSO/GSO packet per wake-up, `tcp_tso_autosize()`'s segments (about
-        /// 1 ms of the rate, at least `bbr_min_tso_segs()`, at most 64 KB) back to back, the
-        /// next departure `tcp_update_skb_after_send()`'s burst length / rate later.
-        Tso = "tso",
-    }
-}
 
 crate::declare_params! {
     /// BBR's parameters (Linux tcp_bbr.c's constants; ns-3 TcpBbr's attributes).
@@ -78,8 +67,8 @@ crate::declare_params! {
         lt_bw: bool = Param::flag("bbr_lt_bw", true),
         /// Linux's ACK-aggregation allowance in the window (extra_acked).
         extra_acked: bool = Param::flag("bbr_extra_acked", true),
-        /// Departures one segment at a time (ns-3) or in Linux's TSO bursts.
-        pacing_burst: PacingBurst = Param::choice("bbr_pacing_burst", PacingBurst::WORDS, "segment"),
+        /// Departures in Linux's TSO bursts (default) or one segment at a time (ns-3's TcpBbr).
+        pacing_burst: PacingBurst = PACING_BURST,
     }
 }
 
@@ -400,8 +389,13 @@ impl Bbr {
 
     /// `tcp_tso_autosize()` with BBR's `min_tso_segs()`: the segments of one TSO/GSO packet
     /// at this pacing rate, about 1 ms of it (`sk_pacing_rate >> sk_pacing_shift`, shift 10)
-    /// plus `gso_max_size >> (min_rtt_us >> tcp_tso_rtt_log)` (log 9: only below 16 ms of
-    /// RTT), at most `gso_max_size`.
+    /// plus `gso_max_size >> (min_rtt_us >> tcp_tso_rtt_log)`, at most `gso_max_size`. The
+    /// RTT term is Linux 5.18's (commit 65466904b015, "tcp: adjust TSO packet sizes based on
+    /// min_rtt"; log 9 by default, 6.18 the same) and `min_rtt_us` the connection's
+    /// (`tcp_min_rtt()`): 64 KB halved for every 512 us of it, so at least one 1448-byte
+    /// segment more only below 3 ms and nothing at all from 16.4 ms. The seeds' paths and the
+    /// figures' have RTTs of 20 ms and more, where bursts are the rate's alone; it counts on
+    /// data-centre paths.
     fn tso_autosize(s: &impl SenderView, rate: f64) -> u32 {
         let mss = f64::from(s.segment_bytes());
         let mut bytes = (rate * mss / 1024.0).floor();
