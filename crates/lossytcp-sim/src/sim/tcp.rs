@@ -236,6 +236,54 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         }
     }
 
+    /// [`Tcp::after_sender`] after a pacing timer whose sends changed nothing else in the
+    /// sender (`Sender::on_pacing_timer` says so): no loss events to book, nothing for the
+    /// window, phase and pacing traces (they were brought up to date after the sender's
+    /// last event), no completion (snd_una did not move); the segments go out and the
+    /// timers follow, in the order `after_sender` takes them.
+    #[inline]
+    fn put_paced(
+        &mut self,
+        now: Time,
+        fid: FlowId,
+        out: &mut Vec<Segment>,
+        trace_sends: bool,
+        net: &mut Net,
+    ) {
+        debug_assert!(!self.sender.has_loss_events());
+        for s in out.iter() {
+            self.oracle.on_send(s.seq);
+            self.report.retransmissions += u64::from(s.retransmission);
+        }
+        self.report.packets_sent += out.len() as u64;
+        if trace_sends {
+            let t = now.as_secs();
+            let sends = out.iter().map(|s| (t, s.seq, s.retransmission));
+            self.report.send_trace.extend(sends);
+        }
+        let tsval = crate::packet::tsval(now);
+        for s in out.iter() {
+            let p = Packet {
+                flow: fid,
+                conn: self.conn,
+                size_bytes: self.packet_size,
+                hop: 0,
+                route: self.data_route,
+                kind: Kind::Data {
+                    seq: s.seq,
+                    retransmission: s.retransmission,
+                    tsval,
+                },
+            };
+            if let Some(loss) = net.send(now, p) {
+                self.on_own_loss(s.seq, loss);
+            }
+        }
+        out.clear();
+        self.sync_timer(fid as usize, net);
+        self.sync_pacing(fid as usize, net);
+    }
+
     /// Books a loss of one of this connection's data segments.
     #[inline]
     fn on_own_loss(&mut self, seq: u64, loss: Loss) {
@@ -544,10 +592,12 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
             return; // superseded, or a retired transfer's
         }
         f.pace_at = None;
-        let mut out = std::mem::take(&mut self.out);
-        self.flows[fid as usize]
-            .sender
-            .on_pacing_timer(now, &mut out);
+        let out = &mut self.out;
+        if f.sender.on_pacing_timer(now, out) {
+            f.put_paced(now, fid, out, self.trace_sends, net);
+            return;
+        }
+        let mut out = std::mem::take(out);
         self.after_sender(now, fid as usize, &mut out, net);
         self.out = out;
     }

@@ -66,6 +66,8 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     tx_start: bool,
     /// When the last segment left (for `CaEvent::TxStart`'s idle time).
     last_sent_at: Option<Time>,
+    /// A `CaEvent::TxStart` reached the plugin since `on_pacing_timer` began.
+    heard_tx_start: bool,
     /// Retransmissions the recovery found lost (a buffer reused every ACK).
     relost: Vec<u64>,
     /// Every unSACKed segment below this one has been marked lost in the send log (a sampling
@@ -143,6 +145,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             dup_run: 0,
             tx_start,
             last_sent_at: None,
+            heard_tx_start: false,
             relost: Vec::new(),
             marked_upto: 0,
             eifel: cfg.eifel,
@@ -209,6 +212,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             let idle = self.last_sent_at.map_or(Dur::ZERO, |t| now - t);
             self.growth
                 .on_event(&mut Window::new(&mut self.state), CaEvent::TxStart { idle });
+            self.heard_tx_start = true;
         }
         self.last_sent_at = Some(now);
         self.log.on_send(seq, now, retransmission, outstanding);
@@ -375,10 +379,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.send_pending(now, out);
     }
 
-    /// The pacing timer fired: send what pacing held back.
-    pub fn on_pacing_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
+    /// The pacing timer fired: send what pacing held back. Returns whether the growth plugin
+    /// heard of nothing (no `CaEvent::TxStart`): then the sends changed nothing the sender
+    /// reports but the segments themselves (its window, RTO, phase, pacing rate, loss events
+    /// and completion are as they were), which the simulator's pacing path relies on.
+    pub fn on_pacing_timer(&mut self, now: Time, out: &mut Vec<Segment>) -> bool {
         self.clock_at(now);
+        self.heard_tx_start = false;
         self.send_pending(now, out);
+        !self.heard_tx_start
     }
 
     /// The window cut of a congestion event, decided in one place: the loss classifier's, if
