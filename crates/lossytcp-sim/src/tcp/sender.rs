@@ -113,7 +113,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         state.fine = cfg
             .fine_clock
             .map(|m| FineClock::new(cfg.max_window, m == FineClockMode::Ns2));
-        let log = SendLog::new(cfg.max_window, growth.wants_rate_samples());
+        let mut log = SendLog::new(cfg.max_window, growth.wants_rate_samples());
+        if !growth.wants_tx_in_flight() {
+            log.skip_tx_in_flight();
+        }
         let classifier = cfg.classifier.as_ref().map(Classifier::new);
         let tx_start = growth.wants_tx_start();
         let exact_rtt = cfg.sampling == RttSampling::PerAck
