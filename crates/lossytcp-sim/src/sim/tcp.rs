@@ -240,7 +240,9 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
     /// sender (`Sender::on_pacing_timer` says so): no loss events to book, nothing for the
     /// window, phase and pacing traces (they were brought up to date after the sender's
     /// last event), no completion (snd_una did not move); the segments go out and the
-    /// timers follow, in the order `after_sender` takes them.
+    /// timers follow, in the order `after_sender` takes them. (One pass over the segments:
+    /// the oracle's records are per segment, so booking a segment sent and a loss of it at
+    /// once before the next one's ends the same as `after_sender`'s two passes.)
     #[inline]
     fn put_paced(
         &mut self,
@@ -251,18 +253,14 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         net: &mut Net,
     ) {
         debug_assert!(!self.sender.has_loss_events());
+        let tsval = crate::packet::tsval(now);
         for s in out.iter() {
             self.oracle.on_send(s.seq);
             self.report.retransmissions += u64::from(s.retransmission);
-        }
-        self.report.packets_sent += out.len() as u64;
-        if trace_sends {
-            let t = now.as_secs();
-            let sends = out.iter().map(|s| (t, s.seq, s.retransmission));
-            self.report.send_trace.extend(sends);
-        }
-        let tsval = crate::packet::tsval(now);
-        for s in out.iter() {
+            if trace_sends {
+                let t = now.as_secs();
+                self.report.send_trace.push((t, s.seq, s.retransmission));
+            }
             let p = Packet {
                 flow: fid,
                 conn: self.conn,
@@ -279,6 +277,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
                 self.on_own_loss(s.seq, loss);
             }
         }
+        self.report.packets_sent += out.len() as u64;
         out.clear();
         self.sync_timer(fid as usize, net);
         self.sync_pacing(fid as usize, net);
