@@ -290,7 +290,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     /// [`Sender::send_pending`] where all `send_allowed` would do is find the segment pacing
     /// held back not yet due (a paced sender's ACK between departures): that outcome, and
-    /// true; false (nothing done) otherwise.
+    /// true; false (nothing done) otherwise. (The delivery accounting it would copy from the
+    /// send log is already the log's: the ACK's caller copied it after its last change.)
     fn held_back(&mut self, now: Time) -> bool {
         if self.held.is_none() || now >= self.state.next_send_at {
             return false;
@@ -300,9 +301,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         self.burst_left = 0;
         self.paced_out = true;
-        if self.log.sampling() {
-            self.state.acct = self.log.accounting();
-        }
         true
     }
 
@@ -620,6 +618,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             if std::mem::take(&mut self.state.app_limited_request) {
                 let in_flight = self.state.acct.in_flight(self.state.flight());
                 self.log.mark_app_limited(in_flight);
+                self.state.acct = self.log.accounting();
             }
             // (The plugins that pace own the window: the other senders skip the test.)
             if self.held_back(now) {
