@@ -261,26 +261,33 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
                 let t = now.as_secs();
                 self.report.send_trace.push((t, s.seq, s.retransmission));
             }
-            let p = Packet {
-                flow: fid,
-                conn: self.conn,
-                size_bytes: self.packet_size,
-                hop: 0,
-                route: self.data_route,
-                kind: Kind::Data {
-                    seq: s.seq,
-                    retransmission: s.retransmission,
-                    tsval,
-                },
-            };
-            if let Some(loss) = net.send(now, p) {
-                self.on_own_loss(s.seq, loss);
-            }
+            self.put_on_wire(now, fid, *s, tsval, net);
         }
         self.report.packets_sent += out.len() as u64;
         out.clear();
         self.sync_timer(fid as usize, net);
         self.sync_pacing(fid as usize, net);
+    }
+
+    /// Sends segment `s` of this connection (stamped `tsval`), booking a loss at once.
+    #[inline(always)]
+    fn put_on_wire(&mut self, now: Time, fid: FlowId, s: Segment, tsval: u32, net: &mut Net) {
+        let p = Packet {
+            flow: fid,
+            conn: self.conn,
+            size_bytes: self.packet_size,
+            hop: 0,
+            route: self.data_route,
+            kind: Kind::Data {
+                seq: s.seq,
+                retransmission: s.retransmission,
+                tsval,
+            },
+        };
+        // (The connection's own segment, just sent: `on_loss` would find it current.)
+        if let Some(loss) = net.send(now, p) {
+            self.on_own_loss(s.seq, loss);
+        }
     }
 
     /// Books a loss of one of this connection's data segments.
@@ -620,25 +627,9 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
         }
         self.note_state(now, fid, net);
         let f = &mut self.flows[fid];
-        let (route, size, conn) = (f.data_route, f.packet_size, f.conn);
         let tsval = crate::packet::tsval(now);
         for s in out.iter() {
-            let p = Packet {
-                flow: fid as FlowId,
-                conn,
-                size_bytes: size,
-                hop: 0,
-                route,
-                kind: Kind::Data {
-                    seq: s.seq,
-                    retransmission: s.retransmission,
-                    tsval,
-                },
-            };
-            // (The connection's own segment, just sent: `on_loss` would find it current.)
-            if let Some(loss) = net.send(now, p) {
-                f.on_own_loss(s.seq, loss);
-            }
+            f.put_on_wire(now, fid as FlowId, *s, tsval, net);
         }
         out.clear();
         self.sync_timers(fid, net);
