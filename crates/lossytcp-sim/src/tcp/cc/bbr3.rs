@@ -936,6 +936,10 @@ impl Growth for Bbr3 {
         }
     }
 
+    fn wants_tx_in_flight(&self) -> bool {
+        true
+    }
+
     fn owns_window(&self) -> bool {
         true
     }
