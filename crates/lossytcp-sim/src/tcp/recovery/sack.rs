@@ -285,9 +285,13 @@ impl Sack {
             return Some(q);
         }
         let lost_limit = self.lost_limit(s);
-        // `as` truncates, which is floor for every cwnd (0 for NaN and negatives either
-        // way), without f64::floor's libm call on baseline x86-64.
-        if (s.cwnd as u64) <= self.pipe_with(s, lost_limit) {
+        // floor(cwnd) <= pipe, compared as f64 (pipe + 1 is exact there, and an i64 converts
+        // in one instruction): neither f64::floor's libm call on baseline x86-64 nor the
+        // saturating f64 -> u64 conversion; NaN and negative windows send nothing either way.
+        let pipe = self.pipe_with(s, lost_limit);
+        #[allow(clippy::neg_cmp_op_on_partial_ord)] // NaN included
+        let window_full = !(s.cwnd >= (pipe + 1) as i64 as f64);
+        if window_full {
             return None;
         }
         // A retransmission found lost goes again first (Linux retransmits its lost

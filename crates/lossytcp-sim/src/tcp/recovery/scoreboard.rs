@@ -153,7 +153,10 @@ impl SackedRuns {
                 self.runs.insert(first, (lo, hi));
             } else {
                 self.runs[first] = (lo, hi);
-                self.runs.drain(first + 1..last);
+                // Usually the block grows one run (the hole before it filled less often).
+                if last > first + 1 {
+                    self.runs.drain(first + 1..last);
+                }
             }
         }
     }
