@@ -56,6 +56,29 @@ impl Sack {
         self.lost_again.clear();
     }
 
+    /// [`Recovery::on_sack_blocks`] of an ACK with blocks.
+    #[inline(never)]
+    fn mark_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
+        self.board.mark(s, blocks);
+        // In fast recovery, and after a timeout while its retransmissions are out (Linux's
+        // TCP_CA_Loss).
+        if !self.detect_lost_retransmissions || self.rexmits.is_empty() {
+            return;
+        }
+        // A retransmission whose later-sent segments are SACKed while it is not was lost.
+        let high = self.board.high_sacked();
+        while let Some(&(q, mark)) = self.rexmits.front() {
+            if mark >= high {
+                break;
+            }
+            self.rexmits.pop_front();
+            if q >= s.snd_una && !self.board.is_sacked(q) {
+                self.lost_again.push(q);
+                self.relost.push(q);
+            }
+        }
+    }
+
     /// After a timeout, a go-back-N retransmission found lost goes again, within the window
     /// (Linux retransmits what it marks lost in TCP_CA_Loss too).
     fn again_after_timeout(&mut self, s: &mut SenderState) -> Option<u64> {
@@ -153,23 +176,11 @@ impl Recovery for Sack {
 
     #[inline]
     fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
-        self.board.mark(s, blocks);
-        // In fast recovery, and after a timeout while its retransmissions are out (Linux's
-        // TCP_CA_Loss).
-        if !self.detect_lost_retransmissions || self.rexmits.is_empty() {
-            return;
-        }
-        // A retransmission whose later-sent segments are SACKed while it is not was lost.
-        let high = self.board.high_sacked();
-        while let Some(&(q, mark)) = self.rexmits.front() {
-            if mark >= high {
-                break;
-            }
-            self.rexmits.pop_front();
-            if q >= s.snd_una && !self.board.is_sacked(q) {
-                self.lost_again.push(q);
-                self.relost.push(q);
-            }
+        // Most ACKs of a path that loses little carry no blocks: nothing to mark (the board
+        // aligns to snd_una at its next use) and no retransmission found lost (HighSACKed
+        // stands, and every retransmission sent since left with snd_max at or above it).
+        if !blocks.is_empty() {
+            self.mark_blocks(s, blocks);
         }
     }
 
