@@ -38,7 +38,10 @@ struct Ns2Sacker {
 
 impl Ns2Sacker {
     fn remove(&mut self, k: usize) {
-        self.stack.copy_within(k + 1..self.len, k);
+        // Element by element: three at most, where copy_within calls memmove.
+        for i in k + 1..self.len {
+            self.stack[i - 1] = self.stack[i];
+        }
         self.len -= 1;
     }
 
