@@ -248,8 +248,12 @@ impl Recovery for Sack {
         self.forget_retransmissions();
     }
 
+    #[inline]
     fn take_relost(&mut self, out: &mut Vec<u64>) {
-        out.append(&mut self.relost);
+        // Almost always empty: no call into Vec::append's copy.
+        if !self.relost.is_empty() {
+            out.append(&mut self.relost);
+        }
     }
 
     /// RFC 6675 (4.2) halves "FlightSize", which RFC 5681 defines, before SACK, as all that
