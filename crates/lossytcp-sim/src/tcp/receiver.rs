@@ -217,8 +217,9 @@ impl Receiver {
         };
         if self.sack && self.ns2.is_some() {
             self.ns2_blocks(&mut out);
-        } else if self.sack {
-            // Filtered in place: no allocation per ACK.
+        } else if self.sack && !self.recent.is_empty() {
+            // Filtered in place: no allocation per ACK (and no work on the ACKs of a path
+            // with nothing out of order).
             let mut kept = 0;
             for i in 0..self.recent.len() {
                 let s = self.recent[i];
