@@ -126,6 +126,8 @@ pub struct SendLog {
     /// passes it, so the next walk skips them; behind a hole every ACK repeats the blocks of
     /// the one before it.
     sack_cache: [(u64, u64); MAX_SACK_BLOCKS],
+    /// How many of `sack_cache` hold ranges.
+    sack_cached: usize,
 }
 
 impl SendLog {
@@ -142,6 +144,7 @@ impl SendLog {
             first_sent_time: Time::ZERO,
             best: None,
             sack_cache: [(0, 0); MAX_SACK_BLOCKS],
+            sack_cached: 0,
         }
     }
 
@@ -358,28 +361,24 @@ impl SendLog {
     }
 
     fn walk_sack_blocks(&mut self, blocks: &[(u64, u64)], lo: u64, hi: u64, now: Time) -> u64 {
-        let prev = self.sack_cache;
+        let (prev, n_prev) = (self.sack_cache, self.sack_cached);
+        let prev = &prev[..n_prev];
         let mut newly = 0;
         let mut n = 0;
         for &(start, end) in blocks {
             let (start, end) = (start.max(lo), end.min(hi));
             let mut q = start;
-            while q < end {
-                // Up to the next covered range, or past the one holding q.
+            'walk: while q < end {
+                // Past the covered range holding q, or up to the next one.
                 let mut stop = end;
-                let mut covered_to = None;
-                for &(cs, ce) in &prev {
+                for &(cs, ce) in prev {
                     if cs <= q && q < ce {
-                        covered_to = Some(ce);
-                        break;
+                        q = ce;
+                        continue 'walk;
                     }
                     if cs > q {
                         stop = stop.min(cs);
                     }
-                }
-                if let Some(ce) = covered_to {
-                    q = ce;
-                    continue;
                 }
                 for x in q..stop {
                     newly += u64::from(self.on_delivered(x, now, true));
@@ -391,7 +390,7 @@ impl SendLog {
                 n += 1;
             }
         }
-        self.sack_cache[n..].fill((0, 0));
+        self.sack_cached = n;
         newly
     }
 

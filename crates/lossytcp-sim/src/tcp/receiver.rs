@@ -28,9 +28,29 @@ pub struct AckOut {
 /// flow over RED).
 #[derive(Clone, Debug, Default)]
 struct Ns2Sacker {
-    stack: Vec<(u64, u64)>,
+    /// `stack[..len]`, newest first: a fixed array, as ns-2's (no allocation or shifting
+    /// of a heap vector on every ACK).
+    stack: [(u64, u64); MAX_SACK_BLOCKS],
+    len: usize,
     /// `maxseen_`: the highest segment received (0 before any).
     max_seen: u64,
+}
+
+impl Ns2Sacker {
+    fn remove(&mut self, k: usize) {
+        // Element by element: three at most, where copy_within calls memmove.
+        for i in k + 1..self.len {
+            self.stack[i - 1] = self.stack[i];
+        }
+        self.len -= 1;
+    }
+
+    /// Pushes `b` on top; the oldest block falls out of a full stack.
+    fn push(&mut self, b: (u64, u64)) {
+        self.stack.copy_within(0..MAX_SACK_BLOCKS - 1, 1);
+        self.stack[0] = b;
+        self.len = (self.len + 1).min(MAX_SACK_BLOCKS);
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -58,6 +78,14 @@ pub struct Receiver {
     last_ack_sent: u64,
     pub received: u64,
     pub delivered: u64,
+}
+
+/// The run of `runs` (sorted, disjoint) holding `seq`, if any.
+fn run_of(runs: &[(u64, u64)], seq: u64) -> Option<(u64, u64)> {
+    let i = runs.partition_point(|&(start, _)| start <= seq);
+    i.checked_sub(1)
+        .map(|i| runs[i])
+        .filter(|&(_, end)| seq < end)
 }
 
 /// What the receiver wants after a segment arrives.
@@ -109,26 +137,7 @@ impl Receiver {
 
     /// The run of out-of-order segments holding `seq`, if any.
     fn run_of(&self, seq: u64) -> Option<(u64, u64)> {
-        let i = self
-            .out_of_order
-            .partition_point(|&(start, _)| start <= seq);
-        i.checked_sub(1)
-            .map(|i| self.out_of_order[i])
-            .filter(|&(_, end)| seq < end)
-    }
-
-    fn seen(&self, seq: u64) -> bool {
-        seq < self.rcv_next || self.run_of(seq).is_some()
-    }
-
-    /// The first segment at or after `seq` not received (`rcv_next` is never received out
-    /// of order).
-    fn first_unseen_from(&self, seq: u64) -> u64 {
-        if seq < self.rcv_next {
-            self.rcv_next
-        } else {
-            self.run_of(seq).map_or(seq, |(_, end)| end)
-        }
+        run_of(&self.out_of_order, seq)
     }
 
     /// Records `seq` (above `rcv_next`) as received; false when it was already.
@@ -155,36 +164,37 @@ impl Receiver {
 
     /// `Sacker::append_ack()` for the segment `old` just received.
     fn ns2_blocks(&mut self, out: &mut AckOut) {
-        let Some(mut sk) = self.ns2.take() else {
+        let Some(sk) = self.ns2.as_mut() else {
             return;
         };
         let (old, dup) = self.last;
         // ns-2's seqno = next_ - 1, -1 before the first in-order segment: compare shifted.
         let acked = self.rcv_next; // seqno + 1
         let max_seen = sk.max_seen;
-        if acked > max_seen && !sk.stack.is_empty() {
-            sk.stack.clear();
+        if acked > max_seen && sk.len > 0 {
+            sk.len = 0;
         } else if acked <= max_seen || dup {
-            let right = self.first_unseen_from(old).min(max_seen + 1);
             let recent = if old < acked {
-                // at or below the cumulative ACK: no block of its own (left edge 0)
-                (0, right)
+                // at or below the cumulative ACK: no block of its own (left edge 0); the
+                // first segment not received from it is rcv_next
+                (0, acked.min(max_seen + 1))
             } else {
-                // the last hole below `right`, at rcv_next at the lowest: `old` was received
-                // above rcv_next, so `[old, right)` is the end of its run
-                let left = self.run_of(old).map_or(acked, |(start, _)| start - 1) + 1;
-                out.sack[0] = (left, right);
+                // `old` was received above rcv_next: `[old, right)` is the end of its run,
+                // and the block reaches back to the run's start (the last hole below it)
+                let (left, end) = run_of(&self.out_of_order, old).unwrap_or((acked + 1, old));
+                let b = (left, end.min(max_seen + 1));
+                out.sack[0] = b;
                 out.n_sack = 1;
-                (left, right)
+                b
             };
             let mut k = 0;
-            while (out.n_sack as usize) < MAX_SACK_BLOCKS && k < sk.stack.len() {
+            while (out.n_sack as usize) < MAX_SACK_BLOCKS && k < sk.len {
                 let (l, r) = sk.stack[k];
                 if r > max_seen + 1 {
                     break;
                 }
                 if recent.0 <= l && recent.1 >= r {
-                    sk.stack.remove(k);
+                    sk.remove(k);
                     continue;
                 }
                 out.sack[out.n_sack as usize] = (l, r);
@@ -192,11 +202,9 @@ impl Receiver {
                 k += 1;
             }
             if old >= acked {
-                sk.stack.insert(0, recent);
-                sk.stack.truncate(MAX_SACK_BLOCKS);
+                sk.push(recent);
             }
         }
-        self.ns2 = Some(sk);
     }
 
     fn make_ack(&mut self) -> AckOut {
@@ -209,8 +217,9 @@ impl Receiver {
         };
         if self.sack && self.ns2.is_some() {
             self.ns2_blocks(&mut out);
-        } else if self.sack {
-            // Filtered in place: no allocation per ACK.
+        } else if self.sack && !self.recent.is_empty() {
+            // Filtered in place: no allocation per ACK (and no work on the ACKs of a path
+            // with nothing out of order).
             let mut kept = 0;
             for i in 0..self.recent.len() {
                 let s = self.recent[i];
@@ -240,12 +249,12 @@ impl Receiver {
         self.received += 1;
         let in_order = seq == self.rcv_next;
         let had_gap = !self.out_of_order.is_empty();
-        if self.ns2.is_some() {
-            // Acker::update(): a duplicate is below the cumulative ACK or seen before
-            self.last = (seq, !in_order && self.seen(seq));
-            if let Some(sk) = &mut self.ns2 {
-                sk.max_seen = sk.max_seen.max(seq);
-            }
+        // Acker::update(): a duplicate is below the cumulative ACK or seen before (for
+        // ns-2's blocks; a segment above rcv_next is a duplicate when it is not newly
+        // inserted below)
+        let mut dup = seq < self.rcv_next;
+        if let Some(sk) = &mut self.ns2 {
+            sk.max_seen = sk.max_seen.max(seq);
         }
         if in_order {
             self.rcv_next += 1;
@@ -260,16 +269,20 @@ impl Receiver {
                 self.delivered += end - self.rcv_next;
                 self.rcv_next = end;
             }
-        } else if seq > self.rcv_next
-            && self.insert_out_of_order(seq)
-            && self.sack
-            && self.ns2.is_none()
-        {
-            // Kept short by make_ack's RFC 2018 blocks; only they need to know which blocks
-            // are recent (ns-2's blocks keep their own stack, and make_ack never trims this
-            // list for them: kept, it grew with every out-of-order segment of the run).
-            self.recent.retain(|&s| s != seq);
-            self.recent.insert(0, seq);
+        } else if seq > self.rcv_next {
+            let inserted = self.insert_out_of_order(seq);
+            dup = !inserted;
+            if inserted && self.sack && self.ns2.is_none() {
+                // Kept short by make_ack's RFC 2018 blocks; only they need to know which
+                // blocks are recent (ns-2's blocks keep their own stack, and make_ack never
+                // trims this list for them: kept, it grew with every out-of-order segment of
+                // the run).
+                self.recent.retain(|&s| s != seq);
+                self.recent.insert(0, seq);
+            }
+        }
+        if self.ns2.is_some() {
+            self.last = (seq, dup);
         }
         // RFC 5681 §4.2: ACK at once for out-of-order data or data that fills a gap; otherwise
         // every second full-sized segment, or when the delayed-ACK timer fires.

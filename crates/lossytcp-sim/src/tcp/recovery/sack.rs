@@ -56,6 +56,29 @@ impl Sack {
         self.lost_again.clear();
     }
 
+    /// [`Recovery::on_sack_blocks`] of an ACK with blocks.
+    #[inline(never)]
+    fn mark_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
+        self.board.mark(s, blocks);
+        // In fast recovery, and after a timeout while its retransmissions are out (Linux's
+        // TCP_CA_Loss).
+        if !self.detect_lost_retransmissions || self.rexmits.is_empty() {
+            return;
+        }
+        // A retransmission whose later-sent segments are SACKed while it is not was lost.
+        let high = self.board.high_sacked();
+        while let Some(&(q, mark)) = self.rexmits.front() {
+            if mark >= high {
+                break;
+            }
+            self.rexmits.pop_front();
+            if q >= s.snd_una && !self.board.is_sacked(q) {
+                self.lost_again.push(q);
+                self.relost.push(q);
+            }
+        }
+    }
+
     /// After a timeout, a go-back-N retransmission found lost goes again, within the window
     /// (Linux retransmits what it marks lost in TCP_CA_Loss too).
     fn again_after_timeout(&mut self, s: &mut SenderState) -> Option<u64> {
@@ -88,23 +111,28 @@ impl Sack {
 
     /// §4 SetPipe: segments believed to be in the network, counted over the runs of SACKed
     /// segments rather than segment by segment.
+    #[cfg(test)]
     fn pipe(&self, s: &SenderState) -> u64 {
+        self.pipe_with(s, self.lost_limit(s))
+    }
+
+    /// [`Sack::pipe`] given `lost_limit(s)`, which NextSeg needs too.
+    fn pipe_with(&self, s: &SenderState, lost_limit: Option<u64>) -> u64 {
         let (una, max) = (s.snd_una, s.snd_max);
-        let unsacked = |from: u64, to: u64| (to - from) - self.board.sacked_in(from, to);
         // (a) not SACKed and not lost (fewer than DupThresh SACKed segments above it, never
-        // with DupThresh 0): the original still in flight.
-        let mut pipe = if s.dupthresh == 0 {
-            0
-        } else {
-            let from = self.lost_limit(s).unwrap_or(una).max(una);
-            unsacked(from, max)
+        // with DupThresh 0): the original still in flight. Above the lost limit, the
+        // DupThresh-th highest SACKed segment, exactly DupThresh segments are SACKed.
+        let mut pipe = match (s.dupthresh, lost_limit) {
+            (0, _) => 0,
+            (k, Some(limit)) => (max - limit) - u64::from(k),
+            (_, None) => (max - una) - self.board.sacked_in(una, max),
         };
         // (b) not SACKed, retransmitted in this recovery (at or below HighRxt) and not found
-        // lost since.
+        // lost since: near snd_una, counted from the lowest run up.
         if let Some(h) = self.high_rxt {
             let to = (h + 1).min(max);
             if to > una {
-                pipe += unsacked(una, to);
+                pipe += (to - una) - self.board.sacked_in_from_below(una, to);
                 for (i, &q) in self.lost_again.iter().enumerate() {
                     if q >= una
                         && q < to
@@ -114,6 +142,27 @@ impl Sack {
                         pipe -= 1;
                     }
                 }
+            }
+        }
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(pipe, self.pipe_by_definition(s));
+        pipe
+    }
+
+    /// §4 SetPipe as written (the check of [`Sack::pipe_with`]).
+    #[cfg(debug_assertions)]
+    fn pipe_by_definition(&self, s: &SenderState) -> u64 {
+        let (una, max) = (s.snd_una, s.snd_max);
+        let mut pipe = 0;
+        for q in una..max {
+            if self.board.is_sacked(q) {
+                continue;
+            }
+            if s.dupthresh > 0 && !self.is_lost(q, s.dupthresh) {
+                pipe += 1;
+            }
+            if self.high_rxt.is_some_and(|h| q <= h) && !self.lost_again.contains(&q) {
+                pipe += 1;
             }
         }
         pipe
@@ -127,23 +176,11 @@ impl Recovery for Sack {
 
     #[inline]
     fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
-        self.board.mark(s, blocks);
-        // In fast recovery, and after a timeout while its retransmissions are out (Linux's
-        // TCP_CA_Loss).
-        if !self.detect_lost_retransmissions || self.rexmits.is_empty() {
-            return;
-        }
-        // A retransmission whose later-sent segments are SACKed while it is not was lost.
-        let high = self.board.high_sacked();
-        while let Some(&(q, mark)) = self.rexmits.front() {
-            if mark >= high {
-                break;
-            }
-            self.rexmits.pop_front();
-            if q >= s.snd_una && !self.board.is_sacked(q) {
-                self.lost_again.push(q);
-                self.relost.push(q);
-            }
+        // Most ACKs of a path that loses little carry no blocks: nothing to mark (the board
+        // aligns to snd_una at its next use) and no retransmission found lost (HighSACKed
+        // stands, and every retransmission sent since left with snd_max at or above it).
+        if !blocks.is_empty() {
+            self.mark_blocks(s, blocks);
         }
     }
 
@@ -211,8 +248,12 @@ impl Recovery for Sack {
         self.forget_retransmissions();
     }
 
+    #[inline]
     fn take_relost(&mut self, out: &mut Vec<u64>) {
-        out.append(&mut self.relost);
+        // Almost always empty: no call into Vec::append's copy.
+        if !self.relost.is_empty() {
+            out.append(&mut self.relost);
+        }
     }
 
     /// RFC 6675 (4.2) halves "FlightSize", which RFC 5681 defines, before SACK, as all that
@@ -258,7 +299,14 @@ impl Sack {
             }
             return Some(q);
         }
-        if (s.cwnd.floor() as u64) <= self.pipe(s) {
+        let lost_limit = self.lost_limit(s);
+        // floor(cwnd) <= pipe, compared as f64 (pipe + 1 is exact there, and an i64 converts
+        // in one instruction): neither f64::floor's libm call on baseline x86-64 nor the
+        // saturating f64 -> u64 conversion; NaN and negative windows send nothing either way.
+        let pipe = self.pipe_with(s, lost_limit);
+        #[allow(clippy::neg_cmp_op_on_partial_ord)] // NaN included
+        let window_full = !(s.cwnd >= (pipe + 1) as i64 as f64);
+        if window_full {
             return None;
         }
         // A retransmission found lost goes again first (Linux retransmits its lost
@@ -276,7 +324,7 @@ impl Sack {
         let first = self.board.next_unsacked(lowest);
         // Rule 1: the lowest unSACKed segment above HighRxt that IsLost (below the
         // DupThresh-th highest SACKed segment, itself below HighSACKed).
-        if first < high_sacked && self.is_lost(first, s.dupthresh) {
+        if first < high_sacked && lost_limit.is_some_and(|l| first < l) {
             self.high_rxt = Some(first);
             self.retransmitted(first, s);
             return Some(first);
@@ -356,6 +404,67 @@ mod tests {
         r.on_sack_blocks(&s, &[(2, 8)]);
         // pipe 4 again: no lost segment left above HighRxt = 1, so rule 2 sends new data 10.
         assert_eq!(r.next_segment(&mut s), Some(10));
+    }
+}
+
+#[cfg(test)]
+mod pipe_tests {
+    use super::*;
+    use crate::rng::{Rng, Stream};
+
+    /// SetPipe counted over the runs (with NextSeg's lost limit) equals the definition
+    /// segment by segment, through random SACK blocks, cumulative ACKs, retransmissions
+    /// (found lost again, with Linux's detection) and new data.
+    #[test]
+    fn pipe_over_runs_equals_the_definition() {
+        let (mut checked_in_recovery, mut relost) = (0, 0);
+        for seed in 0..30 {
+            let mut rng = Rng::derive(seed, Stream::Flow, 0);
+            let mut s = SenderState::new(1, 1000, 1 + (seed % 4) as u32, u64::MAX);
+            s.snd_max = 40;
+            s.snd_nxt = 40;
+            s.cwnd = 30.0;
+            let mut r = if seed % 2 == 0 {
+                Sack::linux()
+            } else {
+                Sack::default()
+            };
+            for _ in 0..400 {
+                let span = s.snd_max - s.snd_una + 2;
+                let blocks: Vec<(u64, u64)> = (0..rng.next_u64() % 4)
+                    .map(|_| {
+                        let a = s.snd_una + 1 + rng.next_u64() % span;
+                        (a, a + 1 + rng.next_u64() % 5)
+                    })
+                    .collect();
+                r.on_sack_blocks(&s, &blocks);
+                if rng.uniform() < 0.15 {
+                    s.snd_una = (s.snd_una + rng.next_u64() % 4).min(s.snd_max);
+                    r.on_new_ack(&mut s, 0);
+                } else {
+                    s.dupacks += 1;
+                    if r.on_dupack(&mut s) == DupAck::Enter {
+                        r.enter(&mut s, None);
+                        s.retransmit_now.clear();
+                    }
+                }
+                let mut found = Vec::new();
+                r.take_relost(&mut found);
+                relost += found.len();
+                assert_eq!(r.pipe(&s), r.pipe_by_definition(&s));
+                checked_in_recovery += usize::from(r.high_rxt.is_some());
+                for _ in 0..rng.next_u64() % 4 {
+                    if r.next_segment(&mut s).is_none() {
+                        break;
+                    }
+                    assert_eq!(r.pipe(&s), r.pipe_by_definition(&s));
+                }
+            }
+        }
+        assert!(
+            checked_in_recovery > 1000 && relost > 50,
+            "{checked_in_recovery} {relost}"
+        );
     }
 }
 

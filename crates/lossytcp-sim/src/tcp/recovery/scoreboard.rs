@@ -134,6 +134,14 @@ impl SackedRuns {
             self.high_sacked = self.high_sacked.max(end);
             // The runs touching [start, end) (overlapping or adjacent) merge with it.
             let first = self.runs.partition_point(|r| r.1 < start);
+            // Most blocks repeat what earlier ACKs reported.
+            if self
+                .runs
+                .get(first)
+                .is_some_and(|&(rs, re)| rs <= start && end <= re)
+            {
+                continue;
+            }
             let mut last = first;
             let (mut lo, mut hi) = (start, end);
             while last < self.runs.len() && self.runs[last].0 <= end {
@@ -145,7 +153,10 @@ impl SackedRuns {
                 self.runs.insert(first, (lo, hi));
             } else {
                 self.runs[first] = (lo, hi);
-                self.runs.drain(first + 1..last);
+                // Usually the block grows one run (the hole before it filled less often).
+                if last > first + 1 {
+                    self.runs.drain(first + 1..last);
+                }
             }
         }
     }
@@ -173,6 +184,22 @@ impl SackedRuns {
         let mut n = 0;
         for &(s, e) in self.runs.iter().rev() {
             if e <= from {
+                break;
+            }
+            let (s, e) = (s.max(from), e.min(to));
+            if s < e {
+                n += e - s;
+            }
+        }
+        n
+    }
+
+    /// [`SackedRuns::sacked_in`] walking up from the lowest run: the cheaper one for a
+    /// range near the bottom of the scoreboard.
+    pub fn sacked_in_from_below(&self, from: u64, to: u64) -> u64 {
+        let mut n = 0;
+        for &(s, e) in &self.runs {
+            if s >= to {
                 break;
             }
             let (s, e) = (s.max(from), e.min(to));
@@ -249,6 +276,7 @@ mod tests {
                 let b = a + rng.next_u64() % (max - a + 1);
                 let brute = (a..b).filter(|&q| board.is_sacked(q)).count() as u64;
                 assert_eq!(runs.sacked_in(a, b), brute);
+                assert_eq!(runs.sacked_in_from_below(a, b), brute);
             }
         }
     }
