@@ -392,9 +392,20 @@ impl Bbr {
     /// `tso_goal` for the current pacing rate, computed again only when the rate changed;
     /// with Linux's bursts, the sender's burst size too, again also when the connection's
     /// min RTT fell (Linux sizes each TSO packet afresh in `tcp_write_xmit()` from these two).
+    /// Asked on every ACK and kept inline; the rare resizing is out of line.
+    #[inline]
     fn refresh_tso_goal(&mut self, w: &mut Window) {
         let rate = w.pacing_rate().unwrap_or(0.0);
         let rate_changed = rate.to_bits() != self.tso_rate_bits;
+        if rate_changed
+            || (self.p.pacing_burst == PacingBurst::Tso && w.min_rtt() != self.burst_min_rtt)
+        {
+            self.resize_tso(w, rate, rate_changed);
+        }
+    }
+
+    #[inline(never)]
+    fn resize_tso(&mut self, w: &mut Window, rate: f64, rate_changed: bool) {
         if rate_changed {
             self.tso_rate_bits = rate.to_bits();
             self.tso_goal = Self::tso_segs_goal(w, rate);
