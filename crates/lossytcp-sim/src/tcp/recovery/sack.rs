@@ -150,7 +150,7 @@ impl Sack {
     }
 
     /// §4 SetPipe as written (the check of [`Sack::pipe_with`]).
-    #[cfg(debug_assertions)]
+    #[cfg(any(test, debug_assertions))]
     fn pipe_by_definition(&self, s: &SenderState) -> u64 {
         let (una, max) = (s.snd_una, s.snd_max);
         let mut pipe = 0;
