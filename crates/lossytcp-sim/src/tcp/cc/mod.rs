@@ -50,10 +50,13 @@ pub enum CaEvent {
     TxStart { idle: Dur },
     /// The last congestion event's loss was spurious: the first ACK to cover the segment
     /// it retransmitted echoes the timestamp of a copy sent before the retransmission (RFC
-    /// 3522's Eifel detection, with `SenderConfig::eifel`). The plugin restores what the
-    /// cut took (Linux's `undo_cwnd()` in `tcp_undo_cwnd_reduction()`, RFC 9438 §4.9). Only
-    /// the congestion state is undone: the sender goes on retransmitting what its recovery
-    /// holds lost (RFC 4015's response to the retransmissions is not modelled).
+    /// 3522's Eifel detection, `SenderConfig::eifel`), or, after a timeout, F-RTO's probe
+    /// with new data finds the originals delivered (RFC 5682, `SenderConfig::frto`). The
+    /// plugin restores what the cut took (Linux's `undo_cwnd()` in
+    /// `tcp_undo_cwnd_reduction()`, RFC 9438 §4.9). After a timeout the sender also ends
+    /// its go-back-N and resumes with new data (RFC 4015 §3.2; the sender's
+    /// `undo_timeout`); after a fast retransmit the recovery runs on. DSACK-based detection
+    /// (RFC 2883, RFC 3708) is not implemented.
     Undo,
 }
 
