@@ -34,8 +34,10 @@ implements its own, and these differ on purpose):
 * PRR (RFC 6937): during recovery Linux paces retransmissions and new data to the ssthresh
   it is heading for; the engine's RFC 6675 recovery sends what the pipe allows.
 * Undo (F-RTO RFC 5682, DSACK/Eifel): Linux reverts a window reduction it finds spurious;
-  the engine keeps the reduction unless ``eifel_undo=True`` (RFC 3522's timestamp-echo
-  detection only, no F-RTO or DSACK; ``spurious_timeouts`` are F-RTO's detections).
+  the engine keeps the reduction unless ``frto=True`` (RFC 5682 as the kernel's
+  ``tcp_frto = 2``) or ``eifel_undo=True`` (RFC 3522's timestamp echo), either of which
+  undoes a spurious timeout as ``tcp_try_undo_loss()`` does, without go-back-N; DSACK-based
+  undo is not implemented (``spurious_timeouts`` are F-RTO's detections).
 * TSO/GSO/GRO: the forwarder reads one IP packet of at most the MTU from the TUN device, but
   the kernel's TCP still builds GSO packets of ``tcp_tso_autosize()`` segments (about 1 ms
   of the pacing rate, at least ``tcp_min_tso_segs`` = 2): measured through the emulator,

@@ -625,13 +625,25 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let (una, ack) = (s.snd_una, ack.min(s.snd_max));
         let advanced = ack > una;
         let recovery = &self.recovery;
-        let newly_sacked = |q: u64| q >= una && !recovery.is_sacked(s, q);
+        // The SACK-enhanced rules need the scoreboard of before this ACK; a sender without
+        // one (no SACK, or ns-2's Sack1, which clears it at a timeout) has only the
+        // cumulative ACK and duplicate ACKs.
+        let sack_enhanced = recovery.is_sacked(s, una).is_some();
+        let newly_sacked = |q: u64| recovery.is_sacked(s, q) == Some(false);
+        let log = &self.log;
+        let once = |q: u64| q < f.high && log.clean_send_time(q).is_some();
         // Linux's FLAG_ORIG_SACK_ACKED: a segment sent before the timeout, never
         // retransmitted and not SACKed before, is now (S)ACKed: it was only delayed.
-        let log = &self.log;
-        let original = |q: u64| q < f.high && newly_sacked(q) && log.clean_send_time(q).is_some();
+        // Without a scoreboard a cumulative ACK proves that only if it covers no
+        // retransmission (Linux's non-SACK rule in tcp_clean_rtx_queue()).
+        let original = |q: u64| once(q) && newly_sacked(q);
         let blocks = sack.iter().map(|&(a, b)| a.max(una)..b.min(s.snd_max));
-        if (una..ack).any(original) || blocks.clone().any(|mut r| r.any(original)) {
+        let by_ack = if sack_enhanced {
+            (una..ack).any(original)
+        } else {
+            advanced && una < f.high && (una..ack).all(|q| log.clean_send_time(q).is_some())
+        };
+        if by_ack || blocks.clone().any(|mut r| r.any(original)) {
             // Step 3b (Linux takes it in step 2 too): the timeout was spurious.
             self.undo_timeout();
             return false;
@@ -956,7 +968,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 mod tests {
     use super::*;
     use crate::tcp::cc::{GrowthConfig, Reno, RenoParams};
-    use crate::tcp::recovery::{RecoveryConfig, Sack};
+    use crate::tcp::recovery::{NewReno, NewRenoParams, RecoveryConfig, Sack};
     use crate::tcp::rtt::RttConfig;
     use crate::tcp::view::SenderView;
     use crate::tcp::{Compat, NoTruth};
@@ -1168,6 +1180,36 @@ mod tests {
         assert_eq!(tx.state.ca_state, CaState::Open);
         assert_eq!(tx.state.cwnd, 8.0);
         assert!(out.is_empty(), "eight in flight fill cwnd 8: {out:?}");
+    }
+
+    #[test]
+    fn frto_without_sack_trusts_no_cumulative_ack_that_covers_the_retransmission() {
+        // NewReno: after the timeout the ACK of 5 covers the retransmitted 0 and 1-4. With no
+        // scoreboard nothing says 1-4 were not delivered before the timeout (Linux's non-SACK
+        // rule): step 2b, not an undo. Segment 5 was lost: the new segments bring a duplicate
+        // ACK (step 3a), and go-back-N resumes at 5. With SACK and no blocks before, the same
+        // ACK would prove 1-4 delayed (they arrived after the timeout) and undo at once.
+        let c = SenderConfig {
+            max_window: 64,
+            frto: true,
+            ..cfg(8)
+        };
+        let newreno = NewReno::new(NewRenoParams::default());
+        let mut tx = Sender::with_plugins(&c, Reno::default(), newreno, u64::MAX);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        tx.on_timeout(ms(1500), &NoTruth, &mut out);
+        out.clear();
+        tx.on_ack(ms(1600), 5, &[], &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(8, false), seg(9, false)]);
+        assert_eq!(tx.state.ca_state, CaState::Loss);
+        out.clear();
+        tx.on_ack(ms(1700), 5, &[], &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(5, true), seg(6, true)]);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (2.0, 4.0));
+        let mut tx = timed_out_reno(true, false);
+        tx.on_ack(ms(1600), 5, &[], &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Open);
     }
 
     #[test]

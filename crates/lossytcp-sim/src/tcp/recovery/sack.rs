@@ -215,8 +215,8 @@ impl Recovery for Sack {
         out.append(&mut self.relost);
     }
 
-    fn is_sacked(&self, s: &SenderState, seq: u64) -> bool {
-        seq >= s.snd_una && self.board.is_sacked(seq)
+    fn is_sacked(&self, s: &SenderState, seq: u64) -> Option<bool> {
+        Some(seq >= s.snd_una && self.board.is_sacked(seq))
     }
 
     /// RFC 6675 (4.2) halves "FlightSize", which RFC 5681 defines, before SACK, as all that

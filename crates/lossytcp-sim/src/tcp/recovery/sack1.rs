@@ -70,10 +70,6 @@ impl Recovery for Sack1 {
         true
     }
 
-    fn is_sacked(&self, s: &SenderState, seq: u64) -> bool {
-        seq >= s.snd_una && self.board.is_sacked(seq)
-    }
-
     #[inline]
     fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
         self.changed = false;
