@@ -10,11 +10,10 @@ Paper 001's path (``test_eifel_undo.SPIKES``: nothing lost, the delay jumps betw
 from __future__ import annotations
 
 import pytest
+from test_eifel_undo import SPIKES, restored
 
 from lossytcp import simulate
 from lossytcp.errors import ParameterError
-
-from test_eifel_undo import SPIKES, restored
 
 pytest.importorskip("lossytcp._sim")
 
