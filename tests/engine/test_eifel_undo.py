@@ -10,8 +10,9 @@ semi-Markov delay whose state fixes each packet's delay at its send time), so ev
 is spurious (the engine's oracle says so). Eifel sees the ones whose original arrives before
 the retransmission; where a retransmission sent in the fast state overtakes its original, the
 echo is the retransmission's and Eifel (rightly, by its rule) says nothing. Measured (60 s,
-seeds 1-3, CUBIC): windows restored after 13/17, 14/19, 11/12 timeouts with it, 0 without;
-goodput_norm 0.701 vs 0.664, 0.659 vs 0.599, 0.694 vs 0.625.
+seeds 1-3, CUBIC): windows restored after 11/11, 12/12, 6/6 timeouts with it, 0 without
+(fewer timeouts with it: the undone ones send no go-back-N); goodput_norm 0.691 vs 0.664,
+0.635 vs 0.599, 0.675 vs 0.625.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def test_cubic_undoes_the_spurious_timeouts_eifel_sees(seed: int) -> None:
 def test_the_reno_family_undoes_too_and_stops_go_back_n(variant: str) -> None:
     # tcp_reno_undo_cwnd(): every timeout Eifel finds spurious is undone, and the go-back-N
     # of the original window ends (RFC 4015). Measured (seed 1): restored 11/11 (0/19 off),
-    # retransmissions 789 vs 934 (sack) and 165 vs 941 (newreno), goodput_norm 0.729 vs
+    # retransmissions 326 vs 934 (sack) and 165 vs 941 (newreno), goodput_norm 0.694 vs
     # 0.645 and 0.676 vs 0.645.
     off = simulate(variant=variant, seed=1, trace_window=True, **SPIKES)
     on = simulate(variant=variant, seed=1, trace_window=True, eifel_undo=True, **SPIKES)
@@ -67,11 +68,12 @@ def test_the_reno_family_undoes_too_and_stops_go_back_n(variant: str) -> None:
 
 def test_bbr_keeps_its_window_but_its_spurious_timeouts_send_no_go_back_n() -> None:
     # BBR's undo resets its full-pipe search (its window is its own on every ACK); what
-    # changes is RFC 4015's response: 392 retransmissions instead of 1083 (seed 1).
+    # changes is RFC 4015's response: 87 retransmissions instead of 1083 (seed 1), goodput
+    # much the same (0.658 vs 0.656; seed 2 0.617 vs 0.636).
     off = simulate(variant="bbr", seed=1, **SPIKES)
     on = simulate(variant="bbr", seed=1, eifel_undo=True, **SPIKES)
-    assert on.retransmissions < 0.5 * off.retransmissions
-    assert on.goodput_norm >= off.goodput_norm
+    assert on.retransmissions < 0.2 * off.retransmissions
+    assert on.goodput_norm == pytest.approx(off.goodput_norm, rel=0.05)
 
 
 def test_it_is_off_unless_asked_for_and_named_in_the_scenario_only_then() -> None:

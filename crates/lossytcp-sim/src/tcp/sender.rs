@@ -557,23 +557,35 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         if p.timeout && self.state.ca_state == CaState::Loss {
             self.undo_timeout();
-        } else {
-            // A spurious fast retransmit: RFC 4015 has no response for it; the congestion
-            // state alone is undone and the recovery runs on.
-            self.growth
-                .on_event(&mut Window::new(&mut self.state), CaEvent::Undo);
+            return;
         }
+        // A spurious fast retransmit (RFC 4015 has a response for timeouts only): the
+        // recovery ends with the undo, as Linux's tcp_try_undo_recovery() /
+        // tcp_try_undo_partial() reopen the connection; left running, its window inflation
+        // would stack on the restored window.
+        let s = &mut self.state;
+        if s.ca_state == CaState::Recovery {
+            s.in_recovery = false;
+            s.ca_state = CaState::Open;
+        }
+        self.growth
+            .on_event(&mut Window::new(&mut self.state), CaEvent::Undo);
     }
 
     /// A congestion event: time its first retransmission of snd_una. A probe still armed is
     /// for the same segment (an ACK covering it would have decided it): the episode's
-    /// first retransmission stays the one compared (RetransmitTS, RFC 3522 §2).
-    fn arm_eifel(&mut self, timeout: bool) {
+    /// first retransmission stays the one compared (RetransmitTS, RFC 3522 §2). A timeout
+    /// inside an episode (a fast recovery, or the loss state of an earlier timeout) arms no
+    /// probe of its own: its spuriousness says nothing of the loss that started the
+    /// episode, whose state an undo would restore (RFC 5682 §3 step 1 keeps F-RTO out of
+    /// the same case).
+    fn arm_eifel(&mut self, timeout: bool, new_episode: bool) {
         if !self.eifel {
             return;
         }
         match &mut self.eifel_probe {
             Some(p) => p.timeout |= timeout,
+            None if !new_episode => {}
             None => {
                 self.eifel_probe = Some(EifelProbe {
                     seq: self.state.snd_una,
@@ -846,7 +858,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 let fs = self.recovery.flight_size(&self.state);
                 let (cut, v) =
                     self.congestion_event(CongestionKind::FastRetransmit, fs, ctx, truth);
-                self.arm_eifel(false);
+                self.arm_eifel(false, true);
                 Some((Some(cut), v))
             }
             DupAck::EnterWithoutCut => Some((None, None)),
@@ -895,7 +907,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         // RFC 5682 §3 step 1 (Linux tcp_enter_loss()): F-RTO unless the timeout interrupts
         // a recovery, fast or after an earlier timeout, other than by timing out again.
         let frto = self.frto_on && (s.ca_state == CaState::Open || again);
-        if s.ca_state != CaState::Loss {
+        if s.ca_state == CaState::Open {
             self.recover_before_timeout = s.recover;
         }
         self.last_timeout_seq = Some(s.snd_una);
@@ -917,7 +929,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             };
             (held, None)
         } else {
-            self.arm_eifel(true);
+            self.arm_eifel(true, self.state.ca_state == CaState::Open);
             self.congestion_event(CongestionKind::Timeout, flight_size, &ctx, truth)
         };
         let s = &mut self.state;
@@ -1224,6 +1236,37 @@ mod tests {
         assert_eq!(out, vec![seg(8, false), seg(9, false)]);
         assert_eq!((tx.state.cwnd, tx.state.ssthresh), (9.0, SSTHRESH0));
         assert_eq!(tx.state.ca_state, CaState::Open);
+    }
+
+    #[test]
+    fn eifel_ends_a_spurious_fast_recovery_with_the_undo() {
+        // Segment 0 is only delayed (reordering): 1, 2, 3 arrive first and their duplicate
+        // ACKs start a recovery (ssthresh = cwnd = 4 of 8). Then 0's original arrives: the
+        // ACK of all of 0-3 echoes 0's timestamp (sent at 0), older than the retransmission
+        // at 103 ms: spurious. The window of 8 comes back and the recovery ends: the ACK
+        // opens cwnd by one more (9) and new data goes out, 4 in flight (4-7) + 5 new.
+        let c = SenderConfig {
+            max_window: 64,
+            eifel: true,
+            ..cfg(8)
+        };
+        let mut tx = Sender::with_plugins(&c, Reno::default(), Sack::default(), u64::MAX);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        out.clear();
+        for (k, hi) in [2u64, 3, 4].into_iter().enumerate() {
+            tx.on_ack(ms(101 + k as u64), 0, &[(1, hi)], &NoTruth, &mut out);
+        }
+        assert!(tx.state.in_recovery);
+        assert_eq!(out[0], seg(0, true));
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (4.0, 4.0));
+        out.clear();
+        let echo = Some(crate::packet::tsval(ms(0)));
+        tx.on_ack_echo(ms(110), 4, &[], echo, &NoTruth, &mut out);
+        assert!(!tx.state.in_recovery);
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (9.0, SSTHRESH0));
+        assert_eq!(sent(&mut out), vec![8, 9, 10, 11, 12]);
     }
 
     /// A plugin that owns the window (BBR's shape): a fixed window and pacing rate.
