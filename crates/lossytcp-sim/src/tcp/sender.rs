@@ -567,6 +567,12 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if s.ca_state == CaState::Recovery {
             s.in_recovery = false;
             s.ca_state = CaState::Open;
+            if !self.growth.owns_window() {
+                // Without the duplicate ACKs' inflation (RFC 6582 §3.2 step 3's deflation,
+                // Reno's and NewReno's exit): tcp_reno_undo_cwnd()'s max(cwnd, prior_cwnd)
+                // reads Linux's cwnd, which PRR keeps uninflated.
+                s.cwnd = s.cwnd.min(s.ssthresh);
+            }
         }
         self.growth
             .on_event(&mut Window::new(&mut self.state), CaEvent::Undo);
@@ -1267,6 +1273,33 @@ mod tests {
         assert_eq!(tx.state.ca_state, CaState::Open);
         assert_eq!((tx.state.cwnd, tx.state.ssthresh), (9.0, SSTHRESH0));
         assert_eq!(sent(&mut out), vec![8, 9, 10, 11, 12]);
+    }
+
+    #[test]
+    fn a_spurious_newreno_recovery_is_undone_without_its_inflation() {
+        // NewReno, IW 8: segment 0 delayed, 1-7 arrive first. The third duplicate ACK
+        // starts the recovery (ssthresh 4, cwnd 4 + 3) and four more inflate it to 11.
+        // The ACK of all eight echoes 0's original: the recovery ends, its inflation goes
+        // (cwnd 4), and the undo gives max(4, 8); this ACK's slow start makes 9.
+        let c = SenderConfig {
+            max_window: 64,
+            eifel: true,
+            ..cfg(8)
+        };
+        let newreno = NewReno::new(NewRenoParams::default());
+        let mut tx = Sender::with_plugins(&c, Reno::default(), newreno, u64::MAX);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        for k in 1..=7 {
+            tx.on_ack(ms(100 + k), 0, &[], &NoTruth, &mut out);
+        }
+        assert!(tx.state.in_recovery);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (11.0, 4.0));
+        out.clear();
+        let echo = Some(crate::packet::tsval(ms(0)));
+        tx.on_ack_echo(ms(110), 8, &[], echo, &NoTruth, &mut out);
+        assert!(!tx.state.in_recovery);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (9.0, SSTHRESH0));
     }
 
     /// A plugin that owns the window (BBR's shape): a fixed window and pacing rate.
