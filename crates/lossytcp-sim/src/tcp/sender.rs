@@ -1078,20 +1078,27 @@ mod tests {
         }
     }
 
-    /// A Reno/SACK sender, IW 8 in a window of 64, whose eight segments sent at 0 time out
-    /// at 1.5 s: ssthresh 4 (half the flight), cwnd 1, segment 0 sent again (RFC 5682 step
-    /// 1). With F-RTO the rest of the window waits for the first ACK.
-    fn timed_out_reno(frto: bool, eifel: bool) -> Sender<Reno, Sack> {
+    /// Reno growth with `recovery`, IW 8 in a window of 64, its first window sent at 0.
+    fn started<R: Recovery>(recovery: R, frto: bool, eifel: bool) -> Sender<Reno, R> {
         let c = SenderConfig {
             max_window: 64,
             frto,
             eifel,
             ..cfg(8)
         };
-        let mut tx = Sender::with_plugins(&c, Reno::default(), Sack::default(), u64::MAX);
+        let mut tx = Sender::with_plugins(&c, Reno::default(), recovery, u64::MAX);
         let mut out = Vec::new();
         tx.start(ms(0), &mut out);
         assert_eq!(sent(&mut out), (0..8).collect::<Vec<_>>());
+        tx
+    }
+
+    /// A Reno/SACK sender, IW 8 in a window of 64, whose eight segments sent at 0 time out
+    /// at 1.5 s: ssthresh 4 (half the flight), cwnd 1, segment 0 sent again (RFC 5682 step
+    /// 1). With F-RTO the rest of the window waits for the first ACK.
+    fn timed_out_reno(frto: bool, eifel: bool) -> Sender<Reno, Sack> {
+        let mut tx = started(Sack::default(), frto, eifel);
+        let mut out = Vec::new();
         tx.on_timeout(ms(1500), &NoTruth, &mut out);
         assert_eq!(out, vec![seg(0, true)]);
         assert_eq!((tx.state.cwnd, tx.state.ssthresh), (1.0, 4.0));
@@ -1207,15 +1214,8 @@ mod tests {
         // rule): step 2b, not an undo. Segment 5 was lost: the new segments bring a duplicate
         // ACK (step 3a), and go-back-N resumes at 5. With SACK and no blocks before, the same
         // ACK would prove 1-4 delayed (they arrived after the timeout) and undo at once.
-        let c = SenderConfig {
-            max_window: 64,
-            frto: true,
-            ..cfg(8)
-        };
-        let newreno = NewReno::new(NewRenoParams::default());
-        let mut tx = Sender::with_plugins(&c, Reno::default(), newreno, u64::MAX);
+        let mut tx = started(NewReno::new(NewRenoParams::default()), true, false);
         let mut out = Vec::new();
-        tx.start(ms(0), &mut out);
         tx.on_timeout(ms(1500), &NoTruth, &mut out);
         out.clear();
         tx.on_ack(ms(1600), 5, &[], &NoTruth, &mut out);
@@ -1251,15 +1251,8 @@ mod tests {
         // ACK of all of 0-3 echoes 0's timestamp (sent at 0), older than the retransmission
         // at 103 ms: spurious. The window of 8 comes back and the recovery ends: the ACK
         // opens cwnd by one more (9) and new data goes out, 4 in flight (4-7) + 5 new.
-        let c = SenderConfig {
-            max_window: 64,
-            eifel: true,
-            ..cfg(8)
-        };
-        let mut tx = Sender::with_plugins(&c, Reno::default(), Sack::default(), u64::MAX);
+        let mut tx = started(Sack::default(), false, true);
         let mut out = Vec::new();
-        tx.start(ms(0), &mut out);
-        out.clear();
         for (k, hi) in [2u64, 3, 4].into_iter().enumerate() {
             tx.on_ack(ms(101 + k as u64), 0, &[(1, hi)], &NoTruth, &mut out);
         }
@@ -1281,15 +1274,8 @@ mod tests {
         // starts the recovery (ssthresh 4, cwnd 4 + 3) and four more inflate it to 11.
         // The ACK of all eight echoes 0's original: the recovery ends, its inflation goes
         // (cwnd 4), and the undo gives max(4, 8); this ACK's slow start makes 9.
-        let c = SenderConfig {
-            max_window: 64,
-            eifel: true,
-            ..cfg(8)
-        };
-        let newreno = NewReno::new(NewRenoParams::default());
-        let mut tx = Sender::with_plugins(&c, Reno::default(), newreno, u64::MAX);
+        let mut tx = started(NewReno::new(NewRenoParams::default()), false, true);
         let mut out = Vec::new();
-        tx.start(ms(0), &mut out);
         for k in 1..=7 {
             tx.on_ack(ms(100 + k), 0, &[], &NoTruth, &mut out);
         }

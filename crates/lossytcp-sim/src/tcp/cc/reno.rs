@@ -272,52 +272,47 @@ mod tests {
         assert_eq!((to.ssthresh, to.cwnd), (2.0, 1.0));
     }
 
+    /// Window `cwnd`, `ssthresh` and `flight` segments out, then `kind`'s cut taken.
+    fn cut_at(g: &mut Reno, s: &mut SenderState, at: (f64, f64, u64), kind: CongestionKind) {
+        (s.cwnd, s.ssthresh, s.snd_max) = (at.0, at.1, s.snd_una + at.2);
+        let cut = g.on_congestion_event(&Conn::new(s), kind, &ctx());
+        s.take(cut);
+    }
+
     #[test]
     fn an_undo_restores_the_window_and_ssthresh_of_before_the_episode() {
+        use CongestionKind::{FastRetransmit as Fr, Timeout as To};
+        let undo = |g: &mut Reno, s: &mut SenderState| {
+            g.on_event(&mut Window::new(s), CaEvent::Undo);
+            (s.cwnd, s.ssthresh)
+        };
         // Congestion avoidance at cwnd 20.5, ssthresh 12, 20 in flight; a timeout cuts to
         // ssthresh 10, cwnd 1, and the window grows back to 3 before the timeout is found
         // spurious: tcp_reno_undo_cwnd() gives max(3, 20.5); prior_ssthresh =
         // max(12, 20 / 2 + 20 / 4 = 15).
         let mut s = SenderState::new(1, 100, 3, u64::MAX);
-        s.cwnd = 20.5;
-        s.ssthresh = 12.0;
-        s.snd_max = 20;
         let mut g = Reno::default();
-        let cut = g.on_congestion_event(&Conn::new(&s), CongestionKind::Timeout, &ctx());
-        assert_eq!((cut.ssthresh, cut.cwnd), (10.0, 1.0));
-        s.take(cut);
+        cut_at(&mut g, &mut s, (20.5, 12.0, 20), To);
+        assert_eq!((s.cwnd, s.ssthresh), (1.0, 10.0));
         s.cwnd = 3.0;
-        g.on_event(&mut Window::new(&mut s), CaEvent::Undo);
-        assert_eq!((s.cwnd, s.ssthresh), (20.5, 15.0));
+        assert_eq!(undo(&mut g, &mut s), (20.5, 15.0));
         // Once per episode.
-        s.cwnd = 2.0;
-        s.ssthresh = 2.0;
-        g.on_event(&mut Window::new(&mut s), CaEvent::Undo);
-        assert_eq!((s.cwnd, s.ssthresh), (2.0, 2.0));
+        (s.cwnd, s.ssthresh) = (2.0, 2.0);
+        assert_eq!(undo(&mut g, &mut s), (2.0, 2.0));
         // A window grown past the prior one and a higher ssthresh are kept (the maxima).
-        s.cwnd = 8.0;
-        s.ssthresh = 40.0;
-        s.snd_max = 8;
-        let cut = g.on_congestion_event(&Conn::new(&s), CongestionKind::FastRetransmit, &ctx());
-        s.take(cut);
+        cut_at(&mut g, &mut s, (8.0, 40.0, 8), Fr);
         assert_eq!((s.cwnd, s.ssthresh), (4.0, 4.0));
         s.cwnd = 9.0;
-        g.on_event(&mut Window::new(&mut s), CaEvent::Undo);
-        assert_eq!((s.cwnd, s.ssthresh), (9.0, 40.0));
+        assert_eq!(undo(&mut g, &mut s), (9.0, 40.0));
         // A timeout inside a fast recovery belongs to its episode: the recovery's prior
         // state (cwnd 16, ssthresh max(5, 12)) is what an undo restores.
-        s.cwnd = 16.0;
-        s.ssthresh = 5.0;
-        s.snd_max = 16;
-        let cut = g.on_congestion_event(&Conn::new(&s), CongestionKind::FastRetransmit, &ctx());
-        s.take(cut);
+        cut_at(&mut g, &mut s, (16.0, 5.0, 16), Fr);
         s.in_recovery = true;
-        let cut = g.on_congestion_event(&Conn::new(&s), CongestionKind::Timeout, &ctx());
-        s.take(cut);
+        let at = (s.cwnd, s.ssthresh, 16);
+        cut_at(&mut g, &mut s, at, To);
         s.in_recovery = false;
         assert_eq!((s.cwnd, s.ssthresh), (1.0, 8.0));
-        g.on_event(&mut Window::new(&mut s), CaEvent::Undo);
-        assert_eq!((s.cwnd, s.ssthresh), (16.0, 12.0));
+        assert_eq!(undo(&mut g, &mut s), (16.0, 12.0));
     }
 
     #[test]
