@@ -621,7 +621,8 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     (RFC 3522 Eifel: segments carry RFC 7323 timestamps, and the first ACK covering a
     congestion event's retransmission that echoes an earlier copy's timestamp makes the
     growth plugin undo the event's cut, as Linux's undo_cwnd() (every variant's growth has
-    one); a timeout found spurious also ends its go-back-N, RFC 4015's response; default
+    one); a timeout found spurious also ends its go-back-N, RFC 4015's response, and a
+    spurious fast retransmit's recovery ends; default
     off), ``frto`` (RFC 5682 F-RTO, SACK-enhanced as Linux's tcp_frto=2: after a timeout two
     new segments probe whether the originals were only delayed; if so the timeout is undone
     as with ``eifel_undo``, else recovery goes on conventionally; default off),

@@ -55,7 +55,8 @@ pub enum CaEvent {
     /// plugin restores what the cut took (Linux's `undo_cwnd()` in
     /// `tcp_undo_cwnd_reduction()`, RFC 9438 §4.9). After a timeout the sender also ends
     /// its go-back-N and resumes with new data (RFC 4015 §3.2; the sender's
-    /// `undo_timeout`); after a fast retransmit the recovery runs on. DSACK-based detection
+    /// `undo_timeout`); after a fast retransmit the recovery ends, its inflation dropped
+    /// (Linux reopens likewise; the sender's `eifel_detect`). DSACK-based detection
     /// (RFC 2883, RFC 3708) is not implemented.
     Undo,
 }
