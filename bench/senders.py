@@ -43,6 +43,8 @@ cache misses (the lossy scenarios' larger windows), which the CPU times do.
                             [--variants paper003|modern] [--json]
     python bench/senders.py --callgrind [--duration 20] [--scenario ...]   # after
         cargo build --release --example run_scenario
+    python bench/senders.py ... --bbr-pacing-burst segment|tso    # BBR's pacing per segment
+                                                                  # or per TSO burst
     python bench/senders.py --ns3 [--duration 100] [--rounds 3]
     python bench/senders.py --ns3 --callgrind [--duration 20] [--cache-sim]  # both sides
 
@@ -100,6 +102,10 @@ VARIANTS = ("newreno", "newreno-lp", "ideal-lp", "westwood-nr", "westwood-plus")
 MODERN = ("newreno", "sack", "cubic", "bbr")
 
 
+#: BBR's `bbr_pacing_burst` for the runs (``--bbr-pacing-burst``; None: the default).
+BBR_PACING_BURST: str | None = None
+
+
 def scenario(name: str, variant: str, duration_s: float) -> dict:
     from lossytcp import scenario as s
     from lossytcp.figures import paper003
@@ -119,7 +125,11 @@ def scenario(name: str, variant: str, duration_s: float) -> dict:
                         duration_s=duration_s)
     else:
         raise SystemExit(f"unknown scenario {name!r}: same, two-hop, fast or all")
-    return sc.engine(seed=1)
+    out = sc.engine(seed=1)
+    if BBR_PACING_BURST is not None and variant == "bbr":
+        for f in out["flows"]:
+            f["tcp"].setdefault("params", {})["bbr_pacing_burst"] = BBR_PACING_BURST
+    return out
 
 
 def measure(name: str, duration_s: float, rounds: int, variants=VARIANTS) -> dict:
@@ -327,7 +337,12 @@ def main() -> None:
                          "and branch simulation, about twice as slow)")
     ap.add_argument("--ns3", action="store_true",
                     help="NewReno, SACK, CUBIC and BBR against ns-3 3.37 on one lossy link")
+    ap.add_argument("--bbr-pacing-burst", choices=["segment", "tso"], default=None,
+                    help="BBR's bbr_pacing_burst on same, two-hop and fast (its default if "
+                         "left out)")
     a = ap.parse_args()
+    global BBR_PACING_BURST  # noqa: PLW0603 - the scenarios' one knob, set once here
+    BBR_PACING_BURST = a.bbr_pacing_burst
     if a.duration is None:
         a.duration = 20.0 if a.ns3 and a.callgrind else 1000.0
     if not a.duration > 0:

@@ -1,10 +1,13 @@
-"""BBR's departures per segment (ns-3, the default) or in Linux's TSO bursts
-(``bbr_pacing_burst='tso'``): ``tcp_tso_autosize()``'s segments, about 1 ms of the pacing
-rate and at least 2, leave back to back and the next burst waits burst / rate.
+"""BBR's departures in Linux's TSO bursts (``bbr_pacing_burst='tso'``, the default of ``bbr``
+and ``bbr3``): the segments of one TSO/GSO packet, about 1 ms of the pacing rate and at least
+2, leave back to back and the next burst waits burst / rate; or one segment per departure as
+ns-3's TcpBbr (``'segment'``, what ``crosscheck ns3`` runs).
 
 On a 50 Mb/s, 20 ms path (4167 segments/s of 1500 B) the kernel's BBR, run through
 ``lossytcp emulate`` (2026-11-27, 2 seeds), wrote 3.9 segments per burst on average to the
-TUN device, 2-3 us apart; the engine's ``tso`` bursts are the same size by construction.
+TUN device, 2-3 us apart; the engine's ``tso`` bursts are the same size by construction
+(v1: ``tcp_tso_autosize()``; v3: its own ``bbr_tso_segs()``, the same 1 ms of the rate at
+this RTT).
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ from collections import Counter
 import pytest
 
 from lossytcp import ParameterError, simulate
+from lossytcp.variants import PARAMS, variant
 
 pytest.importorskip("lossytcp._sim")
 
 PATH = dict(rate_bps=50e6, rtt_s=0.02, packet_size_bytes=1500, window=1000, duration_s=10,
             seed=1)
+BBRS = ("bbr", "bbr3")
 
 
 def bursts(report) -> list[int]:
@@ -27,18 +32,28 @@ def bursts(report) -> list[int]:
     return [at[t] for t in sorted(at)]
 
 
-def test_the_default_is_per_segment_and_unchanged() -> None:
-    default = simulate(variant="bbr", trace_sends=True, **PATH)
-    segment = simulate(variant="bbr", trace_sends=True, bbr_pacing_burst="segment", **PATH)
-    assert default == segment
-    assert default.send_trace == segment.send_trace
-    # One segment per pacing wake-up: ACK-clocked pairs aside, nothing leaves in groups.
-    assert Counter(bursts(default)).most_common(1)[0][0] == 1
+@pytest.mark.parametrize("name", BBRS)
+def test_the_default_is_linuxs_tso_bursts(name: str) -> None:
+    assert "bbr_pacing_burst" in variant(name).params
+    assert PARAMS["bbr_pacing_burst"].default == "tso"
+    assert set(PARAMS["bbr_pacing_burst"].variants) == set(BBRS)
+    default = simulate(variant=name, trace_sends=True, **PATH)
+    tso = simulate(variant=name, trace_sends=True, bbr_pacing_burst="tso", **PATH)
+    assert default == tso
+    assert default.send_trace == tso.send_trace
 
 
-def test_tso_bursts_are_linux_sized_and_cost_fewer_events() -> None:
-    seg = simulate(variant="bbr", trace_sends=True, **PATH)
-    tso = simulate(variant="bbr", trace_sends=True, bbr_pacing_burst="tso", **PATH)
+@pytest.mark.parametrize("name", BBRS)
+def test_segment_paces_one_segment_per_departure(name: str) -> None:
+    seg = simulate(variant=name, trace_sends=True, bbr_pacing_burst="segment", **PATH)
+    # One segment per pacing wake-up: nothing leaves in groups.
+    assert set(bursts(seg)) == {1}
+
+
+@pytest.mark.parametrize("name", BBRS)
+def test_tso_bursts_are_linux_sized_and_cost_fewer_events(name: str) -> None:
+    seg = simulate(variant=name, trace_sends=True, bbr_pacing_burst="segment", **PATH)
+    tso = simulate(variant=name, trace_sends=True, **PATH)
     sizes = Counter(bursts(tso))
     # About 1 ms of 4167 segments/s at ProbeBW's gains 0.75-1.25 (x 0.99): 3 to 5 segments.
     common = sizes.most_common(1)[0][0]
@@ -49,6 +64,7 @@ def test_tso_bursts_are_linux_sized_and_cost_fewer_events() -> None:
     assert tso.events / tso.packets_sent < 0.85 * seg.events / seg.packets_sent
 
 
-def test_a_bad_burst_mode_is_refused_by_name() -> None:
+@pytest.mark.parametrize("name", BBRS)
+def test_a_bad_burst_mode_is_refused_by_name(name: str) -> None:
     with pytest.raises(ParameterError, match="bbr_pacing_burst"):
-        simulate(variant="bbr", bbr_pacing_burst="gso", **PATH)
+        simulate(variant=name, bbr_pacing_burst="gso", **PATH)

@@ -51,3 +51,30 @@ def test_crosscheck_ns3_judges_every_quantity() -> None:
     assert judged["pacing_rate_mean_norm"]["ns3"] > 0.5
     assert judged["pacing_rate_mean_norm"]["lossytcp"] > 0.5
     assert out["reference"] == "ns3" and out["exit_code"] == p.returncode
+    # Like for like: the engine's BBR paced per segment, as ns-3's, and the output says so.
+    assert any("bbr_pacing_burst=segment" in n and "like for like" in n for n in out["notes"])
+    assert out["scenario"]["bbr_pacing_burst"] == "segment"
+
+
+def test_the_engines_bbr_runs_per_segment_against_ns3_and_is_named() -> None:
+    from lossytcp.cli.crosscheck_ns3 import _kwargs
+    from lossytcp.variants import PARAMS
+
+    parser = __import__("argparse").ArgumentParser()
+    from lossytcp.cli.simulate import add_scenario_arguments
+
+    add_scenario_arguments(parser)
+    variant, kw = _kwargs(parser.parse_args(["--variant", "bbr"]))
+    assert variant == "bbr" and kw["bbr_pacing_burst"] == "segment"
+    assert PARAMS["bbr_pacing_burst"].default == "tso"
+    notes = ns3.like_ns3_notes("bbr", kw)
+    assert len(notes) == 1 and "like for like" in notes[0]
+    assert "bbr_pacing_burst=segment" in notes[0] and "bbr_pacing_burst=tso" in notes[0]
+    # Not also listed as a setting of the engine's alone.
+    _, notes = ns3.ns3_arguments("bbr", {**kw, "duration_s": 1.0, "seed": 1})
+    assert not any("bbr_pacing_burst" in n for n in notes)
+    # A user's explicit tso runs, and the output says ns-3 paces otherwise.
+    notes = ns3.like_ns3_notes("bbr", {**kw, "bbr_pacing_burst": "tso"})
+    assert notes == ["set otherwise than ns-3 runs, by the flags: bbr_pacing_burst=tso "
+                     "(ns-3 runs as bbr_pacing_burst=segment)"]
+    assert ns3.like_ns3_notes("newreno", kw) == []

@@ -87,14 +87,16 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
                      "window": 32, "duration_s": 30.0, "seed": 3, "trace_sends": True,
                      "trace_window": True}))
     # Issue 22's senders, paced and not: CUBIC (RFC 9438 and Linux's rules with HyStart),
-    # BBR v1 (per-segment and Linux's TSO-burst pacing) and BBRv3, so that a refactoring of
-    # the per-ACK models, the rate sampler or the pacing timer shows it changed no bit.
+    # BBR v1 and BBRv3 with Linux's TSO-burst pacing (their default) and per segment (ns-3's),
+    # so that a refactoring of the per-ACK models, the rate sampler or the pacing timer shows
+    # it changed no bit.
     modern = {
         "cubic": {},
         "cubic-linux": {"cubic_rules": "linux", "cubic_slow_start": "hystart"},
         "bbr": {},
-        "bbr-tso": {"bbr_pacing_burst": "tso"},
+        "bbr-segment": {"bbr_pacing_burst": "segment"},
         "bbr3": {},
+        "bbr3-segment": {"bbr_pacing_burst": "segment"},
     }
     for name, knobs in modern.items():
         v = name.split("-")[0]

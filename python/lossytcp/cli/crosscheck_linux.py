@@ -8,9 +8,9 @@ each data transmission and each ACK, in transmission order, becomes the engine's
 alone. The engine takes its closest Linux-like configuration (``lossytcp.emulate.linux``:
 reno -> sack with IW10, delayed ACKs, limited transmit, RTO = SRTT + max(200 ms, 4 RTTVAR);
 cubic -> cubic with Linux's rules and HyStart; bbr -> bbr paced per TSO burst as Linux's
-internal pacing sends (``bbr_pacing_burst='tso'``); bbr3 -> bbr3, only on a kernel
-whose ``bbr`` is Google's v3, refused by name elsewhere). Per metric: the kernel's and
-the engine's means,
+internal pacing sends (``bbr_pacing_burst='tso'``, the engine's default); bbr3 -> bbr3,
+only on a kernel whose ``bbr`` is Google's v3, refused by name elsewhere). Per metric: the
+kernel's and the engine's means,
 the seeds with identical values, a paired t-test of the differences, Holm-corrected over
 the metrics (as ``crosscheck ns2 --paired``).
 

@@ -10,8 +10,11 @@ traces are compared by their time-weighted means and quartiles over the run.
 
 The variant's ns-3 counterpart is the registry's (lossytcp.variants: NewReno and SACK as
 ns3::TcpNewReno without and with SACK, CUBIC as ns3::TcpCubic, BBR as ns3::TcpBbr, classic
-recovery). The engine runs CUBIC with Linux's rules and HyStart, as ns-3's TcpCubic (a port
-of Linux's tcp_cubic.c) does, unless --cubic-rules/--cubic-slow-start say otherwise. The
+recovery). Like for like (lossytcp.ns3.ENGINE_AS_NS3, named in the output's notes): the
+engine runs CUBIC with Linux's rules and HyStart, as ns-3's TcpCubic (a port of Linux's
+tcp_cubic.c) does, unless --cubic-rules/--cubic-slow-start say otherwise; and BBR paced one
+segment per departure, as ns-3 paces its TcpBbr, unless --bbr-pacing-burst says otherwise
+(the engine's default is Linux's TSO bursts, which `crosscheck linux` compares). The
 window defaults to 100000 segments (no cap): ns-3 caps cwnd where the engine limits the
 flight by a receiver's window. What ns-3 cannot express is refused by name before any run.
 lossytcp/ns3/README.md lists where ns-3 3.37 departs from Linux.
@@ -170,7 +173,8 @@ def _run(a: argparse.Namespace) -> int:
         print(f"lossytcp crosscheck: ns-3 failed: {e}")
         return EXIT_CRASH
     rows = judge(engine, ref, ref_name="ns3", alpha=a.alpha, paired=False)
-    notes = [*notes, "not observable in ns-3's run, not judged: channel losses, packets "
+    notes = [*ns3.like_ns3_notes(variant, kw), *notes,
+             "not observable in ns-3's run, not judged: channel losses, packets "
              "received, spurious detections",
              "ns-3 opens with a handshake: its data starts one RTT later, with an RTT sample"]
     out = verdicts_json(rows, reference="ns3", variant=variant, scenario=kw, seeds=seeds,

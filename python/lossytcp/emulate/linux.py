@@ -7,7 +7,8 @@
   with Linux's ``tcp_cubic.c`` rules and HyStart (``cubic_rules='linux'``,
   ``cubic_slow_start='hystart'``: the RFC 9438 arithmetic and HyStart++ are the engine's
   defaults, not the kernel's); ``bbr`` -> the engine's ``bbr`` (Linux's ``tcp_bbr.c``) with
-  ``bbr_pacing_burst='tso'`` (the TSO/GSO note below);
+  ``bbr_pacing_burst='tso'`` (the TSO/GSO note below; the engine's default, set here all the
+  same so that this configuration does not follow a change of default);
   ``bbr3`` -> the engine's ``bbr3``, run as the kernel's ``bbr`` where that is Google's v3
   (:func:`engine_variant` tells by its ``bbr_skb_marked_lost``), refused by name elsewhere;
 * ``frto=True``: the kernel runs F-RTO (``net.ipv4.tcp_frto`` = 2, the SACK-enhanced RFC
@@ -49,9 +50,9 @@ implements its own, and these differ on purpose):
   of the pacing rate, at least ``tcp_min_tso_segs`` = 2): measured through the emulator,
   ``Tcp.OutSegs`` / ``Ip.OutRequests`` = 2.0 at 10 Mb/s (data arriving in pairs 2-3 us apart)
   and bursts of 3.9 segments at 50 Mb/s. With ``pfifo_fast`` (no fq) BBR paces internally,
-  one such burst per pacing wake-up; ``bbr_pacing_burst='tso'`` makes the engine's BBR do the
-  same (its default paces per segment, as ns-3 does). TCP Small Queues shape when segments
-  leave too; the engine's unpaced senders send at once.
+  one such burst per pacing wake-up; ``bbr_pacing_burst='tso'``, the engine's default for
+  ``bbr`` and ``bbr3``, does the same (``'segment'`` paces per segment, as ns-3 does). TCP
+  Small Queues shape when segments leave too; the engine's unpaced senders send at once.
 * Timestamps: 12 option bytes per segment (1448 data bytes in a 1500 B packet); RTT samples
   on every ACK, also during recovery, where Karn's rule stops the engine.
 * IW10 and slow start after idle, congestion window validation (RFC 7661), HyStart in CUBIC:

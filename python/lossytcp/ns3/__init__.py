@@ -52,8 +52,9 @@ from ..errors import ParameterError
 from ..sim import RunCounts
 from ..variants import PARAMS, variant
 
-__all__ = ["NS3_INSTALL", "NOT_OBSERVABLE", "Ns3Error", "Ns3NotInstalled", "Ns3Report",
-           "Ns3Unsupported", "build_program", "ns3_arguments", "simulate_ns3", "source_digest"]
+__all__ = ["ENGINE_AS_NS3", "NS3_INSTALL", "NOT_OBSERVABLE", "Ns3Error", "Ns3NotInstalled",
+           "Ns3Report", "Ns3Unsupported", "build_program", "like_ns3_notes", "ns3_arguments",
+           "simulate_ns3", "source_digest"]
 
 NS3_INSTALL = "sudo apt-get install libns3-dev libgsl-dev g++ pkg-config   (Debian ns-3 3.37)"
 MODULES = ("ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point", "ns3-applications",
@@ -102,8 +103,28 @@ _DEFAULT_ONLY = {
 
 #: The engine's settings that stand for what ns-3 3.37 runs by default, per variant, for a
 #: cross-check of like with like (each can be overridden): CUBIC with Linux's arithmetic and
-#: HyStart on (ns-3's TcpCubic is a port of tcp_cubic.c; its HyStart attribute is on).
-ENGINE_AS_NS3 = {"cubic": {"cubic_rules": "linux", "cubic_slow_start": "hystart"}}
+#: HyStart on (ns-3's TcpCubic is a port of tcp_cubic.c; its HyStart attribute is on); BBR
+#: paced one segment per departure, as TcpSocketBase paces ns-3's TcpBbr (the engine's
+#: default is Linux's TSO bursts, the kernel's way: see ``emulate.linux.LINUX_KNOBS``).
+ENGINE_AS_NS3 = {"cubic": {"cubic_rules": "linux", "cubic_slow_start": "hystart"},
+                 "bbr": {"bbr_pacing_burst": "segment"}}
+
+
+def like_ns3_notes(variant_name: str, kw: Mapping[str, Any]) -> list[str]:
+    """The printed notes on the engine's settings of :data:`ENGINE_AS_NS3`: those this run
+    keeps (like for like), and those the flags changed (ns-3 still runs its own way)."""
+    like = ENGINE_AS_NS3.get(variant_name, {})
+    kept = [f"{k}={x}" for k, x in like.items() if kw.get(k, x) == x]
+    changed = [f"{k}={kw[k]} (ns-3 runs as {k}={x})" for k, x in like.items()
+               if kw.get(k, x) != x]
+    notes = []
+    if kept:
+        notes.append("the engine runs as ns-3 does, like for like: " + ", ".join(kept)
+                     + " (the engine's defaults: " + ", ".join(
+                         f"{k}={PARAMS[k].default}" for k in like) + ")")
+    if changed:
+        notes.append("set otherwise than ns-3 runs, by the flags: " + ", ".join(changed))
+    return notes
 
 
 class Ns3NotInstalled(RuntimeError):
@@ -227,8 +248,10 @@ def ns3_arguments(name: str, kw: Mapping[str, Any]) -> tuple[list[str], list[str
                 raise Ns3Unsupported(k, x, "ns-3 3.37's TcpCubic has Linux's HyStart "
                                      "(hystart) or none (reno), not HyStart++")
             attrs.append(f"ns3::TcpCubic::HyStart={'true' if x == 'hystart' else 'false'}")
-        elif x is not None and x != spec.default:
-            # A setting of the engine's side only (its rules): run, and say so.
+        elif (x is not None and x != spec.default
+              and ENGINE_AS_NS3.get(name, {}).get(k) != x):
+            # A setting of the engine's side only (its rules): run, and say so (the
+            # like-for-like settings have their own notes, like_ns3_notes()).
             engine_only.append(f"{k}={x}")
     args = [f"--cc={var.ns3['congestion_ops']}", f"--recovery={var.ns3['recovery']}",
             f"--sack={'1' if var.ns3['sack'] else '0'}",

@@ -236,6 +236,60 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         }
     }
 
+    /// [`Tcp::after_sender`] after a pacing timer whose sends changed nothing else in the
+    /// sender (`Sender::on_pacing_timer` says so): no loss events to book, nothing for the
+    /// window, phase and pacing traces (they were brought up to date after the sender's
+    /// last event), no completion (snd_una did not move); the segments go out and the
+    /// timers follow, in the order `after_sender` takes them. (One pass over the segments:
+    /// the oracle's records are per segment, so booking a segment sent and a loss of it at
+    /// once before the next one's ends the same as `after_sender`'s two passes.)
+    #[inline]
+    fn put_paced(
+        &mut self,
+        now: Time,
+        fid: FlowId,
+        out: &mut Vec<Segment>,
+        trace_sends: bool,
+        net: &mut Net,
+    ) {
+        debug_assert!(!self.sender.has_loss_events());
+        let tsval = crate::packet::tsval(now);
+        for s in out.iter() {
+            self.oracle.on_send(s.seq);
+            self.report.retransmissions += u64::from(s.retransmission);
+            if trace_sends {
+                let t = now.as_secs();
+                self.report.send_trace.push((t, s.seq, s.retransmission));
+            }
+            self.put_on_wire(now, fid, *s, tsval, net);
+        }
+        self.report.packets_sent += out.len() as u64;
+        out.clear();
+        self.sync_timer(fid as usize, net);
+        self.sync_pacing(fid as usize, net);
+    }
+
+    /// Sends segment `s` of this connection (stamped `tsval`), booking a loss at once.
+    #[inline(always)]
+    fn put_on_wire(&mut self, now: Time, fid: FlowId, s: Segment, tsval: u32, net: &mut Net) {
+        let p = Packet {
+            flow: fid,
+            conn: self.conn,
+            size_bytes: self.packet_size,
+            hop: 0,
+            route: self.data_route,
+            kind: Kind::Data {
+                seq: s.seq,
+                retransmission: s.retransmission,
+                tsval,
+            },
+        };
+        // (The connection's own segment, just sent: `on_loss` would find it current.)
+        if let Some(loss) = net.send(now, p) {
+            self.on_own_loss(s.seq, loss);
+        }
+    }
+
     /// Books a loss of one of this connection's data segments.
     #[inline]
     fn on_own_loss(&mut self, seq: u64, loss: Loss) {
@@ -544,10 +598,12 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
             return; // superseded, or a retired transfer's
         }
         f.pace_at = None;
-        let mut out = std::mem::take(&mut self.out);
-        self.flows[fid as usize]
-            .sender
-            .on_pacing_timer(now, &mut out);
+        let out = &mut self.out;
+        if f.sender.on_pacing_timer(now, out) {
+            f.put_paced(now, fid, out, self.trace_sends, net);
+            return;
+        }
+        let mut out = std::mem::take(out);
         self.after_sender(now, fid as usize, &mut out, net);
         self.out = out;
     }
@@ -571,25 +627,9 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
         }
         self.note_state(now, fid, net);
         let f = &mut self.flows[fid];
-        let (route, size, conn) = (f.data_route, f.packet_size, f.conn);
         let tsval = crate::packet::tsval(now);
         for s in out.iter() {
-            let p = Packet {
-                flow: fid as FlowId,
-                conn,
-                size_bytes: size,
-                hop: 0,
-                route,
-                kind: Kind::Data {
-                    seq: s.seq,
-                    retransmission: s.retransmission,
-                    tsval,
-                },
-            };
-            // (The connection's own segment, just sent: `on_loss` would find it current.)
-            if let Some(loss) = net.send(now, p) {
-                f.on_own_loss(s.seq, loss);
-            }
+            f.put_on_wire(now, fid as FlowId, *s, tsval, net);
         }
         out.clear();
         self.sync_timers(fid, net);

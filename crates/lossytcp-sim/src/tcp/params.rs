@@ -87,7 +87,8 @@ impl DefaultValue {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Param {
     /// Globally unique, prefixed by its plugin (`cubic_beta`); units in the name as everywhere
-    /// (`westwood_tau_s`).
+    /// (`westwood_tau_s`). Plugins that share a setting declare the same `Param` (one
+    /// constant, e.g. `bbr_pacing_burst` of `bbr` and `bbr3`); the registry lists its owners.
     pub name: &'static str,
     /// The unit of the value ("" for a pure number or a switch).
     pub unit: &'static str,

@@ -28,9 +28,11 @@ pub struct RateSample {
     pub prior_delivered: u64,
     /// The sample segment's RTT, if it was transmitted once (Karn).
     pub rtt: Option<Dur>,
-    /// Segments in flight just after the sample's segment was sent (BBRv3's `tx_in_flight`).
+    /// Segments in flight just after the sample's segment was sent (BBRv3's `tx_in_flight`;
+    /// 0 unless the plugin wants it, `Growth::wants_tx_in_flight`).
     pub tx_in_flight: u64,
-    /// Segments marked lost since the sample's segment was sent (BBRv3's `rs->lost`).
+    /// Segments marked lost since the sample's segment was sent (BBRv3's `rs->lost`; 0 unless
+    /// the plugin wants it, as `tx_in_flight`).
     pub lost: u64,
 }
 
@@ -110,6 +112,9 @@ pub struct SendLog {
     slots: Vec<Slot>,
     mask: u64,
     sampling: bool,
+    /// Record each transmission's flight and loss count for `RateSample::tx_in_flight` and
+    /// `RateSample::lost` (about a tenth of a send's bookkeeping, read only by BBRv3).
+    tx_in_flight: bool,
     /// `C.delivered` (in `acct`), `C.delivered_time`, `C.first_sent_time`.
     acct: Accounting,
     delivered_time: Time,
@@ -131,6 +136,7 @@ impl SendLog {
             slots: vec![EMPTY; n],
             mask: n as u64 - 1,
             sampling,
+            tx_in_flight: true,
             acct: Accounting::default(),
             delivered_time: Time::ZERO,
             first_sent_time: Time::ZERO,
@@ -147,6 +153,22 @@ impl SendLog {
     /// Whether the delivery state is kept (see the type's doc).
     pub fn sampling(&self) -> bool {
         self.sampling
+    }
+
+    /// Samples leave `tx_in_flight` and `lost` at 0: their reader is not there.
+    pub fn skip_tx_in_flight(&mut self) {
+        self.tx_in_flight = false;
+    }
+
+    /// What a transmission records for `RateSample::tx_in_flight` and `lost`: in flight once
+    /// it is out (new data is not outstanding yet, a retransmission is), and the loss count.
+    #[inline]
+    fn tx_state(&self, outstanding: u64, retransmission: bool) -> (u64, u64) {
+        if !self.tx_in_flight {
+            return (0, 0);
+        }
+        let in_flight = self.acct.in_flight(outstanding) + u64::from(!retransmission);
+        (in_flight, self.acct.lost)
     }
 
     /// Segment `seq` is transmitted at `at`; `outstanding` segments (snd_max - snd_una) were
@@ -173,7 +195,8 @@ impl SendLog {
         }
         if self.slots[i].seq != seq {
             // A first transmission (the common case): nothing of the slot's last segment
-            // carries over. In flight once it is out: new data is not outstanding yet.
+            // carries over.
+            let (tx_in_flight, tx_lost) = self.tx_state(outstanding, retransmission);
             self.slots[i] = Slot {
                 seq,
                 sent_at: at,
@@ -182,8 +205,8 @@ impl SendLog {
                 sacked: false,
                 lost: false,
                 lost_retransmitted: false,
-                tx_in_flight: self.acct.in_flight(outstanding) + u64::from(!retransmission),
-                tx_lost: self.acct.lost,
+                tx_in_flight,
+                tx_lost,
                 delivered: self.acct.delivered,
                 delivered_time: self.delivered_time,
                 first_sent_time: self.first_sent_time,
@@ -205,9 +228,9 @@ impl SendLog {
         if lost_retransmitted && !old.lost_retransmitted {
             self.acct.retrans_out += 1;
         }
-        // In flight once this one is out: a retransmission is outstanding, and in flight
-        // either as not lost or through retrans_out.
-        let in_flight = self.acct.in_flight(outstanding) + u64::from(!retransmission);
+        // (In flight once this one is out: a retransmission is outstanding, and in flight
+        // either as not lost or through retrans_out.)
+        let (tx_in_flight, tx_lost) = self.tx_state(outstanding, retransmission);
         self.slots[i] = Slot {
             seq: old.seq,
             sent_at: at,
@@ -216,8 +239,8 @@ impl SendLog {
             sacked: old.sacked,
             lost,
             lost_retransmitted,
-            tx_in_flight: in_flight,
-            tx_lost: self.acct.lost,
+            tx_in_flight,
+            tx_lost,
             delivered: self.acct.delivered,
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
@@ -412,7 +435,11 @@ impl SendLog {
             prior_delivered: p.delivered,
             rtt,
             tx_in_flight: p.tx_in_flight,
-            lost: self.acct.lost - p.tx_lost,
+            lost: if self.tx_in_flight {
+                self.acct.lost - p.tx_lost
+            } else {
+                0
+            },
         })
     }
 

@@ -86,6 +86,8 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     tx_start: bool,
     /// When the last segment left (for `CaEvent::TxStart`'s idle time).
     last_sent_at: Option<Time>,
+    /// A `CaEvent::TxStart` reached the plugin since `on_pacing_timer` began.
+    heard_tx_start: bool,
     /// Retransmissions the recovery found lost (a buffer reused every ACK).
     relost: Vec<u64>,
     /// Every unSACKed segment below this one has been marked lost in the send log (a sampling
@@ -135,7 +137,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         state.fine = cfg
             .fine_clock
             .map(|m| FineClock::new(cfg.max_window, m == FineClockMode::Ns2));
-        let log = SendLog::new(cfg.max_window, growth.wants_rate_samples());
+        let mut log = SendLog::new(cfg.max_window, growth.wants_rate_samples());
+        if !growth.wants_tx_in_flight() {
+            log.skip_tx_in_flight();
+        }
         let classifier = cfg.classifier.as_ref().map(Classifier::new);
         let tx_start = growth.wants_tx_start();
         let exact_rtt = cfg.sampling == RttSampling::PerAck
@@ -167,6 +172,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             dup_run: 0,
             tx_start,
             last_sent_at: None,
+            heard_tx_start: false,
             relost: Vec::new(),
             marked_upto: 0,
             eifel: cfg.eifel,
@@ -236,6 +242,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             let idle = self.last_sent_at.map_or(Dur::ZERO, |t| now - t);
             self.growth
                 .on_event(&mut Window::new(&mut self.state), CaEvent::TxStart { idle });
+            self.heard_tx_start = true;
         }
         self.last_sent_at = Some(now);
         self.log.on_send(seq, now, retransmission, outstanding);
@@ -306,6 +313,22 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         self.paced_out = true;
         false
+    }
+
+    /// [`Sender::send_pending`] where all `send_allowed` would do is find the segment pacing
+    /// held back not yet due (a paced sender's ACK between departures): that outcome, and
+    /// true; false (nothing done) otherwise. (The delivery accounting it would copy from the
+    /// send log is already the log's: the ACK's caller copied it after its last change.)
+    fn held_back(&mut self, now: Time) -> bool {
+        if self.held.is_none() || now >= self.state.next_send_at {
+            return false;
+        }
+        if !self.state.retransmit_now.is_empty() {
+            return false;
+        }
+        self.burst_left = 0;
+        self.paced_out = true;
+        true
     }
 
     fn send_pending(&mut self, now: Time, out: &mut Vec<Segment>) {
@@ -402,10 +425,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.send_pending(now, out);
     }
 
-    /// The pacing timer fired: send what pacing held back.
-    pub fn on_pacing_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
+    /// The pacing timer fired: send what pacing held back. Returns whether the growth plugin
+    /// heard of nothing (no `CaEvent::TxStart`): then the sends changed nothing the sender
+    /// reports but the segments themselves (its window, RTO, phase, pacing rate, loss events
+    /// and completion are as they were), which the simulator's pacing path relies on.
+    pub fn on_pacing_timer(&mut self, now: Time, out: &mut Vec<Segment>) -> bool {
         self.clock_at(now);
+        self.heard_tx_start = false;
         self.send_pending(now, out);
+        !self.heard_tx_start
     }
 
     /// The window cut of a congestion event, decided in one place: the loss classifier's, if
@@ -776,6 +804,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             if std::mem::take(&mut self.state.app_limited_request) {
                 let in_flight = self.state.acct.in_flight(self.state.flight());
                 self.log.mark_app_limited(in_flight);
+                self.state.acct = self.log.accounting();
+            }
+            // (The plugins that pace own the window: the other senders skip the test.)
+            if self.held_back(now) {
+                return;
             }
         }
         if frto_new_data {

@@ -38,11 +38,17 @@
 //! Arithmetic as in [`super::bbr`]: rates in segments per second, gains as Linux's in 1/256
 //! (startup 710/256, drain 88/256, down 232/256, the 2% threshold 5/256, beta 180/256,
 //! headroom 38/256), integer windows.
+//!
+//! Pacing as BBR v1's, with the same `bbr_pacing_burst` (one parameter of both plugins):
+//! by default Linux's TSO bursts, whose size v3 gives the kernel itself through its
+//! `tso_segs` hook (`bbr_tso_segs()`, in place of `tcp_tso_autosize()`): the window's
+//! `bbr_tso_segs_goal()` with the device's `gso_max_size` (64 KB, a TUN device's too), so one
+//! burst is [`Bbr3::tso_goal`] segments; `segment` paces one segment at a time.
 
 use super::bbr::Mode;
 use super::bbr_shared::{
     ceil_u64, init_pacing_rate, kept_window, packets_in_net_at_edt, saved_cwnd, set_pacing_rate,
-    AckAggregation, HoldStep, ProbeRttHold, INIT_CWND,
+    AckAggregation, HoldStep, PacingBurst, ProbeRttHold, INIT_CWND, PACING_BURST,
 };
 use super::{CaEvent, Growth};
 use crate::rng::{Rng, Stream};
@@ -84,6 +90,8 @@ crate::declare_params! {
         min_rtt_win_s: f64 = Param::float("bbr3_min_rtt_win_s", "s", 10.0, 0.001, 1000.0),
         /// Linux's ACK-aggregation allowance in the window (extra_acked).
         extra_acked: bool = Param::flag("bbr3_extra_acked", true),
+        /// Departures in Linux's TSO bursts (default) or one segment at a time (ns-3's TcpBbr).
+        pacing_burst: PacingBurst = PACING_BURST,
     }
 }
 
@@ -262,6 +270,7 @@ impl Bbr3 {
         self.min_rtt_stamp = now;
         self.probe_rtt_min_stamp = now;
         self.init_pacing_rate(w);
+        self.refresh_burst(w);
         self.aggregation.start(now);
         // Loss rounds start after the first full flight is acknowledged.
         self.loss_round_delivered = w.delivered() + 1;
@@ -298,6 +307,16 @@ impl Bbr3 {
         }
         let bytes = bytes.min(GSO_MAX_BYTES - 1.0 - MAX_TCP_HEADER);
         ((bytes / mss) as u64).max(MIN_TSO_SEGS)
+    }
+
+    /// With Linux's TSO bursts, the sender's burst: `bbr_tso_segs()`, the same as
+    /// [`Self::tso_goal`] on a 64 KB GSO device (its inputs, the rate and RTprop, change only
+    /// where this is called: at the start, on ACKs and on a restart from idle).
+    fn refresh_burst(&self, w: &mut Window) {
+        if self.p.pacing_burst == PacingBurst::Tso {
+            let segs = self.tso_goal(w).min(u64::from(u32::MAX)) as u32;
+            w.set_pacing_burst(Some(segs));
+        }
     }
 
     /// `bbr_bdp()`: ceil(bw x RTprop x gain); the initial window before any RTT sample.
@@ -884,6 +903,7 @@ impl Growth for Bbr3 {
                 if self.mode == Mode::ProbeBw {
                     let bw = self.bw();
                     self.set_pacing_rate(w, bw, 1.0);
+                    self.refresh_burst(w);
                 } else if self.mode == Mode::ProbeRtt {
                     let now = w.now();
                     self.check_probe_rtt_done(w, now);
@@ -914,6 +934,10 @@ impl Growth for Bbr3 {
             }
             CaEvent::TxStart { .. } | CaEvent::EnterRecovery | CaEvent::ExitRecovery => {}
         }
+    }
+
+    fn wants_tx_in_flight(&self) -> bool {
+        true
     }
 
     fn owns_window(&self) -> bool {
@@ -978,6 +1002,7 @@ impl Growth for Bbr3 {
         let bw = self.bw();
         let (pacing, cwnd_gain) = (self.pacing_gain, self.cwnd_gain);
         self.set_pacing_rate(w, bw, pacing);
+        self.refresh_burst(w);
         self.set_cwnd(w, ctx, bw, cwnd_gain);
         self.bound_cwnd_for_inflight_model(w);
         self.advance_latest_delivery_signals(ctx);

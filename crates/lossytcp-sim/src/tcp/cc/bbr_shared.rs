@@ -1,8 +1,26 @@
 //! What BBR v1 ([`super::bbr`]) and BBRv3 ([`super::bbr3`]) share of Linux's `tcp_bbr.c`.
 
+use crate::tcp::params::Param;
 use crate::tcp::view::{SenderView, Window};
 use crate::tcp::{AckCtx, CongestionKind, Cut};
 use crate::time::{Dur, Time};
+
+crate::param_choice! {
+    /// How the sender spaces BBR's departures (v1 and v3 alike).
+    pub enum PacingBurst {
+        /// One segment per pacing wake-up, 1 / rate apart (ns-3's TcpSocketBase).
+        Segment = "segment",
+        /// Linux's (the default): one TSO/GSO packet per wake-up, of the segments the
+        /// plugin's `tcp_tso_autosize()` gives (about 1 ms of the rate and at least 2,
+        /// at most 64 KB), back to back, the next departure `tcp_update_skb_after_send()`'s
+        /// burst length / rate later.
+        Tso = "tso",
+    }
+}
+
+/// `bbr_pacing_burst`, one parameter that BBR v1 and BBRv3 both take (the registry admits a
+/// name two plugins declare identically): Linux's kernel paces both the same way.
+pub(crate) const PACING_BURST: Param = Param::choice("bbr_pacing_burst", PacingBurst::WORDS, "tso");
 
 /// Linux's TCP_INIT_CWND: the window before any RTT sample.
 pub(crate) const INIT_CWND: u64 = 10;

@@ -12,8 +12,14 @@ struct Sample {
 
 #[derive(Clone, Debug, Default)]
 pub struct MaxFilter {
-    /// Best, second and third choice, in order of age.
+    /// Best, second and third choice, in order of age (their values never increase).
     s: [Sample; 3],
+    /// Up to this time none of the window's rules of time can apply to these samples: a
+    /// sample below all three changes nothing until then (most of BBR's, on most ACKs).
+    quiet_until: u64,
+    /// The window length `quiet_until` is of (callers pass one per filter).
+    #[cfg(debug_assertions)]
+    win: u64,
 }
 
 impl MaxFilter {
@@ -25,10 +31,45 @@ impl MaxFilter {
     /// Forgets everything: `v` at `t` is all there is.
     pub fn reset(&mut self, t: u64, v: f64) {
         self.s = [Sample { t, v }; 3];
+        // (No rule of time applies at the samples' own time.)
+        self.quiet_until = t;
     }
 
-    /// Takes the measurement `v` at time `t` into a window of length `win`.
+    /// Takes the measurement `v` at time `t` into a window of length `win` (the same on every
+    /// call).
+    #[inline]
     pub fn update(&mut self, win: u64, t: u64, v: f64) -> f64 {
+        if v < self.s[2].v && t <= self.quiet_until {
+            #[cfg(debug_assertions)]
+            debug_assert_eq!(win, self.win, "one window length per filter");
+            return self.s[0].v;
+        }
+        let best = self.take(win, t, v);
+        self.settle(win);
+        best
+    }
+
+    /// `quiet_until` for the samples now: the first of the rules of time in [`Self::take`]
+    /// to come due is the quarter's (with no second choice), else the half's (no third),
+    /// else the window's end, which the reset's (the third choice's age) never precedes.
+    fn settle(&mut self, win: u64) {
+        let s = &self.s;
+        let rule = if s[1].t == s[0].t {
+            win / 4
+        } else if s[2].t == s[1].t {
+            win / 2
+        } else {
+            win
+        };
+        self.quiet_until = s[0].t.saturating_add(rule);
+        #[cfg(debug_assertions)]
+        {
+            self.win = win;
+        }
+    }
+
+    /// [`Self::update`]'s rules.
+    fn take(&mut self, win: u64, t: u64, v: f64) -> f64 {
         let val = Sample { t, v };
         // A new maximum, or nothing of the window left: start over.
         if v >= self.s[0].v || t - self.s[2].t > win {
@@ -93,6 +134,35 @@ mod tests {
         assert_eq!(f.get(), 7.0);
         f.update(10, 15, 6.0);
         assert_eq!(f.get(), 7.0);
+    }
+
+    /// The shortcut for a sample below all three (`quiet_until`) leaves the filter as its
+    /// rules would, on random walks of rounds and rates (plateaus, drops, repeats).
+    #[test]
+    fn the_quiet_shortcut_changes_nothing_the_rules_would_not() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for win in [1u64, 4, 10, 17] {
+            let (mut fast, mut full) = (MaxFilter::default(), MaxFilter::default());
+            let (mut t, mut level) = (0u64, 100.0);
+            for _ in 0..20_000 {
+                let r = next();
+                t += u64::from(r % 7 == 0) + u64::from(r % 97 == 0) * 3;
+                if r % 53 == 0 {
+                    level = 50.0 + (next() % 100) as f64;
+                }
+                let v = level - (next() % 40) as f64 * 0.5;
+                let a = fast.update(win, t, v);
+                let b = full.take(win, t, v);
+                full.settle(win);
+                assert_eq!((a, fast.s), (b, full.s), "win {win}, round {t}, sample {v}");
+            }
+        }
     }
 
     #[test]

@@ -97,6 +97,14 @@ pub trait Growth {
         self.owns_window()
     }
 
+    /// Of a plugin that wants rate samples: it reads `RateSample::tx_in_flight` and
+    /// `RateSample::lost` (Linux's `rs->tx_in_flight` and `rs->lost`: BBRv3's loss-bounded
+    /// probing; BBR v1 reads neither). Otherwise the send log does not record the flight and
+    /// the loss count at each transmission, and both are 0 in the samples.
+    fn wants_tx_in_flight(&self) -> bool {
+        false
+    }
+
     /// A congestion-avoidance event (see [`CaEvent`] for when each fires).
     fn on_event(&mut self, _w: &mut Window, _ev: CaEvent) {}
 
@@ -202,6 +210,9 @@ impl Growth for GrowthImpl {
     }
     fn wants_rate_samples(&self) -> bool {
         dispatch!(self, g => g.wants_rate_samples())
+    }
+    fn wants_tx_in_flight(&self) -> bool {
+        dispatch!(self, g => g.wants_tx_in_flight())
     }
     #[inline]
     fn owns_window(&self) -> bool {
