@@ -832,6 +832,7 @@ class Tcp(_Data):
     timer_every_partial_ack: bool | None = None
     tick_phase: float | None = None
     eifel_undo: bool = False
+    frto: bool = False
 
     KNOBS: ClassVar[tuple[str, ...]] = ("limited_transmit", "delay_growth",
                                         "partial_window_deflation", "recovery_exit_growth",
@@ -897,6 +898,7 @@ class Tcp(_Data):
                                             ["per_ack", "per_window"]))
         _set(self, "delayed_ack", v.boolean("delayed_ack", self.delayed_ack))
         _set(self, "eifel_undo", v.boolean("eifel_undo", self.eifel_undo))
+        _set(self, "frto", v.boolean("frto", self.frto))
         _set(self, "profile", v.choice("profile", self.profile, ["rfc", "ns2"]))
         _set(self, "rto_estimator", v.choice("rto_estimator", self.rto_estimator,
                                              ["rfc6298", "last_sample", "linux"]))
@@ -958,6 +960,7 @@ class Tcp(_Data):
             **({} if self.rto_estimator == "rfc6298" else {"rto_estimator": self.rto_estimator}),
             # Only when on: the scenarios (and run keys) of everything else stay as they were.
             **({"eifel_undo": True} if self.eifel_undo else {}),
+            **({"frto": True} if self.frto else {}),
         }
 
 

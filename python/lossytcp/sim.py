@@ -412,7 +412,7 @@ _DEFAULTS: dict[str, Any] = dict(
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
     timer_every_partial_ack=None, tick_phase=None, trace_sends=False, trace_window=False,
-    trace_delay=False, hops=None, eifel_undo=False,
+    trace_delay=False, hops=None, eifel_undo=False, frto=False,
     # Every plugin parameter of the engine's registry (None: the variant's default).
     **dict.fromkeys(_variants.PARAMS),
 )
@@ -471,7 +471,7 @@ def scenario_from_keywords(variant: str = "newreno", **kwargs: Any) -> Scenario:
         max_backoff=p["max_backoff"], rtt_sampling=p["rtt_sampling"],
         rto_estimator=p["rto_estimator"], delayed_ack=p["delayed_ack"], profile=p["profile"],
         **{k: p[k] for k in sc_mod.Tcp.KNOBS}, **{k: p[k] for k in _variants.PARAMS},
-        tick_phase=p["tick_phase"], eifel_undo=p["eifel_undo"])
+        tick_phase=p["tick_phase"], eifel_undo=p["eifel_undo"], frto=p["frto"])
     app: Any = sc_mod.Bulk()
     if p["transfer_bytes"] is not None:
         app = sc_mod.Transfer(v.integer("transfer_bytes", p["transfer_bytes"], 1,
@@ -620,8 +620,13 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     default the phase ns-2 2.35 uses in the scripts of :mod:`lossytcp.ns2`), ``eifel_undo``
     (RFC 3522 Eifel: segments carry RFC 7323 timestamps, and the first ACK covering a
     congestion event's retransmission that echoes an earlier copy's timestamp makes the
-    growth plugin undo the event's cut: cubic, bbr and bbr3 do, as Linux's undo_cwnd();
-    the retransmissions themselves go on; default off), ``trace_sends``,
+    growth plugin undo the event's cut, as Linux's undo_cwnd() (every variant's growth has
+    one); a timeout found spurious also ends its go-back-N, RFC 4015's response, and a
+    spurious fast retransmit's recovery ends; default
+    off), ``frto`` (RFC 5682 F-RTO, SACK-enhanced as Linux's tcp_frto=2: after a timeout two
+    new segments probe whether the originals were only delayed; if so the timeout is undone
+    as with ``eifel_undo``, else recovery goes on conventionally; default off),
+    ``trace_sends``,
     ``trace_window``, ``trace_delay`` (the semi-Markov delay's states, ``delay_trace``),
     ``hops`` (a chain of links instead of one: a list of dicts with
     ``rate_bps``, ``delay_s`` one way, optional ``queue_packets`` and ``channel``; ACKs return

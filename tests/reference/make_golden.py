@@ -107,6 +107,18 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
                     {**BASE, **knobs, "rate_bps": 10e6, "rtt_s": 0.1, "window": 200,
                      "packet_size_bytes": 1500, "queue_packets": 40, "delayed_ack": True,
                      "channel": "bernoulli:p=0.001", "duration_s": 20.0}))
+    # Spurious-timeout undo: paper 001's delay jumps (every timeout spurious) with F-RTO and
+    # Eifel's response, and a lost window (a genuine timeout F-RTO hands back to go-back-N).
+    spikes = {**NO_RTT, "window": 100, "duration_s": 30.0,
+              "delay": {"rtt_s": [0.05, 1.0], "H": [[0, 1], [1, 0]],
+                        "excess_mean_s": [3.0, 0.3]}}
+    for v in ("newreno", "sack", "cubic", "bbr"):
+        for knob in ("frto", "eifel_undo"):
+            out.append((f"{v}-{knob.split('_')[0]}/rfc/spikes", v, {**spikes, knob: True}))
+    for v in ("newreno", "sack"):
+        out.append((f"{v}-frto/rfc/window-lost", v,
+                    {**BASE, "window": 10, "channel": "drops:seq=" + "+".join(
+                        str(q) for q in range(200, 210)), "frto": True, "duration_s": 10.0}))
     return out
 
 

@@ -259,6 +259,11 @@ pub struct TcpConfig {
     /// Off by default.
     #[serde(default)]
     pub eifel_undo: bool,
+    /// F-RTO (RFC 5682, SACK-enhanced as Linux's `tcp_frto = 2`): after a timeout the
+    /// sender probes with new data whether the originals were only delayed, and undoes the
+    /// timeout if so (the growth plugin's `CaEvent::Undo`, no go-back-N). Off by default.
+    #[serde(default)]
+    pub frto: bool,
 }
 
 impl TcpConfig {

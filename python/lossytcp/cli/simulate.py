@@ -78,7 +78,11 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delayed-ack", action="store_true", default=None)
     p.add_argument("--eifel-undo", action="store_true", default=None,
                    help="detect spurious retransmissions by the timestamp echo (RFC 3522 "
-                        "Eifel) and undo their congestion response (cubic, bbr, bbr3)")
+                        "Eifel) and undo their congestion response; a spurious timeout's "
+                        "go-back-N stops (RFC 4015)")
+    p.add_argument("--frto", action="store_true", default=None,
+                   help="F-RTO (RFC 5682, SACK-enhanced as Linux's tcp_frto=2): detect "
+                        "spurious timeouts by probing with new data, and undo them")
     p.add_argument("--protect-retransmissions", action="store_true", default=None,
                    help="retransmissions are never lost on the channel")
     p.add_argument("--transfer", default=None,
@@ -124,6 +128,8 @@ def _tcp_changes(a: argparse.Namespace) -> dict[str, Any]:
         out["delayed_ack"] = True
     if a.eifel_undo:
         out["eifel_undo"] = True
+    if a.frto:
+        out["frto"] = True
     return out
 
 

@@ -22,8 +22,12 @@ pub struct SenderConfig {
     pub timestamps: bool,
     /// Eifel (RFC 3522): the first ACK covering a congestion event's retransmission tells
     /// from its timestamp echo whether the original arrived; if it did, the growth plugin
-    /// hears `CaEvent::Undo`.
+    /// hears `CaEvent::Undo`; a timeout found spurious also ends its go-back-N (RFC 4015).
     pub eifel: bool,
+    /// F-RTO (RFC 5682, the SACK-enhanced algorithm as Linux's `tcp_frto = 2` runs it): after
+    /// a timeout, new data probes whether the originals were only delayed; if so the
+    /// timeout is undone as Eifel's is.
+    pub frto: bool,
     pub compat: Compat,
     /// The receiver's advertised window, segments.
     pub max_window: u32,

@@ -289,6 +289,20 @@ impl SendLog {
         }
     }
 
+    /// A timeout found spurious (Linux's `tcp_undo_cwnd_reduction(sk, true)`): the
+    /// outstanding segments are lost no more. Their retransmissions stay in `retrans_out`
+    /// (original and copy may both be in the network), and `lost`, the count so far, keeps
+    /// them as Linux's `tp->lost` does.
+    pub fn unmark_lost(&mut self, snd_una: u64, snd_max: u64) {
+        for q in snd_una..snd_max {
+            let s = &mut self.slots[(q & self.mask) as usize];
+            if s.seq == q && s.lost {
+                s.lost = false;
+                self.acct.lost_out -= 1;
+            }
+        }
+    }
+
     /// The delivery accounting (all zero for a log that does not sample).
     pub fn accounting(&self) -> Accounting {
         self.acct

@@ -23,6 +23,26 @@ pub struct Segment {
     pub retransmission: bool,
 }
 
+/// RFC 3522 §2's state: the segment the last congestion event retransmits first, and
+/// RetransmitTS, the timestamp of that retransmission once it left.
+#[derive(Clone, Copy, Debug)]
+struct EifelProbe {
+    seq: u64,
+    retransmit_ts: Option<u32>,
+    /// A timeout is part of the episode (a spurious one ends its go-back-N).
+    timeout: bool,
+}
+
+/// F-RTO's state after a timeout (RFC 5682 §3, the SACK-enhanced algorithm; Linux's
+/// `tp->frto` and `high_seq`).
+#[derive(Clone, Copy, Debug)]
+struct Frto {
+    /// RecoveryPoint: the highest segment sent (+1) at the timeout, then at step 2b.
+    high: u64,
+    /// Step 2b sent new data; the next ACKs decide (step 3).
+    probing: bool,
+}
+
 /// The plugins are type parameters, so a growth or recovery plugin of another crate (or of a
 /// test) plugs in without touching the engine; the simulator uses the enum-dispatched sets of
 /// this crate's plugins.
@@ -75,9 +95,13 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     marked_upto: u64,
     /// `SenderConfig::eifel`.
     eifel: bool,
-    /// RFC 3522 §2's state: the segment the last congestion event retransmits first, and
-    /// RetransmitTS, the timestamp of that retransmission once it left.
-    eifel_probe: Option<(u64, Option<u32>)>,
+    eifel_probe: Option<EifelProbe>,
+    /// `SenderConfig::frto`.
+    frto_on: bool,
+    /// F-RTO watches the ACKs after a timeout.
+    frto: Option<Frto>,
+    /// `recover` before the last timeout, which an undo of it restores.
+    recover_before_timeout: Option<u64>,
 }
 
 impl Sender {
@@ -153,6 +177,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             marked_upto: 0,
             eifel: cfg.eifel,
             eifel_probe: None,
+            frto_on: cfg.frto,
+            frto: None,
+            recover_before_timeout: None,
         }
     }
 
@@ -223,9 +250,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             c.record(seq);
         }
         if retransmission {
-            if let Some((s, ts @ None)) = &mut self.eifel_probe {
-                if *s == seq {
-                    *ts = Some(crate::packet::tsval(now));
+            if let Some(p) = &mut self.eifel_probe {
+                if p.seq == seq && p.retransmit_ts.is_none() {
+                    p.retransmit_ts = Some(crate::packet::tsval(now));
                 }
             }
             self.max_retransmitted = Some(self.max_retransmitted.map_or(seq, |m| m.max(seq)));
@@ -541,30 +568,188 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// timestamp older than the retransmission's (the original arrived), or that
     /// retransmission never left, the loss was spurious: the growth plugin undoes it.
     fn eifel_detect(&mut self, ack: u64, tsecr: Option<u32>) {
-        let Some((seq, retransmit_ts)) = self.eifel_probe else {
+        let Some(p) = self.eifel_probe else {
             return;
         };
-        if ack <= seq {
+        if ack <= p.seq {
             return;
         }
         self.eifel_probe = None;
-        let spurious = match (retransmit_ts, tsecr) {
+        let spurious = match (p.retransmit_ts, tsecr) {
             (None, _) => true,
             (Some(r), Some(e)) => crate::packet::ts_before(e, r),
             (Some(_), None) => false,
         };
-        if spurious {
-            self.growth
-                .on_event(&mut Window::new(&mut self.state), CaEvent::Undo);
+        if !spurious {
+            return;
         }
+        if p.timeout && self.state.ca_state == CaState::Loss {
+            self.undo_timeout();
+            return;
+        }
+        // A spurious fast retransmit (RFC 4015 has a response for timeouts only): the
+        // recovery ends with the undo, as Linux's tcp_try_undo_recovery() /
+        // tcp_try_undo_partial() reopen the connection; left running, its window inflation
+        // would stack on the restored window.
+        let s = &mut self.state;
+        if s.ca_state == CaState::Recovery {
+            s.in_recovery = false;
+            s.ca_state = CaState::Open;
+            if !self.growth.owns_window() {
+                // Without the duplicate ACKs' inflation (RFC 6582 §3.2 step 3's deflation,
+                // Reno's and NewReno's exit): tcp_reno_undo_cwnd()'s max(cwnd, prior_cwnd)
+                // reads Linux's cwnd, which PRR keeps uninflated.
+                s.cwnd = s.cwnd.min(s.ssthresh);
+            }
+        }
+        self.growth
+            .on_event(&mut Window::new(&mut self.state), CaEvent::Undo);
     }
 
     /// A congestion event: time its first retransmission of snd_una. A probe still armed is
     /// for the same segment (an ACK covering it would have decided it): the episode's
-    /// first retransmission stays the one compared (RetransmitTS, RFC 3522 §2).
-    fn arm_eifel(&mut self) {
-        if self.eifel && self.eifel_probe.is_none() {
-            self.eifel_probe = Some((self.state.snd_una, None));
+    /// first retransmission stays the one compared (RetransmitTS, RFC 3522 §2). A timeout
+    /// inside an episode (a fast recovery, or the loss state of an earlier timeout) arms no
+    /// probe of its own: its spuriousness says nothing of the loss that started the
+    /// episode, whose state an undo would restore (RFC 5682 §3 step 1 keeps F-RTO out of
+    /// the same case).
+    fn arm_eifel(&mut self, timeout: bool, new_episode: bool) {
+        if !self.eifel {
+            return;
+        }
+        match &mut self.eifel_probe {
+            Some(p) => p.timeout |= timeout,
+            None if !new_episode => {}
+            None => {
+                self.eifel_probe = Some(EifelProbe {
+                    seq: self.state.snd_una,
+                    retransmit_ts: None,
+                    timeout,
+                })
+            }
+        }
+    }
+
+    /// The response to a timeout found spurious (by Eifel or F-RTO), RFC 4015 §3.1-3.3 and
+    /// Linux's tcp_try_undo_loss(): the growth plugin restores the congestion state
+    /// (`CaEvent::Undo`); the segments the timeout marked lost are lost no more
+    /// (tcp_undo_cwnd_reduction(sk, true)); and transmission resumes with new data, SND.NXT
+    /// <- SND.MAX (RFC 4015 §3.2), so the go-back-N of the original window ends: what was
+    /// not yet retransmitted is not. The sender is open again, with `recover` as before the
+    /// timeout (its go-back-N duplicates, which RFC 6582's `recover` guards against, are
+    /// not sent). RFC 4015 §3.5's reinitialisation of SRTT and RTTVAR from the spurious
+    /// episode's RTT is not done, as Linux does not: the ACKs of the originals that are now
+    /// never retransmitted give Karn-clean samples that RFC 6298 takes as they come.
+    fn undo_timeout(&mut self) {
+        let s = &mut self.state;
+        s.snd_nxt = s.snd_max;
+        s.recover = self.recover_before_timeout;
+        s.ca_state = CaState::Open;
+        if self.log.sampling() {
+            self.log.unmark_lost(s.snd_una, s.snd_max);
+            self.marked_upto = s.snd_una;
+            s.acct = self.log.accounting();
+        }
+        self.frto = None;
+        self.eifel_probe = None;
+        self.growth
+            .on_event(&mut Window::new(&mut self.state), CaEvent::Undo);
+    }
+
+    /// RFC 5682's F-RTO (the SACK-enhanced algorithm, §3, as Linux's tcp_process_loss()
+    /// runs it with tcp_frto = 2), on an ACK after a timeout, before the ACK is processed.
+    /// Returns true when step 2b's new segments are to go out once it is.
+    fn frto_on_ack(&mut self, ack: u64, sack: &[(u64, u64)]) -> bool {
+        let Some(f) = self.frto else {
+            return false;
+        };
+        let s = &self.state;
+        if s.ca_state != CaState::Loss {
+            self.frto = None;
+            return false;
+        }
+        let (una, ack) = (s.snd_una, ack.min(s.snd_max));
+        let advanced = ack > una;
+        let recovery = &self.recovery;
+        // The SACK-enhanced rules need the scoreboard of before this ACK; a sender without
+        // one (no SACK, or ns-2's Sack1, which clears it at a timeout) has only the
+        // cumulative ACK and duplicate ACKs.
+        let sack_enhanced = recovery.is_sacked(s, una).is_some();
+        let newly_sacked = |q: u64| recovery.is_sacked(s, q) == Some(false);
+        let log = &self.log;
+        let once = |q: u64| q < f.high && log.clean_send_time(q).is_some();
+        // Linux's FLAG_ORIG_SACK_ACKED: a segment sent before the timeout, never
+        // retransmitted and not SACKed before, is now (S)ACKed: it was only delayed.
+        // Without a scoreboard a cumulative ACK proves that only if it covers no
+        // retransmission (Linux's non-SACK rule in tcp_clean_rtx_queue()).
+        let original = |q: u64| once(q) && newly_sacked(q);
+        let blocks = sack.iter().map(|&(a, b)| a.max(una)..b.min(s.snd_max));
+        let by_ack = if sack_enhanced {
+            (una..ack).any(original)
+        } else {
+            advanced && una < f.high && (una..ack).all(|q| log.clean_send_time(q).is_some())
+        };
+        if by_ack || blocks.clone().any(|mut r| r.any(original)) {
+            // Step 3b (Linux takes it in step 2 too): the timeout was spurious.
+            self.undo_timeout();
+            return false;
+        }
+        if f.probing {
+            // Step 3a: a duplicate ACK, or SACKs of the new data only: the loss was real.
+            if !advanced || blocks.clone().any(|mut r| r.any(newly_sacked)) {
+                self.frto_fall_back(true);
+            } else if ack >= f.high {
+                self.frto = None;
+            }
+            return false;
+        }
+        if !advanced {
+            // Step 2, SACK-enhanced: duplicate ACKs update the scoreboard; wait on.
+            return false;
+        }
+        if ack >= f.high {
+            // Step 2a: the retransmission's ACK covers RecoveryPoint: nothing to tell apart;
+            // the ACK ends the loss state as any would.
+            self.frto = None;
+            return false;
+        }
+        // Step 2b: up to two new segments, if there are any and the receiver's window
+        // takes them; otherwise conventional recovery.
+        if s.snd_max < s.limit && s.snd_max < ack + u64::from(s.max_window) {
+            self.frto = Some(Frto {
+                high: s.snd_max,
+                probing: true,
+            });
+            return true;
+        }
+        self.frto_fall_back(false);
+        false
+    }
+
+    /// F-RTO gives way to conventional recovery: the go-back-N it held back resumes from
+    /// snd_una, after step 3a with a window of at most three segments (RFC 5682 §3 step 3a;
+    /// a plugin that owns the window keeps its own).
+    fn frto_fall_back(&mut self, step_3a: bool) {
+        self.frto = None;
+        let s = &mut self.state;
+        s.snd_nxt = s.snd_una;
+        if step_3a && !self.growth.owns_window() {
+            s.cwnd = s.cwnd.min(3.0);
+        }
+    }
+
+    /// RFC 5682 step 2b: the new segments, sent whatever the flight (it still counts the
+    /// original window the timeout deemed lost, which Linux's in-flight count leaves out).
+    fn frto_send_new(&mut self, now: Time, out: &mut Vec<Segment>) {
+        for _ in 0..2 {
+            let s = &mut self.state;
+            if s.snd_max >= s.limit || s.snd_max >= s.snd_una + u64::from(s.max_window) {
+                return;
+            }
+            let seq = s.snd_max;
+            s.snd_max += 1;
+            s.snd_nxt = s.snd_max;
+            self.transmit(now, seq, false, out);
         }
     }
 
@@ -582,6 +767,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if self.eifel {
             self.eifel_detect(ack, tsecr);
         }
+        let frto_new_data = self.frto.is_some() && self.frto_on_ack(ack, sack);
         if let Some(c) = &mut self.state.fine {
             c.on_ack_arrival();
         }
@@ -624,6 +810,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             if self.held_back(now) {
                 return;
             }
+        }
+        if frto_new_data {
+            self.frto_send_new(now, out);
         }
         self.send_pending(now, out);
     }
@@ -708,7 +897,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 let fs = self.recovery.flight_size(&self.state);
                 let (cut, v) =
                     self.congestion_event(CongestionKind::FastRetransmit, fs, ctx, truth);
-                self.arm_eifel();
+                self.arm_eifel(false, true);
                 Some((Some(cut), v))
             }
             DupAck::EnterWithoutCut => Some((None, None)),
@@ -752,8 +941,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             // delay_growth_ restores on the first ACK.
             self.initial_window = self.initial_window.min(1.0);
         }
-        let repeated = self.compat.hold_ssthresh_on_repeated_timeout
-            && self.last_timeout_seq == Some(s.snd_una);
+        let again = self.last_timeout_seq == Some(s.snd_una);
+        let repeated = self.compat.hold_ssthresh_on_repeated_timeout && again;
+        // RFC 5682 §3 step 1 (Linux tcp_enter_loss()): F-RTO unless the timeout interrupts
+        // a recovery, fast or after an earlier timeout, other than by timing out again.
+        let frto = self.frto_on && (s.ca_state == CaState::Open || again);
+        if s.ca_state == CaState::Open {
+            self.recover_before_timeout = s.recover;
+        }
         self.last_timeout_seq = Some(s.snd_una);
         let flight_size = self.recovery.flight_size(s);
         if self.recovery.on_timeout(&mut self.state) {
@@ -773,7 +968,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             };
             (held, None)
         } else {
-            self.arm_eifel();
+            self.arm_eifel(true, self.state.ca_state == CaState::Open);
             self.congestion_event(CongestionKind::Timeout, flight_size, &ctx, truth)
         };
         let s = &mut self.state;
@@ -793,6 +988,17 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.rtt.back_off();
         self.timed = None;
         self.send_pending(now, out);
+        self.frto = None;
+        if frto {
+            // Step 1 done (snd_una went again): the rest of the window waits for step 2's
+            // verdict instead of going back-N.
+            let s = &mut self.state;
+            self.frto = Some(Frto {
+                high: s.snd_max,
+                probing: false,
+            });
+            s.snd_nxt = s.snd_max;
+        }
         if self.rto_deadline.is_none() && self.state.snd_una < self.state.snd_max {
             self.arm_timer(now);
         }
@@ -813,7 +1019,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 mod tests {
     use super::*;
     use crate::tcp::cc::{GrowthConfig, Reno, RenoParams};
-    use crate::tcp::recovery::{RecoveryConfig, Sack};
+    use crate::tcp::recovery::{NewReno, NewRenoParams, RecoveryConfig, Sack};
     use crate::tcp::rtt::RttConfig;
     use crate::tcp::view::SenderView;
     use crate::tcp::{Compat, NoTruth};
@@ -836,6 +1042,7 @@ mod tests {
             classifier: None,
             timestamps: false,
             eifel: false,
+            frto: false,
             segment_bytes: 1000,
             seed: 0,
         }
@@ -895,6 +1102,223 @@ mod tests {
         let r = b.rate.expect("a rate sample");
         assert_eq!((r.delivered, r.interval), (2, Dur::from_secs(0.101)));
         assert_eq!(tx.state.min_rtt, Some(Dur::from_secs(0.1)));
+    }
+
+    fn seg(seq: u64, retransmission: bool) -> Segment {
+        Segment {
+            seq,
+            retransmission,
+        }
+    }
+
+    /// Reno growth with `recovery`, IW 8 in a window of 64, its first window sent at 0.
+    fn started<R: Recovery>(recovery: R, frto: bool, eifel: bool) -> Sender<Reno, R> {
+        let c = SenderConfig {
+            max_window: 64,
+            frto,
+            eifel,
+            ..cfg(8)
+        };
+        let mut tx = Sender::with_plugins(&c, Reno::default(), recovery, u64::MAX);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        assert_eq!(sent(&mut out), (0..8).collect::<Vec<_>>());
+        tx
+    }
+
+    /// A Reno/SACK sender, IW 8 in a window of 64, whose eight segments sent at 0 time out
+    /// at 1.5 s: ssthresh 4 (half the flight), cwnd 1, segment 0 sent again (RFC 5682 step
+    /// 1). With F-RTO the rest of the window waits for the first ACK.
+    fn timed_out_reno(frto: bool, eifel: bool) -> Sender<Reno, Sack> {
+        let mut tx = started(Sack::default(), frto, eifel);
+        let mut out = Vec::new();
+        tx.on_timeout(ms(1500), &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(0, true)]);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (1.0, 4.0));
+        assert_eq!(tx.state.ca_state, CaState::Loss);
+        tx
+    }
+
+    /// The initial ssthresh (64 windows of 64), which the first timeout's undo restores.
+    const SSTHRESH0: f64 = 4096.0;
+
+    #[test]
+    fn frto_finds_a_delay_spike_spurious_undoes_the_timeout_and_sends_only_new_data() {
+        let mut tx = timed_out_reno(true, false);
+        let mut out = Vec::new();
+        // The original of segment 0 arrives late: its ACK advances snd_una without
+        // acknowledging anything sent once (0 went twice). Step 2b: two new segments,
+        // not the go-back-N of 1 and 2.
+        tx.on_ack(ms(1600), 1, &[], &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(8, false), seg(9, false)]);
+        assert_eq!((tx.state.cwnd, tx.state.ca_state), (2.0, CaState::Loss));
+        out.clear();
+        // Segment 1's ACK: sent once, before the timeout: it was only delayed (step 3b).
+        // Reno's undo: cwnd max(2, 8), ssthresh back to the initial one; this ACK's slow
+        // start makes 9, and with 8 in flight (2-9) one new segment leaves.
+        tx.on_ack(ms(1610), 2, &[], &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (9.0, SSTHRESH0));
+        assert_eq!(out, vec![seg(10, false)]);
+        out.clear();
+        // The rest of the original window arrives: never sent again; slow start goes on.
+        for k in 3..=9 {
+            tx.on_ack(ms(1610 + k), k, &[], &NoTruth, &mut out);
+        }
+        assert!(out.iter().all(|s| !s.retransmission), "{out:?}");
+        assert_eq!(sent(&mut out), (11..25).collect::<Vec<_>>());
+        assert_eq!(tx.state.cwnd, 16.0);
+        let events: Vec<LossKind> = tx.drain_events().map(|e| e.kind).collect();
+        assert_eq!(events, vec![LossKind::Timeout]);
+    }
+
+    #[test]
+    fn without_frto_the_same_acks_are_answered_by_go_back_n() {
+        let mut tx = timed_out_reno(false, false);
+        let mut out = Vec::new();
+        tx.on_ack(ms(1600), 1, &[], &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(1, true), seg(2, true)]);
+        out.clear();
+        tx.on_ack(ms(1610), 2, &[], &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(3, true), seg(4, true)]);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (3.0, 4.0));
+    }
+
+    #[test]
+    fn frto_falls_back_to_conventional_recovery_when_the_window_was_lost() {
+        // Segments 0-7 were lost (an outage); the retransmission of 0 arrives.
+        let mut tx = timed_out_reno(true, false);
+        let mut out = Vec::new();
+        tx.on_ack(ms(1600), 1, &[], &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(8, false), seg(9, false)]);
+        out.clear();
+        // The new segments arrive above the hole at 1: a duplicate ACK SACKing 8 (step 3a).
+        // Go-back-N resumes from snd_una with cwnd min(2, 3): segments 1 and 2 again;
+        // nothing is undone.
+        tx.on_ack(ms(1700), 1, &[(8, 9)], &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(1, true), seg(2, true)]);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (2.0, 4.0));
+        assert_eq!(tx.state.ca_state, CaState::Loss);
+        out.clear();
+        // Conventional recovery from here: the next duplicate sends nothing (the window
+        // is full), the ACK of 1 slow-starts as RFC 5681 has it, skipping the SACKed 8.
+        tx.on_ack(ms(1701), 1, &[(8, 10)], &NoTruth, &mut out);
+        assert!(out.is_empty());
+        tx.on_ack(ms(1800), 2, &[(8, 10)], &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(3, true), seg(4, true)]);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (3.0, 4.0));
+    }
+
+    #[test]
+    fn frto_undoes_repeated_timeouts_to_the_state_of_before_the_first() {
+        // The retransmission is delayed too and the timer expires again at 3.5 s: F-RTO
+        // starts over (Linux: icsk_retransmits > 0), ssthresh held at 4.
+        let mut tx = timed_out_reno(true, false);
+        let mut out = Vec::new();
+        tx.on_timeout(ms(3500), &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(0, true)]);
+        out.clear();
+        tx.on_ack(ms(3600), 1, &[], &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(8, false), seg(9, false)]);
+        out.clear();
+        tx.on_ack(ms(3610), 3, &[], &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (9.0, SSTHRESH0));
+        assert_eq!(out, vec![seg(10, false), seg(11, false)]);
+    }
+
+    #[test]
+    fn frto_sacks_of_originals_above_a_lost_retransmission_are_a_spurious_verdict() {
+        // Segment 0 was lost twice (original and its retransmission); 1-7 were delayed and
+        // arrive after the timeout: SACKed, never retransmitted (Linux's
+        // FLAG_ORIG_SACK_ACKED): undone, and go-back-N never starts.
+        let mut tx = timed_out_reno(true, false);
+        let mut out = Vec::new();
+        tx.on_ack(ms(1600), 0, &[(1, 2)], &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!(tx.state.cwnd, 8.0);
+        assert!(out.is_empty(), "eight in flight fill cwnd 8: {out:?}");
+    }
+
+    #[test]
+    fn frto_without_sack_trusts_no_cumulative_ack_that_covers_the_retransmission() {
+        // NewReno: after the timeout the ACK of 5 covers the retransmitted 0 and 1-4. With no
+        // scoreboard nothing says 1-4 were not delivered before the timeout (Linux's non-SACK
+        // rule): step 2b, not an undo. Segment 5 was lost: the new segments bring a duplicate
+        // ACK (step 3a), and go-back-N resumes at 5. With SACK and no blocks before, the same
+        // ACK would prove 1-4 delayed (they arrived after the timeout) and undo at once.
+        let mut tx = started(NewReno::new(NewRenoParams::default()), true, false);
+        let mut out = Vec::new();
+        tx.on_timeout(ms(1500), &NoTruth, &mut out);
+        out.clear();
+        tx.on_ack(ms(1600), 5, &[], &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(8, false), seg(9, false)]);
+        assert_eq!(tx.state.ca_state, CaState::Loss);
+        out.clear();
+        tx.on_ack(ms(1700), 5, &[], &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(5, true), seg(6, true)]);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (2.0, 4.0));
+        let mut tx = timed_out_reno(true, false);
+        tx.on_ack(ms(1600), 5, &[], &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Open);
+    }
+
+    #[test]
+    fn eifel_response_ends_the_go_back_n_of_a_spurious_timeout() {
+        // RFC 4015 §3.2: the ACK echoing the original's timestamp (sent at 0) undoes the
+        // timeout; SND.NXT <- SND.MAX: segments 8 and 9 (cwnd 8, + 1 by slow start, 7 in
+        // flight), not 1 and 2.
+        let mut tx = timed_out_reno(false, true);
+        let mut out = Vec::new();
+        let echo = Some(crate::packet::tsval(ms(0)));
+        tx.on_ack_echo(ms(1600), 1, &[], echo, &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(8, false), seg(9, false)]);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (9.0, SSTHRESH0));
+        assert_eq!(tx.state.ca_state, CaState::Open);
+    }
+
+    #[test]
+    fn eifel_ends_a_spurious_fast_recovery_with_the_undo() {
+        // Segment 0 is only delayed (reordering): 1, 2, 3 arrive first and their duplicate
+        // ACKs start a recovery (ssthresh = cwnd = 4 of 8). Then 0's original arrives: the
+        // ACK of all of 0-3 echoes 0's timestamp (sent at 0), older than the retransmission
+        // at 103 ms: spurious. The window of 8 comes back and the recovery ends: the ACK
+        // opens cwnd by one more (9) and new data goes out, 4 in flight (4-7) + 5 new.
+        let mut tx = started(Sack::default(), false, true);
+        let mut out = Vec::new();
+        for (k, hi) in [2u64, 3, 4].into_iter().enumerate() {
+            tx.on_ack(ms(101 + k as u64), 0, &[(1, hi)], &NoTruth, &mut out);
+        }
+        assert!(tx.state.in_recovery);
+        assert_eq!(out[0], seg(0, true));
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (4.0, 4.0));
+        out.clear();
+        let echo = Some(crate::packet::tsval(ms(0)));
+        tx.on_ack_echo(ms(110), 4, &[], echo, &NoTruth, &mut out);
+        assert!(!tx.state.in_recovery);
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (9.0, SSTHRESH0));
+        assert_eq!(sent(&mut out), vec![8, 9, 10, 11, 12]);
+    }
+
+    #[test]
+    fn a_spurious_newreno_recovery_is_undone_without_its_inflation() {
+        // NewReno, IW 8: segment 0 delayed, 1-7 arrive first. The third duplicate ACK
+        // starts the recovery (ssthresh 4, cwnd 4 + 3) and four more inflate it to 11.
+        // The ACK of all eight echoes 0's original: the recovery ends, its inflation goes
+        // (cwnd 4), and the undo gives max(4, 8); this ACK's slow start makes 9.
+        let mut tx = started(NewReno::new(NewRenoParams::default()), false, true);
+        let mut out = Vec::new();
+        for k in 1..=7 {
+            tx.on_ack(ms(100 + k), 0, &[], &NoTruth, &mut out);
+        }
+        assert!(tx.state.in_recovery);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (11.0, 4.0));
+        out.clear();
+        let echo = Some(crate::packet::tsval(ms(0)));
+        tx.on_ack_echo(ms(110), 8, &[], echo, &NoTruth, &mut out);
+        assert!(!tx.state.in_recovery);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (9.0, SSTHRESH0));
     }
 
     /// A plugin that owns the window (BBR's shape): a fixed window and pacing rate.
@@ -1089,9 +1513,23 @@ mod contract_tests {
         // timeout was spurious.
         let tsval = |t_ms: u64| crate::packet::tsval(ms(t_ms));
         let mut tx = timed_out(true);
+        assert_eq!(
+            tx.state.acct.lost_out, 8,
+            "the timeout marks the window lost"
+        );
         let mut out = Vec::new();
         tx.on_ack_echo(ms(1600), 1, &[], Some(tsval(0)), &NoTruth, &mut out);
         assert_eq!(undos(&tx), 1);
+        // tcp_undo_cwnd_reduction(sk, true): the marks are gone, the count of losses stays;
+        // with cwnd 8 and 7 in flight, new data only (RFC 4015's response).
+        let a = tx.state.acct;
+        assert_eq!((a.lost_out, a.lost), (0, 8));
+        assert_eq!(
+            out.iter()
+                .map(|s| (s.seq, s.retransmission))
+                .collect::<Vec<_>>(),
+            vec![(8, false)]
+        );
         assert_eq!(tx.growth.events.last().unwrap().0, CaEvent::Undo);
         // Decided once: later ACKs say nothing more.
         tx.on_ack_echo(ms(1601), 2, &[], Some(tsval(0)), &NoTruth, &mut out);

@@ -41,6 +41,7 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         params: Default::default(),
         tick_phase: None,
         eifel_undo: false,
+        frto: false,
     }
 }
 

@@ -19,7 +19,7 @@ mod westwood;
 pub use bbr::{Bbr, BbrParams, Mode as BbrMode};
 pub use bbr3::{Bbr3, Bbr3Params, Phase as Bbr3Phase};
 pub use cubic::{Cubic, CubicParams, CubicRules, CubicSlowStart};
-pub use reno::{Halving, LinuxReno, LinuxSlowStart, Reno, RenoParams};
+pub use reno::{Halving, LinuxReno, LinuxSlowStart, Reno, RenoParams, UndoState};
 pub use vegas::{Vegas, VegasGrowthParams, VegasParams};
 pub use westwood::{
     Estimator as WestwoodEstimator, Westwood, WestwoodFilterParams, WestwoodParams,
@@ -50,10 +50,14 @@ pub enum CaEvent {
     TxStart { idle: Dur },
     /// The last congestion event's loss was spurious: the first ACK to cover the segment
     /// it retransmitted echoes the timestamp of a copy sent before the retransmission (RFC
-    /// 3522's Eifel detection, with `SenderConfig::eifel`). The plugin restores what the
-    /// cut took (Linux's `undo_cwnd()` in `tcp_undo_cwnd_reduction()`, RFC 9438 §4.9). Only
-    /// the congestion state is undone: the sender goes on retransmitting what its recovery
-    /// holds lost (RFC 4015's response to the retransmissions is not modelled).
+    /// 3522's Eifel detection, `SenderConfig::eifel`), or, after a timeout, F-RTO's probe
+    /// with new data finds the originals delivered (RFC 5682, `SenderConfig::frto`). The
+    /// plugin restores what the cut took (Linux's `undo_cwnd()` in
+    /// `tcp_undo_cwnd_reduction()`, RFC 9438 §4.9). After a timeout the sender also ends
+    /// its go-back-N and resumes with new data (RFC 4015 §3.2; the sender's
+    /// `undo_timeout`); after a fast retransmit the recovery ends, its inflation dropped
+    /// (Linux reopens likewise; the sender's `eifel_detect`). DSACK-based detection
+    /// (RFC 2883, RFC 3708) is not implemented.
     Undo,
 }
 

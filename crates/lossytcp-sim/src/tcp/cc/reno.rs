@@ -2,7 +2,7 @@
 //! and the halving on a congestion event. Counted per ACK (no byte counting), as ns-2's agents
 //! and the papers' models do.
 
-use super::Growth;
+use super::{CaEvent, Growth};
 use crate::tcp::view::{Conn, SenderView, Window};
 use crate::tcp::{AckCtx, CongestionKind, Cut};
 
@@ -29,11 +29,55 @@ pub struct RenoParams {
 #[derive(Clone, Debug, Default)]
 pub struct Reno {
     p: RenoParams,
+    undo: UndoState,
+}
+
+/// What a loss episode's cut replaced, kept to undo it when the loss proves spurious
+/// ([`CaEvent::Undo`]). Linux saves `prior_cwnd` and `prior_ssthresh =
+/// tcp_current_ssthresh()` when an episode starts (tcp_enter_loss(), tcp_enter_recovery(),
+/// tcp_init_cwnd_reduction()); tcp_undo_cwnd_reduction() then sets cwnd from the module's
+/// `undo_cwnd()` (`tcp_reno_undo_cwnd()`: max(cwnd, prior_cwnd), the one Reno, Westwood+ and
+/// Vegas use) and raises ssthresh back to prior_ssthresh.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct UndoState {
+    /// (prior_cwnd, prior_ssthresh) of the episode under way, until undone.
+    prior: Option<(f64, f64)>,
+}
+
+impl UndoState {
+    /// A congestion event, before its cut. A timeout that interrupts a fast recovery is part
+    /// of that episode, whose prior state stays the one to restore (tcp_enter_loss() saves
+    /// only outside recovery).
+    pub fn save(&mut self, s: &impl SenderView) {
+        if s.in_recovery() {
+            return;
+        }
+        // tcp_current_ssthresh() outside a cwnd reduction: max(ssthresh, 3/4 cwnd), on the
+        // whole-segment window.
+        let c = s.cwnd() as u64;
+        let three_quarters = ((c >> 1) + (c >> 2)) as f64;
+        self.prior = Some((s.cwnd(), s.ssthresh().max(three_quarters)));
+    }
+
+    /// tcp_undo_cwnd_reduction() with tcp_reno_undo_cwnd(): cwnd = max(cwnd, prior_cwnd),
+    /// ssthresh = max(ssthresh, prior_ssthresh). Once per episode; false if nothing was
+    /// saved.
+    pub fn undo(&mut self, w: &mut Window) -> bool {
+        let Some((cwnd, ssthresh)) = self.prior.take() else {
+            return false;
+        };
+        w.set_cwnd(w.cwnd().max(cwnd));
+        w.set_ssthresh(w.ssthresh().max(ssthresh));
+        true
+    }
 }
 
 impl Reno {
     pub fn new(p: RenoParams) -> Self {
-        Self { p }
+        Self {
+            p,
+            undo: UndoState::default(),
+        }
     }
 
     /// RFC 5681 eq. (4), or ns-2's half of the window.
@@ -67,6 +111,7 @@ impl Growth for Reno {
     }
 
     fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
+        self.undo.save(s);
         let ssthresh = self.ssthresh_on_loss(s);
         let cwnd = match kind {
             CongestionKind::FastRetransmit => self.halved_window(s, ssthresh),
@@ -74,6 +119,12 @@ impl Growth for Reno {
             CongestionKind::Timeout => 1.0,
         };
         Cut { ssthresh, cwnd }
+    }
+
+    fn on_event(&mut self, w: &mut Window, ev: CaEvent) {
+        if ev == CaEvent::Undo {
+            self.undo.undo(w);
+        }
     }
 }
 
@@ -219,6 +270,49 @@ mod tests {
         s.snd_max = 3;
         let to = g.on_congestion_event(&Conn::new(&s), CongestionKind::Timeout, &ctx());
         assert_eq!((to.ssthresh, to.cwnd), (2.0, 1.0));
+    }
+
+    /// Window `cwnd`, `ssthresh` and `flight` segments out, then `kind`'s cut taken.
+    fn cut_at(g: &mut Reno, s: &mut SenderState, at: (f64, f64, u64), kind: CongestionKind) {
+        (s.cwnd, s.ssthresh, s.snd_max) = (at.0, at.1, s.snd_una + at.2);
+        let cut = g.on_congestion_event(&Conn::new(s), kind, &ctx());
+        s.take(cut);
+    }
+
+    #[test]
+    fn an_undo_restores_the_window_and_ssthresh_of_before_the_episode() {
+        use CongestionKind::{FastRetransmit as Fr, Timeout as To};
+        let undo = |g: &mut Reno, s: &mut SenderState| {
+            g.on_event(&mut Window::new(s), CaEvent::Undo);
+            (s.cwnd, s.ssthresh)
+        };
+        // Congestion avoidance at cwnd 20.5, ssthresh 12, 20 in flight; a timeout cuts to
+        // ssthresh 10, cwnd 1, and the window grows back to 3 before the timeout is found
+        // spurious: tcp_reno_undo_cwnd() gives max(3, 20.5); prior_ssthresh =
+        // max(12, 20 / 2 + 20 / 4 = 15).
+        let mut s = SenderState::new(1, 100, 3, u64::MAX);
+        let mut g = Reno::default();
+        cut_at(&mut g, &mut s, (20.5, 12.0, 20), To);
+        assert_eq!((s.cwnd, s.ssthresh), (1.0, 10.0));
+        s.cwnd = 3.0;
+        assert_eq!(undo(&mut g, &mut s), (20.5, 15.0));
+        // Once per episode.
+        (s.cwnd, s.ssthresh) = (2.0, 2.0);
+        assert_eq!(undo(&mut g, &mut s), (2.0, 2.0));
+        // A window grown past the prior one and a higher ssthresh are kept (the maxima).
+        cut_at(&mut g, &mut s, (8.0, 40.0, 8), Fr);
+        assert_eq!((s.cwnd, s.ssthresh), (4.0, 4.0));
+        s.cwnd = 9.0;
+        assert_eq!(undo(&mut g, &mut s), (9.0, 40.0));
+        // A timeout inside a fast recovery belongs to its episode: the recovery's prior
+        // state (cwnd 16, ssthresh max(5, 12)) is what an undo restores.
+        cut_at(&mut g, &mut s, (16.0, 5.0, 16), Fr);
+        s.in_recovery = true;
+        let at = (s.cwnd, s.ssthresh, 16);
+        cut_at(&mut g, &mut s, at, To);
+        s.in_recovery = false;
+        assert_eq!((s.cwnd, s.ssthresh), (1.0, 8.0));
+        assert_eq!(undo(&mut g, &mut s), (16.0, 12.0));
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //! window of 3 or less). When a fast retransmission cuts at all is the retransmission rule's
 //! decision (`recovery::vegas`).
 
-use super::{Growth, Halving, Reno, RenoParams};
+use super::{CaEvent, Growth, Halving, Reno, RenoParams, UndoState};
 use crate::tcp::params::Param;
 use crate::tcp::view::{Conn, SenderView, Window};
 use crate::tcp::{AckCtx, CongestionKind, Cut};
@@ -59,6 +59,7 @@ pub struct Vegas {
     incr: f64,
     /// `v_inc_flag_`: slow start grows in every other RTT only.
     grow_this_rtt: bool,
+    undo: UndoState,
 }
 
 impl Vegas {
@@ -70,6 +71,7 @@ impl Vegas {
             begtime: 0.0,
             incr: 0.0,
             grow_this_rtt: true,
+            undo: UndoState::default(),
         }
     }
 }
@@ -137,7 +139,22 @@ impl Growth for Vegas {
         RESTART_WINDOW
     }
 
+    /// An undo is Linux's for Vegas (tcp_vegas.c): `tcp_reno_undo_cwnd()`, and the return
+    /// to TCP_CA_Open restarts the measurement (`vegas_enable()`: the next decision comes
+    /// one RTT of fresh samples later, from the segment sent next). ns-2's Vegas has no undo.
+    fn on_event(&mut self, w: &mut Window, ev: CaEvent) {
+        if ev != CaEvent::Undo || !self.undo.undo(w) {
+            return;
+        }
+        self.begseq = w.snd_nxt();
+        self.incr = 0.0;
+        if let Some(c) = w.fine_clock_mut() {
+            self.begtime = c.now();
+        }
+    }
+
     fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
+        self.undo.save(s);
         match kind {
             CongestionKind::Timeout => Cut {
                 ssthresh: self.halving.ssthresh_on_loss(s),
@@ -239,6 +256,36 @@ mod tests {
         decide(&mut g, &mut s, 15, 0.3, 0.1);
         assert_eq!(s.ssthresh, 2.0);
         assert_eq!(s.cwnd, 14.0);
+    }
+
+    #[test]
+    fn an_undo_restores_the_window_and_restarts_the_measurement() {
+        // Congestion avoidance at cwnd 12, ssthresh 6, 12 in flight from segment 100, growing
+        // (incr 1/12). A timeout: ssthresh 6 (RFC 5681 half the flight), cwnd 2. Found
+        // spurious: tcp_reno_undo_cwnd() gives cwnd 12 and prior_ssthresh max(6, 6 + 3) = 9;
+        // vegas_enable(): the next decision waits for the segments sent from now on.
+        let mut s = state(12.0, 6.0, 100);
+        s.snd_max = 112;
+        s.snd_nxt = 112;
+        let mut g = Vegas::new(P);
+        g.incr = 1.0 / 12.0;
+        let to = g.on_congestion_event(&Conn::new(&s), CongestionKind::Timeout, &AckCtx::default());
+        assert_eq!((to.ssthresh, to.cwnd), (6.0, 2.0));
+        s.take(to);
+        s.snd_una = 101;
+        s.snd_nxt = 112;
+        s.fine
+            .as_mut()
+            .unwrap()
+            .at(Time::ZERO + Dur::from_secs(2.5));
+        g.on_event(&mut Window::new(&mut s), CaEvent::Undo);
+        assert_eq!((s.cwnd, s.ssthresh), (12.0, 9.0));
+        assert_eq!((g.begseq, g.begtime, g.incr), (112, 2.5, 0.0));
+        // Once: nothing more to restore, and the measurement is left alone.
+        s.cwnd = 3.0;
+        g.begseq = 115;
+        g.on_event(&mut Window::new(&mut s), CaEvent::Undo);
+        assert_eq!((s.cwnd, g.begseq), (3.0, 115));
     }
 
     #[test]

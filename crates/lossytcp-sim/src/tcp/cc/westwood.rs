@@ -36,7 +36,7 @@
 //! Westwood+ keeps Linux's own, which a timeout resets.
 
 use super::CaEvent;
-use super::{Growth, LinuxReno, LinuxSlowStart, Reno};
+use super::{Growth, LinuxReno, LinuxSlowStart, Reno, UndoState};
 use crate::tcp::params::Param;
 use crate::tcp::view::{Conn, SenderView, Window};
 use crate::tcp::{AckCtx, CongestionKind, Cut};
@@ -123,6 +123,7 @@ pub struct Westwood {
     rtt: Dur,
     rtt_min: Dur,
     reset_rtt_min: bool,
+    undo: UndoState,
 }
 
 impl Westwood {
@@ -142,6 +143,7 @@ impl Westwood {
             rtt: PLUS_INIT_RTT,
             rtt_min: PLUS_INIT_RTT,
             reset_rtt_min: true,
+            undo: UndoState::default(),
         }
     }
 
@@ -252,6 +254,7 @@ impl Growth for Westwood {
     }
 
     fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
+        self.undo.save(s);
         self.linux.reset();
         let est = self.bw_rtt_min(s);
         match (self.p.estimator, kind) {
@@ -285,12 +288,19 @@ impl Growth for Westwood {
         }
     }
 
-    /// Westwood+: CA_EVENT_COMPLETE_CWR sets `cwnd = ssthresh = BWE x RTT_min`.
+    /// Westwood+: CA_EVENT_COMPLETE_CWR sets `cwnd = ssthresh = BWE x RTT_min`. An undo is
+    /// Linux's `tcp_reno_undo_cwnd()` (tcp_westwood.c's `undo_cwnd`): the estimate plays no
+    /// part, and RTT_min stays re-measured after a timeout (CA_EVENT_LOSS's reset is not
+    /// undone). A fast recovery found spurious still ends with COMPLETE_CWR's window, as in
+    /// Linux, where tcp_end_cwnd_reduction() follows the undo at the recovery's end.
     fn on_event(&mut self, w: &mut Window, ev: CaEvent) {
         if ev == CaEvent::ExitRecovery && self.p.estimator == Estimator::PerRtt {
             let est = self.bw_rtt_min(w);
             w.set_ssthresh(est);
             w.set_cwnd(est);
+        }
+        if ev == CaEvent::Undo {
+            self.undo.undo(w);
         }
     }
 
@@ -390,6 +400,37 @@ mod tests {
         w.bwe = 0.0;
         let to = w.on_congestion_event(&Conn::new(&s), CongestionKind::Timeout, &AckCtx::default());
         assert_eq!(to.ssthresh, 2.0, "at least two segments");
+    }
+
+    #[test]
+    fn an_undo_restores_the_window_not_the_estimate() {
+        // Westwood+ at cwnd 40, ssthresh 30, with BWE x RTT_min = 250/s x 0.1 s = 25: a
+        // timeout sets ssthresh 25 (CA_EVENT_LOSS) and cwnd 1; found spurious,
+        // tcp_reno_undo_cwnd() restores cwnd 40 and prior_ssthresh = max(30, 20 + 10) = 30.
+        // RTT_min is still re-measured from the next sample (not undone).
+        for p in [WestwoodParams::plus(), WestwoodParams::default()] {
+            let mut w = Westwood::new(p);
+            w.bwe = 250.0;
+            w.rtt_min = Dur::from_secs(0.1);
+            w.reset_rtt_min = false;
+            let mut s = SenderState::new(1, 100, 3, u64::MAX);
+            s.min_rtt = Some(Dur::from_secs(0.1));
+            s.cwnd = 40.0;
+            s.ssthresh = 30.0;
+            let to =
+                w.on_congestion_event(&Conn::new(&s), CongestionKind::Timeout, &AckCtx::default());
+            assert_eq!((to.ssthresh, to.cwnd), (25.0, 1.0));
+            s.take(to);
+            s.cwnd = 2.0;
+            w.on_event(&mut Window::new(&mut s), CaEvent::Undo);
+            assert_eq!((s.cwnd, s.ssthresh), (40.0, 30.0), "{p:?}");
+            assert_eq!(w.reset_rtt_min, p.estimator == Estimator::PerRtt);
+            assert_eq!(w.estimate(), 250.0);
+            // Nothing left to undo.
+            s.cwnd = 3.0;
+            w.on_event(&mut Window::new(&mut s), CaEvent::Undo);
+            assert_eq!(s.cwnd, 3.0);
+        }
     }
 
     #[test]

@@ -125,6 +125,11 @@ pub trait Recovery {
     /// Retransmissions this plugin found lost since last asked (moved into `out`), for a
     /// sender that keeps delivery accounting.
     fn take_relost(&mut self, _out: &mut Vec<u64>) {}
+    /// Whether the receiver has reported `seq` held (SACKed); None for a plugin that keeps
+    /// no scoreboard through a timeout (F-RTO's SACK-enhanced rules read it).
+    fn is_sacked(&self, _s: &SenderState, _seq: u64) -> Option<bool> {
+        None
+    }
     /// The FlightSize a congestion event detected now halves (see
     /// `SenderView::flight_size`): RFC 5681's snd_max - snd_una unless the plugin knows
     /// better.
@@ -244,5 +249,8 @@ impl Recovery for RecoveryImpl {
     }
     fn flight_size(&self, s: &SenderState) -> u64 {
         dispatch!(self, r => r.flight_size(s))
+    }
+    fn is_sacked(&self, s: &SenderState, seq: u64) -> Option<bool> {
+        dispatch!(self, r => r.is_sacked(s, seq))
     }
 }

@@ -256,6 +256,10 @@ impl Recovery for Sack {
         }
     }
 
+    fn is_sacked(&self, s: &SenderState, seq: u64) -> Option<bool> {
+        Some(seq >= s.snd_una && self.board.is_sacked(seq))
+    }
+
     /// RFC 6675 (4.2) halves "FlightSize", which RFC 5681 defines, before SACK, as all that
     /// is not cumulatively acknowledged. Read so, a loss found while SACKed data sits above an
     /// older hole (a recovery that starts as the last one ends, a timeout during one) sets
