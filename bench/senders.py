@@ -228,13 +228,15 @@ def measure_callgrind(name: str, duration_s: float, variants=VARIANTS) -> dict:
 
 NS3_PATH = dict(rate_bps=10e6, rtt_s=0.1, packet_size_bytes=1000, window=1000,
                 queue_packets=100, channel="bernoulli:p=0.001", seed=1)
-#: CUBIC as ns-3 runs it (Linux's rules and HyStart), as ``crosscheck ns3`` configures it.
-NS3_KNOBS = {"cubic": dict(cubic_rules="linux", cubic_slow_start="hystart")}
 
 
 def _ns3_kwargs(variant: str, duration_s: float) -> dict:
-    """simulate()'s keywords of the ``--ns3`` scenario, for both sides."""
-    return {**NS3_PATH, **NS3_KNOBS.get(variant, {}), "duration_s": duration_s}
+    """simulate()'s keywords of the ``--ns3`` scenario, for both sides: the engine set as
+    ``crosscheck ns3`` sets it, like for like (CUBIC with Linux's rules and HyStart, BBR
+    paced per segment)."""
+    from lossytcp.ns3 import ENGINE_AS_NS3
+
+    return {**NS3_PATH, **ENGINE_AS_NS3.get(variant, {}), "duration_s": duration_s}
 
 
 def _ns3_sent(text: str) -> int:
