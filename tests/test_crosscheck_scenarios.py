@@ -226,11 +226,14 @@ def test_no_ns2_process_outlives_the_command(how: str, code: int, message: str |
     # issue 24: after SIGINT to its pid the command exited and ns kept running, parent 1, in
     # a deleted temporary directory. A channel simulated packet by packet in Tcl keeps ns-2
     # busy for many seconds while the engine's runs take a fraction of one.
+    # A suite started as a background job inherits SIGINT ignored, which the command keeps
+    # (as under nohup): the child gets the default back, as a terminal would give it.
     p = subprocess.Popen([sys.executable, "-m", "lossytcp", "crosscheck", "ns2",
                           "--channel", "ge:alpha=0.01,beta=0.2,loss_good=0.001",
                           "--duration", "3000s", "--seeds", "2"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, cwd=ROOT)
+                         start_new_session=True, cwd=ROOT,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while not (kids := _ns_children(p.pid)):

@@ -684,6 +684,45 @@ def _check_progress(progress: object) -> None:
 _TICK_S = 0.1
 
 
+class _SignalsBetweenWaits:
+    """While the calling thread waits on the pool, SIGINT and SIGTERM only note that they
+    came, and :meth:`check` runs their handlers between waits. The default SIGINT handler
+    (or the command line's) raises where the main thread happens to be, and inside
+    ``threading.Condition.wait`` (between releasing its lock and taking it back) CPython then
+    fails with ``RuntimeError: release unlocked lock`` instead of ``KeyboardInterrupt``:
+    rarely, but it was seen. Off the main thread, or where a signal's handler is not a Python
+    function (ignored, default action), nothing changes."""
+
+    def __init__(self) -> None:
+        import signal
+        import threading
+
+        self.came: list[int] = []
+        self.kept: dict[int, Callable[[int, Any], Any]] = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            handler = signal.getsignal(sig)
+            if callable(handler):
+                self.kept[sig] = handler
+                signal.signal(sig, lambda signum, _frame: self.came.append(signum))
+
+    def check(self) -> None:
+        """Runs the handler of the first signal that came (it raises, as it would have)."""
+        if self.came:
+            signum = self.came[0]
+            self.came.clear()
+            self.kept[signum](signum, None)
+
+    def restore(self) -> None:
+        """The handlers back (a signal that came and was not checked is dropped)."""
+        import signal
+
+        for sig, handler in self.kept.items():
+            signal.signal(sig, handler)
+        self.kept = {}
+
+
 def _run_many(jobs: Iterator[tuple[str, Callable[[dict[str, Any]], Any], float]], total: int,
               threads: int, progress: Callable[[float, int], None] | None,
               partial: bool) -> list[Any]:
@@ -700,6 +739,7 @@ def _run_many(jobs: Iterator[tuple[str, Callable[[dict[str, Any]], Any], float]]
     done = 0
     shown = -1.0
     pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="lossytcp")
+    signals = _SignalsBetweenWaits()
     try:
         if progress is not None:
             progress(0, total)
@@ -719,6 +759,7 @@ def _run_many(jobs: Iterator[tuple[str, Callable[[dict[str, Any]], Any], float]]
             if not running:
                 break
             finished, _ = wait(list(running), timeout=_TICK_S, return_when=FIRST_COMPLETED)
+            signals.check()
             for fut in finished:
                 i = running.pop(fut)[0]
                 results[i] = fut.result()
@@ -736,8 +777,14 @@ def _run_many(jobs: Iterator[tuple[str, Callable[[dict[str, Any]], Any], float]]
         for _, ctl, _ in running.values():
             ctl.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
+        # Another signal while the engines stop is not run over this exception.
+        signals.restore()
         raise
     pool.shutdown(wait=True)
+    try:
+        signals.check()   # a signal in the last wait or the shutdown
+    finally:
+        signals.restore()
     return [results[i] for i in range(len(results))]
 
 
