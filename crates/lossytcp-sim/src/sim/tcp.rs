@@ -255,8 +255,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         debug_assert!(!self.sender.has_loss_events());
         let tsval = crate::packet::tsval(now);
         for s in out.iter() {
-            self.oracle.on_send(s.seq);
-            self.report.retransmissions += u64::from(s.retransmission);
+            self.book_send(s);
             if trace_sends {
                 let t = now.as_secs();
                 self.report.send_trace.push((t, s.seq, s.retransmission));
@@ -267,6 +266,13 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         out.clear();
         self.sync_timer(fid as usize, net);
         self.sync_pacing(fid as usize, net);
+    }
+
+    /// Books segment `s` as sent: the oracle's record and the retransmission count.
+    #[inline(always)]
+    fn book_send(&mut self, s: &Segment) {
+        self.oracle.on_send(s.seq);
+        self.report.retransmissions += u64::from(s.retransmission);
     }
 
     /// Sends segment `s` of this connection (stamped `tsval`), booking a loss at once.
@@ -616,8 +622,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
             f.book_loss_events();
         }
         for s in out.iter() {
-            f.oracle.on_send(s.seq);
-            f.report.retransmissions += u64::from(s.retransmission);
+            f.book_send(s);
         }
         f.report.packets_sent += out.len() as u64;
         if trace_sends {

@@ -715,7 +715,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         // Step 2b: up to two new segments, if there are any and the receiver's window
         // takes them; otherwise conventional recovery.
-        if s.snd_max < s.limit && s.snd_max < ack + u64::from(s.max_window) {
+        if s.new_segment_fits(ack) {
             self.frto = Some(Frto {
                 high: s.snd_max,
                 probing: true,
@@ -743,7 +743,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     fn frto_send_new(&mut self, now: Time, out: &mut Vec<Segment>) {
         for _ in 0..2 {
             let s = &mut self.state;
-            if s.snd_max >= s.limit || s.snd_max >= s.snd_una + u64::from(s.max_window) {
+            if !s.new_segment_fits(s.snd_una) {
                 return;
             }
             let seq = s.snd_max;
@@ -988,16 +988,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.rtt.back_off();
         self.timed = None;
         self.send_pending(now, out);
-        self.frto = None;
+        // Step 1 done (snd_una went again): the rest of the window waits for step 2's
+        // verdict instead of going back-N.
+        self.frto = frto.then_some(Frto {
+            high: self.state.snd_max,
+            probing: false,
+        });
         if frto {
-            // Step 1 done (snd_una went again): the rest of the window waits for step 2's
-            // verdict instead of going back-N.
-            let s = &mut self.state;
-            self.frto = Some(Frto {
-                high: s.snd_max,
-                probing: false,
-            });
-            s.snd_nxt = s.snd_max;
+            self.state.snd_nxt = self.state.snd_max;
         }
         if self.rto_deadline.is_none() && self.state.snd_una < self.state.snd_max {
             self.arm_timer(now);
@@ -1009,6 +1007,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     pub fn has_loss_events(&self) -> bool {
         !self.state.events.is_empty()
     }
+
     /// Loss events since the last call (the simulator classifies them as spurious or not).
     pub fn drain_events(&mut self) -> std::vec::Drain<'_, LossEvent> {
         self.state.events.drain(..)

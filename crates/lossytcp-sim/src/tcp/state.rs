@@ -161,6 +161,12 @@ impl SenderState {
         }
     }
 
+    /// Whether a new segment (snd_max) is data the transfer has and the receiver's window
+    /// takes above `una`, whatever the congestion window (F-RTO's step 2b).
+    pub fn new_segment_fits(&self, una: u64) -> bool {
+        self.snd_max < self.limit && self.snd_max < una + u64::from(self.max_window)
+    }
+
     /// Takes a window cut as it stands: ssthresh and cwnd both from it.
     pub fn take(&mut self, cut: Cut) {
         self.ssthresh = cut.ssthresh;
