@@ -49,6 +49,7 @@ METRICS = (
     "goodput_norm", "throughput_norm", "goodput_pps", "throughput_pps", "packets_sent",
     "retransmissions", "channel_losses", "queue_drops", "timeouts", "fast_retransmits",
     "loss_events", "timeout_fraction", "spurious_timeouts", "spurious_fast_retransmits",
+    "undos", "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_frto", "undos_dsack",
     "transmissions_per_delivered", "completion_time_s", "classification_accuracy",
 )
 
@@ -138,6 +139,13 @@ class SimReport(Record, RunMetrics):
     fast_retransmits: int
     spurious_timeouts: int
     spurious_fast_retransmits: int
+    #: Window reductions the sender undid, by the detection that found the loss spurious:
+    #: Eifel's timestamp echo after a timeout or a fast retransmit (``eifel_undo``), F-RTO
+    #: (``frto``), DSACK (``dsack``); :attr:`undos` is their sum.
+    undos_eifel_timeout: int
+    undos_eifel_fast_retransmit: int
+    undos_frto: int
+    undos_dsack: int
     elapsed_s: float
     completion_time_s: float | None
     capacity_pps: float
@@ -165,6 +173,12 @@ class SimReport(Record, RunMetrics):
     #: events judged (spurious detections have no cause and are left out), correct ones, and
     #: the two errors.
     classification: dict[str, int] | None = field(default=None, compare=False)
+
+    @property
+    def undos(self) -> int:
+        """Window reductions undone, whatever found them spurious."""
+        return (self.undos_eifel_timeout + self.undos_eifel_fast_retransmit + self.undos_frto
+                + self.undos_dsack)
 
     @property
     def classification_accuracy(self) -> float:
@@ -265,7 +279,8 @@ class TrafficReport(Record):
 
 _SUMMED = ("packets_sent", "retransmissions", "channel_losses", "queue_drops",
            "packets_received", "packets_delivered", "acks_sent", "timeouts",
-           "fast_retransmits", "spurious_timeouts", "spurious_fast_retransmits")
+           "fast_retransmits", "spurious_timeouts", "spurious_fast_retransmits", "undos",
+           "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_frto", "undos_dsack")
 
 
 @record

@@ -52,8 +52,8 @@ def test_cubic_undoes_the_spurious_timeouts_eifel_sees(seed: int) -> None:
     assert on.goodput_norm > off.goodput_norm
 
 
-@pytest.mark.parametrize("variant", ["sack", "newreno"])
-def test_the_reno_family_undoes_too_and_stops_go_back_n(variant: str) -> None:
+@pytest.mark.parametrize(("variant", "fast_undos"), [("sack", 10), ("newreno", 0)])
+def test_the_reno_family_undoes_too_and_stops_go_back_n(variant: str, fast_undos: int) -> None:
     # tcp_reno_undo_cwnd(): every timeout Eifel finds spurious is undone, and the go-back-N
     # of the original window ends (RFC 4015). Measured (seed 1): restored 11/11 (0/19 off),
     # retransmissions 326 vs 934 (sack) and 165 vs 941 (newreno), goodput_norm 0.694 vs
@@ -62,6 +62,11 @@ def test_the_reno_family_undoes_too_and_stops_go_back_n(variant: str) -> None:
     on = simulate(variant=variant, seed=1, trace_window=True, eifel_undo=True, **SPIKES)
     assert not any(restored(off))
     assert all(restored(on)) and len(restored(on)) > 5
+    # The report counts them (seed 1): the 11 timeouts whose windows came back, and for SACK
+    # 10 spurious fast retransmits as well (none of NewReno's 4 fast retransmits).
+    assert (on.undos_eifel_timeout, on.undos_eifel_fast_retransmit) == (11, fast_undos)
+    assert on.undos == 11 + fast_undos and (on.undos_frto, on.undos_dsack) == (0, 0)
+    assert off.undos == 0
     assert on.retransmissions < off.retransmissions
     assert on.goodput_norm > off.goodput_norm
 

@@ -30,6 +30,11 @@ def test_frto_undoes_the_spurious_timeouts_of_a_delay_spike(variant: str) -> Non
     assert not any(restored(off))
     back = restored(on)
     assert all(back) and len(back) > 5, back
+    # Every restored window is one F-RTO undo in the report (11 for each variant, seed 1),
+    # and nothing else undoes.
+    assert (on.undos_frto, on.undos) == (len(back), len(back)) == (11, 11)
+    assert (on.undos_eifel_timeout, on.undos_eifel_fast_retransmit, on.undos_dsack) == (0, 0, 0)
+    assert off.undos == 0
     assert on.retransmissions < 0.7 * off.retransmissions
     assert on.goodput_norm > off.goodput_norm
 

@@ -44,6 +44,9 @@ pub struct FlowReport {
     /// Loss detections whose segment had in fact arrived or was still in flight.
     pub spurious_timeouts: u64,
     pub spurious_fast_retransmits: u64,
+    /// Window reductions the sender undid, by what found them spurious.
+    #[serde(flatten)]
+    pub undos: Undos,
     /// The true cause of every loss detection.
     pub loss_causes: LossCauses,
     /// A loss classifier's verdicts (paper 003), for the senders that have one.
@@ -69,6 +72,23 @@ pub struct FlowReport {
     /// (time_s, pacing rate in b/s of data packets, 0 when not pacing) whenever it changes,
     /// when windows are traced.
     pub pacing_trace: Vec<(f64, f64)>,
+}
+
+/// Congestion responses a sender undid (Linux's `tcp_undo_cwnd_reduction()`), by the
+/// detection that found the loss spurious: Eifel's timestamp echo (RFC 3522) after a timeout
+/// and after a fast retransmit (Linux's TCPLossUndo / TCPFullUndo by timestamps), F-RTO
+/// (RFC 5682, Linux's TCPSpuriousRTOs) and DSACK (RFC 2883 / RFC 3708, Linux's
+/// `undo_retrans` reaching 0). Flattened into the flow's report as `undos_*`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Undos {
+    #[serde(rename = "undos_eifel_timeout")]
+    pub eifel_timeout: u64,
+    #[serde(rename = "undos_eifel_fast_retransmit")]
+    pub eifel_fast_retransmit: u64,
+    #[serde(rename = "undos_frto")]
+    pub frto: u64,
+    #[serde(rename = "undos_dsack")]
+    pub dsack: u64,
 }
 
 /// Loss events a classifier judged, against their true causes (paper 003 Section 4: accuracy =

@@ -13,7 +13,11 @@ import numpy as np
 from ..sim import METRICS, RunMetrics
 
 #: Metrics the kernel does not expose (not judged against the engine).
-NOT_OBSERVABLE = ("spurious_fast_retransmits", "completion_time_s", "classification_accuracy")
+NOT_OBSERVABLE = ("spurious_fast_retransmits", "completion_time_s", "classification_accuracy",
+                  # The kernel counts its undos by where they happen (TCPLossUndo,
+                  # TCPFullUndo, TCPPartialUndo, TCPDSACKUndo), not by what detected them:
+                  # timestamps and DSACK share the first three.
+                  "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_dsack")
 
 #: Outcomes in the fate log (crates/lossytcp-emu/src/forward.rs ``Outcome``).
 OUTCOMES = ("delivered", "lost", "early", "forced", "ignored")
@@ -85,7 +89,8 @@ class EmulationReport(RunMetrics):
     fate log (sent, received, retransmitted, lost) and from the sender namespace's TCP
     counters (timeouts: TcpExt.TCPTimeouts; fast retransmits: recoveries entered on
     duplicate ACKs or SACK, TcpExt.TCPSackRecovery + TCPRenoRecovery; spurious timeouts:
-    F-RTO's TcpExt.TCPSpuriousRTOs)."""
+    F-RTO's TcpExt.TCPSpuriousRTOs; undos: TcpExt.TCPLossUndo + TCPFullUndo +
+    TCPPartialUndo + TCPDSACKUndo, those of F-RTO alone TCPSpuriousRTOs)."""
 
     cc: str
     seed: int
@@ -124,7 +129,12 @@ class EmulationReport(RunMetrics):
     #: The path as emulate() was given it (rate_bps, rtt_s or delay, queue, channel, ...).
     path: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    undos: float = math.nan
+    undos_frto: float = math.nan
     spurious_fast_retransmits: float = math.nan
+    undos_eifel_timeout: float = math.nan
+    undos_eifel_fast_retransmit: float = math.nan
+    undos_dsack: float = math.nan
     completion_time_s: float = math.nan
     classification_accuracy: float = math.nan
 
@@ -178,6 +188,9 @@ def from_emulator(raw: dict[str, Any], *, seed: int, rate_bps: float,
         fast_retransmits=int(c.get("TcpExt.TCPSackRecovery", 0)
                              + c.get("TcpExt.TCPRenoRecovery", 0)),
         spurious_timeouts=int(c.get("TcpExt.TCPSpuriousRTOs", 0)),
+        undos=sum(int(c.get(f"TcpExt.TCP{k}Undo", 0))
+                  for k in ("Loss", "Full", "Partial", "DSACK")),
+        undos_frto=int(c.get("TcpExt.TCPSpuriousRTOs", 0)),
         loss_probes=int(c.get("TcpExt.TCPLossProbes", 0)),
         elapsed_s=float(tcp["duration_s"]),
         capacity_pps=rate_bps / (8.0 * packet_size_bytes),

@@ -12,7 +12,8 @@ How each metric is obtained from ns-2 (no packet trace needed):
 * ``packets_delivered`` = the sink's ``bytes_`` (bytes delivered in order) / packet size,
   unwrapped past 2^31 bytes.
 * ``queue_drops`` = the data queue monitor's ``pdrops_``.
-* spurious timeouts and fast retransmits: not observable from ns-2's counters (NaN).
+* spurious timeouts and fast retransmits, and undos (ns-2 2.35's agents undo nothing): not
+  observable from ns-2's counters (NaN).
 * Vegas: its fast retransmissions do not go through ``slowdown()`` (tcp-vegas.cc cuts the
   window itself), so ``ncwndcuts_`` counts its timeouts only and ``fast_retransmits``,
   ``loss_events`` and ``timeout_fraction`` are not observable (NaN).
@@ -45,7 +46,9 @@ __all__ = [
 NS2_INSTALL = "sudo apt-get install ns2   (Debian/Ubuntu package of ns-2 2.35)"
 
 #: Metrics ns-2 cannot give: reported as NaN and never judged.
-NOT_OBSERVABLE = ("spurious_timeouts", "spurious_fast_retransmits", "completion_time_s")
+NOT_OBSERVABLE = ("spurious_timeouts", "spurious_fast_retransmits", "completion_time_s",
+                  "undos", "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_frto",
+                  "undos_dsack")
 #: ... and those it cannot give for some variants.
 NOT_OBSERVABLE_FOR = {"vegas": ("fast_retransmits", "loss_events", "timeout_fraction")}
 

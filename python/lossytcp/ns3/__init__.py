@@ -66,7 +66,9 @@ SHARED_HEADER = Path(__file__).with_name("lossytcp_ns3.h")
 HEADER_BYTES = 42
 #: Metrics ns-3's run does not give: NaN, never judged.
 NOT_OBSERVABLE = ("channel_losses", "packets_received", "throughput_norm", "throughput_pps",
-                  "spurious_timeouts", "spurious_fast_retransmits", "completion_time_s")
+                  "spurious_timeouts", "spurious_fast_retransmits", "completion_time_s",
+                  "undos", "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_frto",
+                  "undos_dsack")
 
 #: simulate() keywords the ns-3 program expresses, beyond the variant's own parameters.
 _MAPPED = {"rate_bps", "rtt_s", "packet_size_bytes", "window", "channel", "duration_s",

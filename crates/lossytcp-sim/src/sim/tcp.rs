@@ -721,6 +721,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                     None => (end - f.start).as_secs(),
                 };
                 r.packets_delivered = f.receiver.delivered;
+                r.undos = f.sender.undos();
                 r.final_cwnd = f.sender.state.cwnd;
                 r.final_ssthresh = f.sender.state.ssthresh;
                 r.final_rto_s = f.sender.rto().as_secs();

@@ -13,6 +13,7 @@ use super::state::{CaState, LossEvent, LossKind, SenderState};
 use super::view::{Conn, Window};
 use super::{AckCtx, CongestionKind, Cut, LossTruth};
 use crate::config::RttSampling;
+use crate::metrics::Undos;
 use crate::packet::LossCause;
 use crate::time::{Dur, Time};
 
@@ -102,6 +103,8 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     frto: Option<Frto>,
     /// `recover` before the last timeout, which an undo of it restores.
     recover_before_timeout: Option<u64>,
+    /// The undos so far, by the detection that called for each.
+    undos: Undos,
 }
 
 impl Sender {
@@ -180,6 +183,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             frto_on: cfg.frto,
             frto: None,
             recover_before_timeout: None,
+            undos: Undos::default(),
         }
     }
 
@@ -219,6 +223,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     }
     pub fn rto(&self) -> Dur {
         self.rtt.rto()
+    }
+    /// The window reductions undone so far, by cause.
+    pub fn undos(&self) -> Undos {
+        self.undos
     }
     /// All the application's data is acknowledged.
     pub fn done(&self) -> bool {
@@ -583,6 +591,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if !spurious {
             return;
         }
+        if p.timeout {
+            self.undos.eifel_timeout += 1;
+        } else {
+            self.undos.eifel_fast_retransmit += 1;
+        }
         if p.timeout && self.state.ca_state == CaState::Loss {
             self.undo_timeout();
             return;
@@ -691,6 +704,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         };
         if by_ack || blocks.clone().any(|mut r| r.any(original)) {
             // Step 3b (Linux takes it in step 2 too): the timeout was spurious.
+            self.undos.frto += 1;
             self.undo_timeout();
             return false;
         }
