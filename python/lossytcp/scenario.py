@@ -833,6 +833,7 @@ class Tcp(_Data):
     tick_phase: float | None = None
     eifel_undo: bool = False
     frto: bool = False
+    dsack: bool = False
 
     KNOBS: ClassVar[tuple[str, ...]] = ("limited_transmit", "delay_growth",
                                         "partial_window_deflation", "recovery_exit_growth",
@@ -899,6 +900,7 @@ class Tcp(_Data):
         _set(self, "delayed_ack", v.boolean("delayed_ack", self.delayed_ack))
         _set(self, "eifel_undo", v.boolean("eifel_undo", self.eifel_undo))
         _set(self, "frto", v.boolean("frto", self.frto))
+        _set(self, "dsack", v.boolean("dsack", self.dsack))
         _set(self, "profile", v.choice("profile", self.profile, ["rfc", "ns2"]))
         _set(self, "rto_estimator", v.choice("rto_estimator", self.rto_estimator,
                                              ["rfc6298", "last_sample", "linux"]))
@@ -918,6 +920,9 @@ class Tcp(_Data):
         for k, p in _variants.PARAMS.items():
             if getattr(self, k) is not None:
                 _set(self, k, p.validate(getattr(self, k)))
+        if self.dsack and self.profile == "ns2":
+            raise ParameterError("dsack", self.dsack, "is RFC 2883's report in RFC 2018's "
+                                 "SACK blocks; ns-2 2.35's sink (profile='ns2') sends none")
         if self.tick_phase is not None:
             if self.profile != "ns2":
                 raise ParameterError("tick_phase", self.tick_phase, "is the phase of ns-2's "
@@ -961,6 +966,7 @@ class Tcp(_Data):
             # Only when on: the scenarios (and run keys) of everything else stay as they were.
             **({"eifel_undo": True} if self.eifel_undo else {}),
             **({"frto": True} if self.frto else {}),
+            **({"dsack": True} if self.dsack else {}),
         }
 
 

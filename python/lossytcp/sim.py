@@ -427,7 +427,7 @@ _DEFAULTS: dict[str, Any] = dict(
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
     timer_every_partial_ack=None, tick_phase=None, trace_sends=False, trace_window=False,
-    trace_delay=False, hops=None, eifel_undo=False, frto=False,
+    trace_delay=False, hops=None, eifel_undo=False, frto=False, dsack=False,
     # Every plugin parameter of the engine's registry (None: the variant's default).
     **dict.fromkeys(_variants.PARAMS),
 )
@@ -486,7 +486,8 @@ def scenario_from_keywords(variant: str = "newreno", **kwargs: Any) -> Scenario:
         max_backoff=p["max_backoff"], rtt_sampling=p["rtt_sampling"],
         rto_estimator=p["rto_estimator"], delayed_ack=p["delayed_ack"], profile=p["profile"],
         **{k: p[k] for k in sc_mod.Tcp.KNOBS}, **{k: p[k] for k in _variants.PARAMS},
-        tick_phase=p["tick_phase"], eifel_undo=p["eifel_undo"], frto=p["frto"])
+        tick_phase=p["tick_phase"], eifel_undo=p["eifel_undo"], frto=p["frto"],
+        dsack=p["dsack"])
     app: Any = sc_mod.Bulk()
     if p["transfer_bytes"] is not None:
         app = sc_mod.Transfer(v.integer("transfer_bytes", p["transfer_bytes"], 1,
@@ -640,8 +641,12 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     spurious fast retransmit's recovery ends; default
     off), ``frto`` (RFC 5682 F-RTO, SACK-enhanced as Linux's tcp_frto=2: after a timeout two
     new segments probe whether the originals were only delayed; if so the timeout is undone
-    as with ``eifel_undo``, else recovery goes on conventionally; default off),
-    ``trace_sends``,
+    as with ``eifel_undo``, else recovery goes on conventionally; default off), ``dsack``
+    (RFC 2883 DSACK: the receiver reports a duplicate segment in the first SACK block, and
+    when every retransmission of a loss episode has been reported so, the sender undoes the
+    episode's cut as Linux's undo_retrans does (RFC 3708's detection): after a timeout on
+    the next ACK that advances, as with ``eifel_undo``; a fast recovery ends with it; SACK
+    variants with profile 'rfc', which carry the blocks; default off), ``trace_sends``,
     ``trace_window``, ``trace_delay`` (the semi-Markov delay's states, ``delay_trace``),
     ``hops`` (a chain of links instead of one: a list of dicts with
     ``rate_bps``, ``delay_s`` one way, optional ``queue_packets`` and ``channel``; ACKs return

@@ -74,24 +74,27 @@ def test_frto_falls_back_to_go_back_n_when_the_timeout_was_genuine(variant: str)
     assert on.packets_delivered < off.packets_delivered  # the round trip F-RTO costs here
 
 
-def test_frto_is_a_boolean_named_in_errors() -> None:
+# (``dsack``, ``test_dsack.py``, is declared as ``frto`` is: the same checks.)
+@pytest.mark.parametrize("knob", ["frto", "dsack"])
+def test_frto_is_a_boolean_named_in_errors(knob: str) -> None:
     with pytest.raises(ParameterError) as e:
-        simulate("sack", frto="yes")
-    assert e.value.name == "frto"
+        simulate("sack", **{knob: "yes"})
+    assert e.value.name == knob
 
 
-def test_the_command_line_and_scenario_files_take_it() -> None:
+@pytest.mark.parametrize("knob", ["frto", "dsack"])
+def test_the_command_line_and_scenario_files_take_it(knob: str) -> None:
     from lossytcp import scenario as s
     from lossytcp.cli import build_parser
     from lossytcp.cli.simulate import build_scenario_from_args, scenario_from_args
 
     p = build_parser("simulate")
-    assert scenario_from_args(p.parse_args(["simulate", "--frto"]))["frto"] is True
-    assert "frto" not in scenario_from_args(p.parse_args(["simulate"]))
-    sc = build_scenario_from_args(p.parse_args(["simulate", "--topology", "dumbbell",
-                                                "--frto"]))
-    assert all(f.tcp.frto for f in sc.all_flows())
-    assert s.Tcp.from_dict({"frto": True}).frto is True
+    flag = "--" + knob
+    assert scenario_from_args(p.parse_args(["simulate", flag]))[knob] is True
+    assert knob not in scenario_from_args(p.parse_args(["simulate"]))
+    sc = build_scenario_from_args(p.parse_args(["simulate", "--topology", "dumbbell", flag]))
+    assert all(getattr(f.tcp, knob) for f in sc.all_flows())
+    assert getattr(s.Tcp.from_dict({knob: True}), knob) is True
     with pytest.raises(ParameterError) as e:
-        s.Tcp.from_dict({"frto": 2}, "tcp")
-    assert e.value.name == "tcp.frto"
+        s.Tcp.from_dict({knob: 2}, "tcp")
+    assert e.value.name == f"tcp.{knob}"

@@ -264,6 +264,12 @@ pub struct TcpConfig {
     /// timeout if so (the growth plugin's `CaEvent::Undo`, no go-back-N). Off by default.
     #[serde(default)]
     pub frto: bool,
+    /// DSACK (RFC 2883): the receiver reports a duplicate segment in the first SACK block,
+    /// and the sender undoes a congestion response whose retransmissions all prove
+    /// duplicates (RFC 3708's detection, Linux's `undo_retrans` response). SACK senders with
+    /// RFC 2018 blocks only (ns-2's sink sends none). Off by default.
+    #[serde(default)]
+    pub dsack: bool,
 }
 
 impl TcpConfig {

@@ -19,8 +19,9 @@ pub enum Kind {
     },
     Ack {
         ack: u64,
-        /// SACK blocks `[start, end)` as offsets from `ack` (blocks lie above it, within
-        /// the window): a packet of 56 bytes instead of 80, copied on every hop.
+        /// SACK blocks `[start, end)` as offsets from `ack` (blocks lie within a window of
+        /// it: above it, or below for a DSACK block, two's complement): a packet of 56 bytes
+        /// instead of 80, copied on every hop.
         sack: [(u32, u32); MAX_SACK_BLOCKS],
         n_sack: u8,
         /// RFC 7323's TSecr: the TSval the receiver echoes (TS.Recent).
@@ -68,11 +69,17 @@ impl Packet {
         {
             out.n = usize::from(*n_sack);
             for (o, &(a, b)) in out.blocks.iter_mut().zip(sack).take(out.n) {
-                *o = (ack + u64::from(a), ack + u64::from(b));
+                *o = (off(*ack, a), off(*ack, b));
             }
         }
         out
     }
+}
+
+/// `ack` moved by `offset`, a signed 32-bit distance (an RFC 2883 DSACK block lies below).
+#[inline(always)]
+fn off(ack: u64, offset: u32) -> u64 {
+    ack.wrapping_add(i64::from(offset as i32) as u64)
 }
 
 /// The SACK blocks of `ack` as carried in a packet (offsets from it).
@@ -83,11 +90,9 @@ pub fn encode_sack(
 ) -> [(u32, u32); MAX_SACK_BLOCKS] {
     let mut out = [(0, 0); MAX_SACK_BLOCKS];
     for (o, &(a, b)) in out.iter_mut().zip(blocks).take(usize::from(n)) {
-        debug_assert!(
-            a >= ack && b - ack <= u64::from(u32::MAX),
-            "a SACK block beyond reach"
-        );
-        *o = ((a - ack) as u32, (b - ack) as u32);
+        let reach = |x: u64| i32::try_from(x.wrapping_sub(ack) as i64).is_ok();
+        debug_assert!(reach(a) && reach(b), "a SACK block beyond reach");
+        *o = (a.wrapping_sub(ack) as u32, b.wrapping_sub(ack) as u32);
     }
     out
 }

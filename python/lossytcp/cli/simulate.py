@@ -83,6 +83,10 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--frto", action="store_true", default=None,
                    help="F-RTO (RFC 5682, SACK-enhanced as Linux's tcp_frto=2): detect "
                         "spurious timeouts by probing with new data, and undo them")
+    p.add_argument("--dsack", action="store_true", default=None,
+                   help="DSACK (RFC 2883): the receiver reports duplicate segments, and the "
+                        "sender undoes a loss response whose retransmissions all proved "
+                        "duplicates (RFC 3708, as Linux); SACK variants, profile rfc")
     p.add_argument("--protect-retransmissions", action="store_true", default=None,
                    help="retransmissions are never lost on the channel")
     p.add_argument("--transfer", default=None,
@@ -130,6 +134,8 @@ def _tcp_changes(a: argparse.Namespace) -> dict[str, Any]:
         out["eifel_undo"] = True
     if a.frto:
         out["frto"] = True
+    if a.dsack:
+        out["dsack"] = True
     return out
 
 

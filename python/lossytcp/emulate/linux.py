@@ -16,6 +16,10 @@
   (0 spurious RTOs in 16 kernel runs, emulate/README.md) and the engine's F-RTO changes
   goodput by at most 0.0006 there, but where a delay jump fires the timer it is the kernel's
   undo;
+* ``dsack=True``: the kernel's receiver sends DSACK (``net.ipv4.tcp_dsack`` = 1 by default)
+  and its sender undoes an episode whose retransmissions all came back as DSACKs
+  (``undo_retrans``, ``tcp_try_undo_loss()`` / ``tcp_try_undo_dsack()``); the engine's
+  ``dsack`` does the same on its RFC 2018 blocks;
 * ``initial_window=10`` (RFC 6928, ``TCP_INIT_CWND``); ``delayed_ack=True``;
   ``limited_transmit=True`` (RFC 3042, on in Linux); ``dupack_threshold=3``
   (``tcp_reordering``); per-ACK RTT samples (the timestamps option times every ACK);
@@ -42,9 +46,12 @@ implements its own, and these differ on purpose):
 * Undo (F-RTO RFC 5682, DSACK/Eifel): Linux reverts a window reduction it finds spurious.
   The configuration above runs the engine's F-RTO (RFC 5682 as the kernel's
   ``tcp_frto = 2``), which undoes a spurious timeout as ``tcp_try_undo_loss()`` does, without
-  go-back-N; the kernel's timestamp undo (``tcp_packet_delayed()``) is the engine's
-  ``eifel_undo=True``, off here; DSACK-based undo is not implemented (the kernel's
-  ``spurious_timeouts`` are F-RTO's detections, the engine's its oracle's).
+  go-back-N, and its DSACK undo (``dsack=True``, RFC 2883 / RFC 3708 with Linux's
+  ``undo_retrans``); the kernel's timestamp undo (``tcp_packet_delayed()``) is the engine's
+  ``eifel_undo=True``, off here (the kernel's ``spurious_timeouts`` are F-RTO's detections,
+  the engine's its oracle's). The engine's DSACK carries the duplicate's block first and at
+  most two others (three blocks with timestamps, as the kernel's option space allows); it
+  does not model the kernel's RACK reordering window that DSACKs widen.
 * TSO/GSO/GRO: the forwarder reads one IP packet of at most the MTU from the TUN device, but
   the kernel's TCP still builds GSO packets of ``tcp_tso_autosize()`` segments (about 1 ms
   of the pacing rate, at least ``tcp_min_tso_segs`` = 2): measured through the emulator,
@@ -149,9 +156,9 @@ def engine_config(*, packet_size_bytes: int, window: int | None,
     different)."""
     mss = packet_size_bytes - LINUX_ACK_BYTES
     return dict(**LINUX_KNOBS.get(variant or "", {}),
-        profile="rfc", frto=True, initial_window=10, delayed_ack=True, limited_transmit=True,
-        dupack_threshold=3, rtt_sampling="per_ack", granularity_s=0.2, min_rto_s=0.2,
-        initial_rto_s=1.0, max_rto_s=120.0, ack_size_bytes=LINUX_ACK_BYTES,
+        profile="rfc", frto=True, dsack=True, initial_window=10, delayed_ack=True,
+        limited_transmit=True, dupack_threshold=3, rtt_sampling="per_ack", granularity_s=0.2,
+        min_rto_s=0.2, initial_rto_s=1.0, max_rto_s=120.0, ack_size_bytes=LINUX_ACK_BYTES,
         window=window if window is not None else _autotuned_window_segments(mss))
 
 

@@ -107,6 +107,8 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         let mut receiver = Receiver::new(sender.wants_sack(), tcp.delayed_ack);
         if tcp.profile == Profile::Ns2 && sender.wants_sack() {
             receiver = receiver.with_ns2_blocks();
+        } else if tcp.dsack && sender.wants_sack() {
+            receiver = receiver.with_dsack();
         }
         let sack_block_bytes = sender.sack_block_bytes();
         let timestamps = sender.reads_timestamp_echo();

@@ -28,6 +28,10 @@ pub struct SenderConfig {
     /// a timeout, new data probes whether the originals were only delayed; if so the
     /// timeout is undone as Eifel's is.
     pub frto: bool,
+    /// DSACK-based undo (RFC 3708 detection, Linux's response): a DSACK block is taken out
+    /// of the SACK information and counts the episode's retransmissions proved duplicates;
+    /// when all are, the congestion response is undone.
+    pub dsack: bool,
     pub compat: Compat,
     /// The receiver's advertised window, segments.
     pub max_window: u32,

@@ -66,6 +66,10 @@ pub struct Receiver {
     recent: Vec<u64>,
     /// `Some`: ns-2's blocks instead of RFC 2018's.
     ns2: Option<Ns2Sacker>,
+    /// RFC 2883's DSACK: the next ACK reports a duplicate segment first (RFC 2018 blocks).
+    dsack: bool,
+    /// The duplicate segment the next ACK reports (Linux's `rx_opt.dsack`: sent once).
+    dsack_seg: Option<u64>,
     /// The last segment received and whether it was a duplicate (what ns-2's sink builds the
     /// next ACK's blocks from).
     last: (u64, bool),
@@ -103,6 +107,8 @@ impl Receiver {
             out_of_order: Vec::new(),
             recent: Vec::new(),
             ns2: None,
+            dsack: false,
+            dsack_seg: None,
             last: (0, false),
             sack,
             delayed,
@@ -129,6 +135,29 @@ impl Receiver {
     pub fn with_ns2_blocks(mut self) -> Self {
         self.ns2 = Some(Ns2Sacker::default());
         self
+    }
+
+    /// DSACK (RFC 2883) in RFC 2018's blocks.
+    pub fn with_dsack(mut self) -> Self {
+        debug_assert!(
+            self.sack && self.ns2.is_none(),
+            "DSACK needs RFC 2018 blocks"
+        );
+        self.dsack = true;
+        self
+    }
+
+    /// RFC 2883 §4 (Linux's `tcp_dsack_set()`): duplicate `seq` is reported in the first
+    /// block of the next ACK. A duplicate above `rcv_next` also makes its run the most
+    /// recent, so the second block is the one holding it (§4's rule, as Linux's
+    /// `tcp_sack_new_ofo_skb()` after `tcp_data_queue_ofo()` finds a duplicate).
+    #[cold]
+    fn note_duplicate(&mut self, seq: u64) {
+        self.dsack_seg = Some(seq);
+        if seq > self.rcv_next {
+            self.recent.retain(|&s| s != seq);
+            self.recent.insert(0, seq);
+        }
     }
 
     pub fn rcv_next(&self) -> u64 {
@@ -217,9 +246,17 @@ impl Receiver {
         };
         if self.sack && self.ns2.is_some() {
             self.ns2_blocks(&mut out);
-        } else if self.sack && !self.recent.is_empty() {
+        } else if self.sack && (!self.recent.is_empty() || self.dsack_seg.is_some()) {
             // Filtered in place: no allocation per ACK (and no work on the ACKs of a path
             // with nothing out of order).
+            let mut first = 0;
+            if let Some(d) = self.dsack_seg.take() {
+                // The DSACK block stands apart: the run holding it follows even when it is
+                // the same single segment (RFC 2883 §4, Linux's separate duplicate_sack).
+                out.sack[0] = (d, d + 1);
+                out.n_sack = 1;
+                first = 1;
+            }
             let mut kept = 0;
             for i in 0..self.recent.len() {
                 let s = self.recent[i];
@@ -229,7 +266,7 @@ impl Receiver {
                 let Some(b) = self.run_of(s) else {
                     continue;
                 };
-                if out.sack[..out.n_sack as usize].contains(&b) {
+                if out.sack[first..out.n_sack as usize].contains(&b) {
                     continue;
                 }
                 self.recent[kept] = s;
@@ -253,6 +290,9 @@ impl Receiver {
         // ns-2's blocks; a segment above rcv_next is a duplicate when it is not newly
         // inserted below)
         let mut dup = seq < self.rcv_next;
+        if dup && self.dsack {
+            self.note_duplicate(seq);
+        }
         if let Some(sk) = &mut self.ns2 {
             sk.max_seen = sk.max_seen.max(seq);
         }
@@ -272,6 +312,9 @@ impl Receiver {
         } else if seq > self.rcv_next {
             let inserted = self.insert_out_of_order(seq);
             dup = !inserted;
+            if dup && self.dsack {
+                self.note_duplicate(seq);
+            }
             if inserted && self.sack && self.ns2.is_none() {
                 // Kept short by make_ack's RFC 2018 blocks; only they need to know which
                 // blocks are recent (ns-2's blocks keep their own stack, and make_ack never
@@ -380,6 +423,31 @@ mod tests {
         let a = ack(r.on_data(1));
         assert_eq!(a.ack, 4);
         assert_eq!(&a.sack[..a.n_sack as usize], &[(10, 11), (8, 9), (5, 6)]);
+    }
+
+    #[test]
+    fn dsack_reports_a_duplicate_first_once_and_its_run_second() {
+        let mut r = Receiver::new(true, false).with_dsack();
+        for q in [0, 1, 2] {
+            r.on_data(q);
+        }
+        // Below rcv_next (RFC 2883 §4.1's example): the DSACK block alone, then nothing.
+        assert_eq!(blocks(ack(r.on_data(1))), vec![(1, 2)]);
+        assert_eq!(blocks(ack(r.on_data(3))), vec![]);
+        // Above it (§4.2): 5-6 and 8 held, 5 again: the DSACK, then the run holding it, then
+        // the other; a single-segment run is repeated after its DSACK.
+        for q in [5, 6, 8] {
+            r.on_data(q);
+        }
+        assert_eq!(blocks(ack(r.on_data(5))), vec![(5, 6), (5, 7), (8, 9)]);
+        assert_eq!(blocks(ack(r.on_data(8))), vec![(8, 9), (8, 9), (5, 7)]);
+        assert_eq!(blocks(ack(r.on_data(9))), vec![(8, 10), (5, 7)]);
+        // Without the option the same duplicates report nothing new.
+        let mut r = Receiver::new(true, false);
+        for q in [0, 1, 2] {
+            r.on_data(q);
+        }
+        assert_eq!(blocks(ack(r.on_data(1))), vec![]);
     }
 
     #[test]

@@ -44,6 +44,18 @@ struct Frto {
     probing: bool,
 }
 
+/// The DSACK-based undo's state of a loss episode (Linux's `undo_marker` and `undo_retrans`,
+/// set by `tcp_init_undo()` at the episode's start).
+#[derive(Clone, Copy, Debug)]
+struct DsackUndo {
+    /// snd_una when the episode began: DSACKs of segments below it are of older episodes.
+    marker: u64,
+    /// The episode's retransmissions not yet proved duplicates by a DSACK; -1 before the
+    /// first (Linux's `tp->retrans_out ? : -1`, nothing in flight at the start), so an
+    /// episode without a retransmission is never undone by DSACK.
+    retrans: i64,
+}
+
 /// The plugins are type parameters, so a growth or recovery plugin of another crate (or of a
 /// test) plugs in without touching the engine; the simulator uses the enum-dispatched sets of
 /// this crate's plugins.
@@ -105,6 +117,10 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     recover_before_timeout: Option<u64>,
     /// The undos so far, by the detection that called for each.
     undos: Undos,
+    /// `SenderConfig::dsack`.
+    dsack_on: bool,
+    /// The current episode's DSACK-based undo (None without `dsack_on`, and once undone).
+    dsack_undo: Option<DsackUndo>,
 }
 
 impl Sender {
@@ -184,6 +200,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             frto: None,
             recover_before_timeout: None,
             undos: Undos::default(),
+            dsack_on: cfg.dsack,
+            dsack_undo: None,
         }
     }
 
@@ -264,6 +282,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 }
             }
             self.max_retransmitted = Some(self.max_retransmitted.map_or(seq, |m| m.max(seq)));
+            if let Some(u) = &mut self.dsack_undo {
+                // tcp_retransmit_skb(): undo_retrans counts from 0 at the first.
+                u.retrans = u.retrans.max(0) + 1;
+            }
             // Karn: a retransmission spoils any timing in flight for that segment (ns-2 ends
             // the timing only at a fast retransmit or timeout, see `Compat::ns2_rtt_timing`).
             if !self.compat.ns2_rtt_timing && self.timed.is_some_and(|(t, _)| seq <= t) {
@@ -600,10 +622,18 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.undo_timeout();
             return;
         }
-        // A spurious fast retransmit (RFC 4015 has a response for timeouts only): the
-        // recovery ends with the undo, as Linux's tcp_try_undo_recovery() /
-        // tcp_try_undo_partial() reopen the connection; left running, its window inflation
-        // would stack on the restored window.
+        self.undo_recovery();
+    }
+
+    /// The response to a fast retransmit found spurious (by Eifel or DSACK; RFC 4015 has a
+    /// response for timeouts only), or to an episode found spurious after its recovery
+    /// ended: the growth plugin restores the congestion state, and a recovery still running
+    /// ends with the undo, as Linux's tcp_try_undo_recovery() / tcp_try_undo_partial() /
+    /// tcp_try_undo_dsack() with tcp_try_to_open() reopen the connection; left running,
+    /// its window inflation would stack on the restored window.
+    fn undo_recovery(&mut self) {
+        self.eifel_probe = None;
+        self.dsack_undo = None;
         let s = &mut self.state;
         if s.ca_state == CaState::Recovery {
             s.in_recovery = false;
@@ -665,8 +695,61 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         self.frto = None;
         self.eifel_probe = None;
+        self.dsack_undo = None;
         self.growth
             .on_event(&mut Window::new(&mut self.state), CaEvent::Undo);
+    }
+
+    /// A loss episode starts: DSACKs from now on may prove its retransmissions duplicates
+    /// (Linux's tcp_init_undo()).
+    fn arm_dsack(&mut self) {
+        if self.dsack_on {
+            self.dsack_undo = Some(DsackUndo {
+                marker: self.state.snd_una,
+                retrans: -1,
+            });
+        }
+    }
+
+    /// RFC 2883 §4's test of an ACK's first block (Linux's tcp_check_dsack()): a DSACK lies
+    /// below the cumulative ACK `ack`, or within the second block. If it is one, it reports
+    /// a segment received twice, not new SACK information: the other blocks are returned,
+    /// for the scoreboard and the send log, and the duplicate counts against the episode's
+    /// retransmissions (RFC 3708 §2's detection). Below snd_una this is Linux's "dumb
+    /// counting"; above it Linux also asks whether the segment was retransmitted, which a
+    /// duplicate here always was (links do not duplicate packets).
+    #[cold]
+    #[inline(never)]
+    fn take_dsack<'a>(&mut self, ack: u64, sack: &'a [(u64, u64)]) -> Option<&'a [(u64, u64)]> {
+        let (start, end) = sack[0];
+        let inside_second = sack
+            .get(1)
+            .is_some_and(|&(s1, e1)| s1 <= start && end <= e1);
+        if start >= ack && !inside_second {
+            return None;
+        }
+        if let Some(u) = &mut self.dsack_undo {
+            if u.retrans > 0 && end > u.marker {
+                u.retrans = (u.retrans - (end - start) as i64).max(0);
+            }
+        }
+        Some(&sack[1..])
+    }
+
+    /// RFC 3708's response as Linux takes it, once every retransmission of the episode was
+    /// reported a duplicate (`undo_retrans` 0): after a timeout on an ACK that advances
+    /// snd_una (tcp_process_loss() -> tcp_try_undo_loss()), as a spurious timeout's undo;
+    /// in a fast recovery or after it (tcp_try_undo_dsack() / tcp_try_undo_recovery()), as
+    /// a spurious fast retransmit's.
+    #[cold]
+    #[inline(never)]
+    fn try_undo_dsack(&mut self, advanced: bool) {
+        match self.state.ca_state {
+            CaState::Loss if !advanced => return,
+            CaState::Loss => self.undo_timeout(),
+            CaState::Recovery | CaState::Open => self.undo_recovery(),
+        }
+        self.undos.dsack += 1;
     }
 
     /// RFC 5682's F-RTO (the SACK-enhanced algorithm, §3, as Linux's tcp_process_loss()
@@ -781,6 +864,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if self.eifel {
             self.eifel_detect(ack, tsecr);
         }
+        // (Behind the option: a sender without DSACK pays one test per ACK.)
+        let mut sack = sack;
+        let mut dsack_only = false;
+        if self.dsack_on && !sack.is_empty() {
+            if let Some(rest) = self.take_dsack(ack, sack) {
+                sack = rest;
+                dsack_only = rest.is_empty();
+            }
+        }
         let frto_new_data = self.frto.is_some() && self.frto_on_ack(ack, sack);
         if let Some(c) = &mut self.state.fine {
             c.on_ack_arrival();
@@ -801,9 +893,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.on_new_ack(now, ack, &ctx);
         } else if ack == old_una
             && old_una < self.state.snd_max
+            && !dsack_only
             && self.recovery.counts_dupack(&self.state)
         {
+            // An ACK that only reports a duplicate is no duplicate ACK: it SACKs nothing new
+            // (RFC 6675 §2's DupAck), and Linux's SACK senders count SACKed segments.
             self.on_dupack(now, &ctx, truth, out);
+        }
+        if self.dsack_undo.is_some_and(|u| u.retrans == 0) {
+            self.try_undo_dsack(ack > old_una);
         }
         if sampling {
             self.mark_losses();
@@ -912,6 +1010,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 let (cut, v) =
                     self.congestion_event(CongestionKind::FastRetransmit, fs, ctx, truth);
                 self.arm_eifel(false, true);
+                self.arm_dsack();
                 Some((Some(cut), v))
             }
             DupAck::EnterWithoutCut => Some((None, None)),
@@ -982,6 +1081,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             };
             (held, None)
         } else {
+            if self.state.ca_state == CaState::Open {
+                self.arm_dsack();
+            }
             self.arm_eifel(true, self.state.ca_state == CaState::Open);
             self.congestion_event(CongestionKind::Timeout, flight_size, &ctx, truth)
         };
@@ -1056,6 +1158,7 @@ mod tests {
             timestamps: false,
             eifel: false,
             frto: false,
+            dsack: false,
             segment_bytes: 1000,
             seed: 0,
         }
@@ -1312,6 +1415,128 @@ mod tests {
         assert_eq!(tx.state.ca_state, CaState::Open);
         assert_eq!((tx.state.cwnd, tx.state.ssthresh), (9.0, SSTHRESH0));
         assert_eq!(sent(&mut out), vec![8, 9, 10, 11, 12]);
+    }
+
+    /// `started` with DSACK-based undo.
+    fn started_dsack() -> Sender<Reno, Sack> {
+        let mut tx = started(Sack::default(), false, false);
+        tx.dsack_on = true;
+        tx
+    }
+
+    /// Segment 0 is only delayed (reordering): 1, 2, 3 arrive first, and their three
+    /// duplicate ACKs start a recovery, ssthresh = cwnd = 4 (half of 8), 0 retransmitted.
+    fn reordered_into_recovery() -> Sender<Reno, Sack> {
+        let mut tx = started_dsack();
+        let mut out = Vec::new();
+        for (k, hi) in [2u64, 3, 4].into_iter().enumerate() {
+            tx.on_ack(ms(101 + k as u64), 0, &[(1, hi)], &NoTruth, &mut out);
+        }
+        assert_eq!(sent(&mut out), vec![0]);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (4.0, 4.0));
+        assert_eq!(tx.state.ca_state, CaState::Recovery);
+        tx
+    }
+
+    #[test]
+    fn dsack_of_the_only_retransmission_undoes_a_reordering_recovery() {
+        let mut tx = reordered_into_recovery();
+        let mut out = Vec::new();
+        // The original 0 arrives: ACK 4, a partial ACK; 4-7 in flight fill cwnd 4.
+        tx.on_ack(ms(110), 4, &[], &NoTruth, &mut out);
+        assert!(out.is_empty());
+        // Then the retransmission: its DSACK (below the ACK) proves the episode's one
+        // retransmission a duplicate (undo_retrans 1 -> 0): the recovery ends and Reno's
+        // undo gives max(min(4, ssthresh 4), 8) = 8, ssthresh back to its initial value;
+        // 4 in flight, so 8-11 go out. The block is no SACK information: the scoreboard
+        // was not told of 0 (the cumulative ACK had passed it anyway).
+        tx.on_ack(ms(111), 4, &[(0, 1)], &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (8.0, SSTHRESH0));
+        assert_eq!(sent(&mut out), vec![8, 9, 10, 11]);
+        assert_eq!(tx.undos().dsack, 1);
+        assert_eq!(tx.undos().eifel_fast_retransmit + tx.undos().frto, 0);
+        // Slow start goes on from the restored window: ACK 5 makes 9, two more go out.
+        tx.on_ack(ms(200), 5, &[], &NoTruth, &mut out);
+        assert_eq!(tx.state.cwnd, 9.0);
+        assert_eq!(sent(&mut out), vec![12, 13]);
+        // Further DSACK-only ACKs are no duplicate ACKs: three of them start no recovery.
+        for k in 0..3 {
+            tx.on_ack(ms(201 + k), 5, &[(0, 1)], &NoTruth, &mut out);
+        }
+        assert_eq!((tx.state.dupacks, tx.state.ca_state), (0, CaState::Open));
+        assert!(out.is_empty());
+        assert_eq!(tx.undos().dsack, 1);
+    }
+
+    #[test]
+    fn without_dsack_the_same_ack_changes_nothing_and_a_lost_retransmission_keeps_the_cut() {
+        // The same ACKs without the option: the retransmission's duplicate only repeats the
+        // ACK of 4 (no blocks), a duplicate ACK inside the recovery: cwnd stays 4.
+        let mut tx = reordered_into_recovery();
+        tx.dsack_on = false;
+        tx.dsack_undo = None;
+        let mut out = Vec::new();
+        tx.on_ack(ms(110), 4, &[], &NoTruth, &mut out);
+        tx.on_ack(ms(111), 4, &[], &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Recovery);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (4.0, 4.0));
+        assert_eq!(tx.undos(), Undos::default());
+        // With it, an episode with a genuine loss: 0 was only delayed, but 4 was lost
+        // (5-7 SACKed above it, RFC 6675's IsLost) and is retransmitted too, with 8-10 (pipe
+        // 1 of cwnd 4); the DSACK of 0 leaves one retransmission unproved (undo_retrans
+        // 2 -> 1): no undo, nothing sent (the block SACKs nothing new).
+        let mut tx = reordered_into_recovery();
+        tx.on_ack(ms(110), 4, &[(5, 8)], &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![4, 8, 9, 10]);
+        tx.on_ack(ms(111), 4, &[(0, 1), (5, 8)], &NoTruth, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(tx.state.ca_state, CaState::Recovery);
+        assert_eq!(tx.state.ssthresh, 4.0);
+        assert_eq!(tx.undos().dsack, 0);
+        // The retransmitted 4 arrives: the full ACK ends the recovery at ssthresh 4.
+        tx.on_ack(ms(200), 8, &[], &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (4.0, 4.0));
+        assert_eq!(tx.undos().dsack, 0);
+    }
+
+    #[test]
+    fn dsack_undoes_a_spurious_timeout_once_its_retransmission_proves_a_duplicate() {
+        // The eight segments sent at 0 are delayed past the timeout at 1.5 s (cwnd 1,
+        // ssthresh 4, 0 retransmitted). Their ACK (8) arrives with the DSACK of the
+        // retransmitted 0: the loss state ends (slow start, cwnd 2) and the one
+        // retransmission is a duplicate: Reno's undo, max(2, 8) = 8 and the initial ssthresh;
+        // nothing in flight, so 8-15 go out.
+        let mut tx = started_dsack();
+        let mut out = Vec::new();
+        tx.on_timeout(ms(1500), &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![0]);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (1.0, 4.0));
+        tx.on_ack(ms(1600), 8, &[(0, 1)], &NoTruth, &mut out);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (8.0, SSTHRESH0));
+        assert_eq!(sent(&mut out), (8..16).collect::<Vec<_>>());
+        assert_eq!(tx.undos().dsack, 1);
+        // The same without the DSACK (the retransmission filled a real hole): the cut stays.
+        let mut tx = started_dsack();
+        tx.on_timeout(ms(1500), &NoTruth, &mut out);
+        out.clear();
+        tx.on_ack(ms(1600), 8, &[], &NoTruth, &mut out);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (2.0, 4.0));
+        assert_eq!(tx.undos().dsack, 0);
+    }
+
+    #[test]
+    fn a_dsack_inside_the_second_block_is_taken_out_and_counted() {
+        // RFC 2883 §4: the first block within the second is a DSACK even above the ACK.
+        let mut tx = reordered_into_recovery();
+        assert_eq!(tx.take_dsack(0, &[(2, 3), (1, 4)]), Some(&[(1, 4)][..]));
+        assert_eq!(tx.dsack_undo.map(|u| u.retrans), Some(0));
+        // Not a DSACK: above the ACK and not inside the next block, or alone above it.
+        let mut tx = reordered_into_recovery();
+        assert_eq!(tx.take_dsack(0, &[(5, 6), (1, 4)]), None);
+        assert_eq!(tx.take_dsack(0, &[(1, 4)]), None);
+        assert_eq!(tx.dsack_undo.map(|u| u.retrans), Some(1));
     }
 
     #[test]

@@ -178,6 +178,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         timestamps: t.rto_estimator == RtoEstimator::LastSample,
         eifel: t.eifel_undo,
         frto: t.frto,
+        dsack: t.dsack,
         max_window: t.max_window,
         initial_window: t.initial_window,
         dupthresh: t.dupack_threshold,

@@ -42,6 +42,7 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         tick_phase: None,
         eifel_undo: false,
         frto: false,
+        dsack: false,
     }
 }
 
