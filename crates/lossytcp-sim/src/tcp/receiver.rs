@@ -151,13 +151,13 @@ impl Receiver {
     /// block of the next ACK. A duplicate above `rcv_next` also makes its run the most
     /// recent, so the second block is the one holding it (§4's rule, as Linux's
     /// `tcp_sack_new_ofo_skb()` after `tcp_data_queue_ofo()` finds a duplicate).
+    /// One below goes on the list too, where `make_ack` skips and forgets it: a list not
+    /// empty is what sends `make_ack` to the blocks, so an ACK without any pays no DSACK test.
     #[cold]
     fn note_duplicate(&mut self, seq: u64) {
         self.dsack_seg = Some(seq);
-        if seq > self.rcv_next {
-            self.recent.retain(|&s| s != seq);
-            self.recent.insert(0, seq);
-        }
+        self.recent.retain(|&s| s != seq);
+        self.recent.insert(0, seq);
     }
 
     pub fn rcv_next(&self) -> u64 {
@@ -246,7 +246,7 @@ impl Receiver {
         };
         if self.sack && self.ns2.is_some() {
             self.ns2_blocks(&mut out);
-        } else if self.sack && (!self.recent.is_empty() || self.dsack_seg.is_some()) {
+        } else if self.sack && !self.recent.is_empty() {
             // Filtered in place: no allocation per ACK (and no work on the ACKs of a path
             // with nothing out of order).
             let mut first = 0;
@@ -290,9 +290,6 @@ impl Receiver {
         // ns-2's blocks; a segment above rcv_next is a duplicate when it is not newly
         // inserted below)
         let mut dup = seq < self.rcv_next;
-        if dup && self.dsack {
-            self.note_duplicate(seq);
-        }
         if let Some(sk) = &mut self.ns2 {
             sk.max_seen = sk.max_seen.max(seq);
         }
@@ -323,6 +320,9 @@ impl Receiver {
                 self.recent.retain(|&s| s != seq);
                 self.recent.insert(0, seq);
             }
+        } else if self.dsack {
+            // Below rcv_next: a duplicate.
+            self.note_duplicate(seq);
         }
         if self.ns2.is_some() {
             self.last = (seq, dup);

@@ -121,6 +121,10 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     dsack_on: bool,
     /// The current episode's DSACK-based undo (None without `dsack_on`, and once undone).
     dsack_undo: Option<DsackUndo>,
+    /// `eifel || dsack_on`: what `undo_before_ack` has to do.
+    undo_tests: bool,
+    /// The ACK being processed only reported a duplicate (`undo_before_ack`).
+    dsack_only: bool,
 }
 
 impl Sender {
@@ -202,6 +206,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             undos: Undos::default(),
             dsack_on: cfg.dsack,
             dsack_undo: None,
+            undo_tests: cfg.eifel || cfg.dsack,
+            dsack_only: false,
         }
     }
 
@@ -736,20 +742,44 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         Some(&sack[1..])
     }
 
-    /// RFC 3708's response as Linux takes it, once every retransmission of the episode was
-    /// reported a duplicate (`undo_retrans` 0): after a timeout on an ACK that advances
-    /// snd_una (tcp_process_loss() -> tcp_try_undo_loss()), as a spurious timeout's undo;
-    /// in a fast recovery or after it (tcp_try_undo_dsack() / tcp_try_undo_recovery()), as
-    /// a spurious fast retransmit's.
-    #[cold]
+    /// Eifel's detection and DSACK's, on an ACK before it is processed (as Eifel's
+    /// response, Linux's undo comes before the ACK's growth: tcp_fastretrans_alert() runs
+    /// before tcp_cong_control()). Returns the SACK blocks without a DSACK.
     #[inline(never)]
-    fn try_undo_dsack(&mut self, advanced: bool) {
-        match self.state.ca_state {
-            CaState::Loss if !advanced => return,
-            CaState::Loss => self.undo_timeout(),
-            CaState::Recovery | CaState::Open => self.undo_recovery(),
+    fn undo_before_ack<'a>(
+        &mut self,
+        ack: u64,
+        sack: &'a [(u64, u64)],
+        tsecr: Option<u32>,
+    ) -> &'a [(u64, u64)] {
+        if self.eifel {
+            self.eifel_detect(ack, tsecr);
         }
-        self.undos.dsack += 1;
+        if !self.dsack_on {
+            return sack;
+        }
+        let rest = sack.first().and_then(|_| self.take_dsack(ack, sack));
+        // An ACK that only reports a duplicate is no duplicate ACK: it SACKs nothing new
+        // (RFC 6675 §2's DupAck), and Linux's SACK senders count SACKed segments instead.
+        self.dsack_only = rest.is_some_and(<[_]>::is_empty);
+        let rest = rest.unwrap_or(sack);
+        // RFC 3708's response as Linux takes it, once every retransmission of the episode
+        // was reported a duplicate (`undo_retrans` 0): after a timeout on an ACK that
+        // advances snd_una (tcp_process_loss() -> tcp_try_undo_loss()), as a spurious
+        // timeout's undo; in a fast recovery or after it (tcp_try_undo_dsack() /
+        // tcp_try_undo_recovery()), as a spurious fast retransmit's.
+        if self.dsack_undo.is_some_and(|u| u.retrans == 0) {
+            let s = &self.state;
+            match s.ca_state {
+                CaState::Loss if ack.min(s.snd_max) <= s.snd_una => {}
+                CaState::Loss => self.undo_timeout(),
+                CaState::Recovery | CaState::Open => self.undo_recovery(),
+            }
+            if self.dsack_undo.is_none() {
+                self.undos.dsack += 1;
+            }
+        }
+        rest
     }
 
     /// RFC 5682's F-RTO (the SACK-enhanced algorithm, §3, as Linux's tcp_process_loss()
@@ -861,17 +891,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         out: &mut Vec<Segment>,
     ) {
         self.clock_at(now);
-        if self.eifel {
-            self.eifel_detect(ack, tsecr);
-        }
-        // (Behind the option: a sender without DSACK pays one test per ACK.)
+        // (Eifel and DSACK behind one test: a sender with neither pays what it did.)
         let mut sack = sack;
-        let mut dsack_only = false;
-        if self.dsack_on && !sack.is_empty() {
-            if let Some(rest) = self.take_dsack(ack, sack) {
-                sack = rest;
-                dsack_only = rest.is_empty();
-            }
+        if self.undo_tests {
+            sack = self.undo_before_ack(ack, sack, tsecr);
         }
         let frto_new_data = self.frto.is_some() && self.frto_on_ack(ack, sack);
         if let Some(c) = &mut self.state.fine {
@@ -893,15 +916,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.on_new_ack(now, ack, &ctx);
         } else if ack == old_una
             && old_una < self.state.snd_max
-            && !dsack_only
             && self.recovery.counts_dupack(&self.state)
         {
-            // An ACK that only reports a duplicate is no duplicate ACK: it SACKs nothing new
-            // (RFC 6675 §2's DupAck), and Linux's SACK senders count SACKed segments.
             self.on_dupack(now, &ctx, truth, out);
-        }
-        if self.dsack_undo.is_some_and(|u| u.retrans == 0) {
-            self.try_undo_dsack(ack > old_una);
         }
         if sampling {
             self.mark_losses();
@@ -1001,6 +1018,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         truth: &dyn LossTruth,
         out: &mut Vec<Segment>,
     ) {
+        if self.dsack_only {
+            return;
+        }
         self.state.dupacks += 1;
         self.dup_run += 1;
         let entered = match self.recovery.on_dupack(&mut self.state) {
@@ -1420,7 +1440,7 @@ mod tests {
     /// `started` with DSACK-based undo.
     fn started_dsack() -> Sender<Reno, Sack> {
         let mut tx = started(Sack::default(), false, false);
-        tx.dsack_on = true;
+        (tx.dsack_on, tx.undo_tests) = (true, true);
         tx
     }
 
@@ -1474,8 +1494,7 @@ mod tests {
         // The same ACKs without the option: the retransmission's duplicate only repeats the
         // ACK of 4 (no blocks), a duplicate ACK inside the recovery: cwnd stays 4.
         let mut tx = reordered_into_recovery();
-        tx.dsack_on = false;
-        tx.dsack_undo = None;
+        (tx.dsack_on, tx.undo_tests, tx.dsack_undo) = (false, false, None);
         let mut out = Vec::new();
         tx.on_ack(ms(110), 4, &[], &NoTruth, &mut out);
         tx.on_ack(ms(111), 4, &[], &NoTruth, &mut out);
@@ -1505,17 +1524,19 @@ mod tests {
     fn dsack_undoes_a_spurious_timeout_once_its_retransmission_proves_a_duplicate() {
         // The eight segments sent at 0 are delayed past the timeout at 1.5 s (cwnd 1,
         // ssthresh 4, 0 retransmitted). Their ACK (8) arrives with the DSACK of the
-        // retransmitted 0: the loss state ends (slow start, cwnd 2) and the one
-        // retransmission is a duplicate: Reno's undo, max(2, 8) = 8 and the initial ssthresh;
-        // nothing in flight, so 8-15 go out.
+        // retransmitted 0, which proves the one retransmission a duplicate, on an ACK that
+        // advances: the timeout is undone first (tcp_try_undo_loss() comes before the
+        // ACK's tcp_cong_control()): Reno's max(1, 8) = 8 and the initial ssthresh; then
+        // the ACK's slow start makes 9; nothing in flight, so 8-16 go out.
         let mut tx = started_dsack();
         let mut out = Vec::new();
         tx.on_timeout(ms(1500), &NoTruth, &mut out);
         assert_eq!(sent(&mut out), vec![0]);
         assert_eq!((tx.state.cwnd, tx.state.ssthresh), (1.0, 4.0));
         tx.on_ack(ms(1600), 8, &[(0, 1)], &NoTruth, &mut out);
-        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (8.0, SSTHRESH0));
-        assert_eq!(sent(&mut out), (8..16).collect::<Vec<_>>());
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (9.0, SSTHRESH0));
+        assert_eq!(sent(&mut out), (8..17).collect::<Vec<_>>());
         assert_eq!(tx.undos().dsack, 1);
         // The same without the DSACK (the retransmission filled a real hole): the cut stays.
         let mut tx = started_dsack();
