@@ -1,10 +1,14 @@
 """Spurious-timeout undo on the ``beyond-rtt`` path (paper 001's abrupt RTT changes, quick
-size): goodput_norm, timeouts, spurious_timeouts and retransmissions of newreno, sack and
-cubic with ``frto`` and ``eifel_undo`` off and on, means with Student's t 95% intervals over
-the seeds, and each mode's paired goodput difference against both off (Holm-corrected over
-the grid's cells). Takes about 10 s.
+size): goodput_norm, timeouts, spurious_timeouts, retransmissions, queue drops and undos of
+newreno, sack and cubic with ``frto``, ``eifel_undo`` and ``dsack`` off and on, means with
+Student's t 95% intervals over the seeds, and each mode's paired goodput difference against
+all off (Holm-corrected over the grid's cells). Takes about 15 s.
 
-    .venv/bin/python scripts/undo_beyond_rtt.py [--seeds 10] [--duration 60]
+``--slow-but-steady`` is the control run of NewReno's loss under ``eifel_undo`` at 160 ms
+(README, beside the knob): every run restarts the timer on each partial ACK (RFC 6582's
+Slow-but-Steady, ``timer_every_partial_ack=True``) instead of the first only.
+
+    .venv/bin/python scripts/undo_beyond_rtt.py [--seeds 10] [--duration 60] [--slow-but-steady]
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from lossytcp import simulate
 from lossytcp.figures.modern import RTT_HOLD_S, RTT_LOW_S
 
 MODES = {"off": {}, "frto": {"frto": True}, "eifel": {"eifel_undo": True},
-         "both": {"frto": True, "eifel_undo": True}}
+         "both": {"frto": True, "eifel_undo": True}, "dsack": {"dsack": True}}
 HIGHS = (0.04, 0.08, 0.16, 0.32)
 VARIANTS = ("newreno", "sack", "cubic")
 
@@ -48,11 +52,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--duration", type=float, default=60.0)
+    ap.add_argument("--slow-but-steady", action="store_true")
     a = ap.parse_args()
+    timer = {"timer_every_partial_ack": True} if a.slow_but_steady else {}
     cells = [(v, h) for v in VARIANTS for h in HIGHS]
     runs = {(v, h, m): np.array([[r.goodput_norm, r.timeouts, r.spurious_timeouts,
-                                  r.retransmissions]
-                                 for r in (simulate(v, seed=s, **path(h, a.duration), **kw)
+                                  r.retransmissions, r.queue_drops, r.undos]
+                                 for r in (simulate(v, seed=s, **path(h, a.duration), **kw,
+                                                    **timer)
                                            for s in range(1, a.seeds + 1))])
             for v, h in cells for m, kw in MODES.items()}
     p = {}
@@ -63,16 +70,17 @@ def main() -> None:
             raw.append(1.0 if np.allclose(on, off) else stats.ttest_rel(on, off).pvalue)
         p.update({(v, h, m): q for (v, h), q in zip(cells, holm(raw), strict=True)})
     print("| variant | RTT high | mode | goodput_norm | vs off (Holm p) | timeouts | "
-          "spurious_timeouts | retransmissions |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|")
+          "spurious_timeouts | retransmissions | queue_drops | undos |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for v, h in cells:
         for m in MODES:
             r = runs[v, h, m]
-            g, t, s, x = (mean_ci(r[:, k]) for k in range(4))
+            g, t, s, x, q, u = (mean_ci(r[:, k]) for k in range(6))
             d = "—" if m == "off" else "{:+.4f} ± {:.4f} (p={:.2g})".format(
                 *mean_ci(r[:, 0] - runs[v, h, "off"][:, 0]), p[v, h, m])
             print(f"| {v} | {h * 1000:.0f} ms | {m} | {g[0]:.4f} ± {g[1]:.4f} | {d} | "
-                  f"{t[0]:.1f} ± {t[1]:.1f} | {s[0]:.1f} ± {s[1]:.1f} | {x[0]:.0f} ± {x[1]:.0f} |")
+                  f"{t[0]:.1f} ± {t[1]:.1f} | {s[0]:.1f} ± {s[1]:.1f} | {x[0]:.0f} ± {x[1]:.0f} "
+                  f"| {q[0]:.0f} ± {q[1]:.0f} | {u[0]:.1f} ± {u[1]:.1f} |")
 
 
 if __name__ == "__main__":
