@@ -115,6 +115,12 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
     for v in ("newreno", "sack", "cubic", "bbr"):
         for knob in ("frto", "eifel_undo"):
             out.append((f"{v}-{knob.split('_')[0]}/rfc/spikes", v, {**spikes, knob: True}))
+    # DSACK's undo (the go-back-N's duplicates reported) on the same jumps, and a path whose
+    # losses are genuine.
+    for v in ("sack", "cubic", "bbr"):
+        out.append((f"{v}-dsack/rfc/spikes", v, {**spikes, "dsack": True}))
+    out.append(("sack-dsack/rfc/bern", "sack", {**BASE, "channel": CHANNELS["bern"],
+                                                "dsack": True}))
     for v in ("newreno", "sack"):
         out.append((f"{v}-frto/rfc/window-lost", v,
                     {**BASE, "window": 10, "channel": "drops:seq=" + "+".join(
