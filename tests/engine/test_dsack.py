@@ -47,6 +47,21 @@ def test_dsack_undoes_a_spurious_timeout_when_its_last_retransmission_is_reporte
     assert (on.undos_dsack, on.undos) == (1, 1) and off.undos == 0
 
 
+def test_a_networks_report_sums_its_flows_undos() -> None:
+    # Two flows on EARLY_TIMER's link, each with its own spurious first timeout undone.
+    from lossytcp import run
+    from lossytcp import scenario as s
+
+    tcp = s.Tcp(packet_size_bytes=1000, window=20, initial_window=4, min_rto_s=0.001,
+                initial_rto_s=0.095, dsack=True)
+    sc = s.Scenario(topology=s.SingleLink(rate_bps=1e7, rtt_s=0.1, queue=s.DropTail(1000)),
+                    flows=(s.Flow(variant="sack", tcp=tcp), s.Flow(variant="sack", tcp=tcp)),
+                    duration_s=0.5)
+    r = run(sc)
+    assert [(f.timeouts, f.undos_dsack, f.undos) for f in r.flows] == [(1, 1, 1), (1, 1, 1)]
+    assert (r.metric("undos_dsack"), r.metric("undos"), r.metric("undos_frto")) == (2, 2, 0)
+
+
 @pytest.mark.parametrize(("variant", "undos"), [("sack", 11), ("cubic", 12)])
 def test_dsack_undoes_the_spurious_timeouts_of_a_delay_spike(variant: str, undos: int) -> None:
     # Paper 001's delay jumps (nothing lost): without F-RTO every timeout's go-back-N
