@@ -947,9 +947,15 @@ class Tcp(_Data):
         """What depends on the variant: the plugin parameters it takes (and their relations),
         and its own rules (Vegas's for the first duplicate ACKs)."""
         _variants.check_params(variant, self.params)
-        why = _variants.variant(variant).refuses_limited_transmit
+        info = _variants.variant(variant)
+        why = info.refuses_limited_transmit
         if why is not None and self.limited_transmit:
             raise ParameterError("limited_transmit", self.limited_transmit, why)
+        if self.dsack and not info.sack_blocks:
+            sack = ", ".join(n for n, x in _variants.REGISTRY.items() if x.sack_blocks)
+            raise ParameterError("dsack", self.dsack, f"reports duplicates in SACK blocks, "
+                                 f"which {variant}'s receiver does not send: a variant with "
+                                 f"SACK recovery ({sack}), or dsack=False")
 
     def engine(self) -> dict[str, Any]:
         return {

@@ -138,6 +138,8 @@ class Variant:
     linux: Mapping[str, Any] | None
     classifies_losses: bool
     refuses_limited_transmit: str | None
+    #: Its recovery reads SACK blocks (its receiver sends them).
+    sack_blocks: bool
 
 
 def _load() -> tuple[dict[str, Variant], dict[str, Param]]:
@@ -154,7 +156,8 @@ def _load() -> tuple[dict[str, Variant], dict[str, Param]]:
         x["name"]: Variant(name=x["name"], engine=x["engine"], summary=x["summary"],
                            params=tuple(x["params"]), ns2=x["ns2"], ns3=x["ns3"],
                            linux=x["linux"], classifies_losses=x["classifies_losses"],
-                           refuses_limited_transmit=x["refuses_limited_transmit"])
+                           refuses_limited_transmit=x["refuses_limited_transmit"],
+                           sack_blocks=x["sack_blocks"])
         for x in raw["variants"]}
     return variants, params
 

@@ -103,3 +103,12 @@ def test_ns2s_sink_sends_no_dsack_so_the_ns2_profile_refuses_it() -> None:
     with pytest.raises(ParameterError) as e:
         simulate("sack", dsack=True, profile="ns2")
     assert e.value.name == "dsack" and "ns-2" in str(e.value)
+
+
+@pytest.mark.parametrize("variant", ["newreno", "reno", "westwood-plus", "vegas"])
+def test_a_variant_whose_receiver_sends_no_sack_blocks_refuses_dsack(variant: str) -> None:
+    # Its receiver has no block to report a duplicate in: refused by name before any run,
+    # rather than accepted and silently doing nothing.
+    with pytest.raises(ParameterError) as e:
+        simulate(variant, dsack=True, duration_s=1)
+    assert e.value.name == "dsack" and variant in str(e.value) and "sack, cubic" in str(e.value)

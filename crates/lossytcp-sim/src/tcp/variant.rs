@@ -475,6 +475,23 @@ impl Variant {
     pub fn params(self) -> impl Iterator<Item = &'static Param> {
         self.info().params.iter().flat_map(|g| g.iter())
     }
+
+    /// Its recovery reads SACK blocks, in either profile (so its receiver sends them, and the
+    /// Tcp options built on them, `dsack`, apply); `preset()`'s recovery, checked by a test.
+    pub fn reads_sack_blocks(self) -> bool {
+        match self {
+            Variant::Sack | Variant::Cubic | Variant::Bbr | Variant::Bbr3 => true,
+            Variant::OldTahoe
+            | Variant::Tahoe
+            | Variant::Reno
+            | Variant::NewReno
+            | Variant::Vegas
+            | Variant::NewRenoLp
+            | Variant::IdealLp
+            | Variant::WestwoodNr
+            | Variant::WestwoodPlus => false,
+        }
+    }
 }
 
 /// Checks a scenario's parameter values for `variant` against its plugins' declarations.
@@ -535,6 +552,7 @@ pub fn registry_json() -> String {
                 })),
                 "classifies_losses": v.classifies_losses,
                 "refuses_limited_transmit": v.refuses_limited_transmit,
+                "sack_blocks": v.variant.reads_sack_blocks(),
             })
         })
         .collect();
@@ -554,6 +572,30 @@ pub fn registry_json() -> String {
 #[cfg(test)]
 mod registry_tests {
     use super::*;
+
+    #[test]
+    fn the_sack_flag_is_what_the_recovery_plugin_reads() {
+        use crate::config::{Profile, TcpConfig};
+        use crate::tcp::recovery::{Recovery, RecoveryImpl};
+        for profile in [Profile::Rfc, Profile::Ns2] {
+            let t: TcpConfig = serde_json::from_value(serde_json::json!({
+                "packet_size_bytes": 1000, "ack_size_bytes": 40, "max_window": 20,
+                "initial_window": 1, "dupack_threshold": 3, "min_rto_s": 1.0,
+                "max_rto_s": 60.0, "initial_rto_s": 3.0, "granularity_s": 0.0,
+                "fixed_rto_s": null, "max_backoff": 64, "profile": profile,
+            }))
+            .expect("a TCP configuration");
+            for v in VARIANTS {
+                let recovery = RecoveryImpl::new(&preset(v.variant, &t).recovery);
+                assert_eq!(
+                    v.variant.reads_sack_blocks(),
+                    recovery.wants_sack(),
+                    "{} in the {profile:?} profile",
+                    v.name
+                );
+            }
+        }
+    }
 
     #[test]
     fn every_variant_has_its_own_entry() {
