@@ -316,6 +316,26 @@ def _delay(x: Any, path: str) -> FixedDelay | SemiMarkovDelay:
     return _tagged({"fixed": FixedDelay, "semi_markov": SemiMarkovDelay}, "delay")(x, path)
 
 
+def delay_from_text(text: str, path: str = "delay") -> SemiMarkovDelay:
+    """A semi-Markov delay written as in a scenario file, the TOML inline table of
+    ``[topology] delay = {...}`` (``kind = "semi_markov"`` may be left out), e.g.
+    ``{rtt_s = [0.04, 0.32], H = [[0, 1], [1, 0]], excess_mean_s = [3, 3]}``: the command
+    line's ``--delay``, parsed by the scenario's own delay parser."""
+    import tomllib
+
+    try:
+        x = tomllib.loads(f"d = {text}")["d"]
+    except tomllib.TOMLDecodeError as e:
+        raise ParameterError(path, text, "must be a TOML inline table as in a scenario file, "
+                             '{kind = "semi_markov", rtt_s = [...], H = [[...]], '
+                             f"excess_mean_s = [...]}} ({e})") from None
+    d = _delay(x, path)
+    if not isinstance(d, SemiMarkovDelay):
+        raise ParameterError(path, text, "must be a semi-Markov delay (rtt_s, H, "
+                             "excess_mean_s); a fixed round trip is --rtt")
+    return d
+
+
 # --------------------------------------------------------------------------------- channels
 @record
 class NoChannel(_Data):

@@ -51,8 +51,12 @@ from .emulate import (
     path_from_args,
 )
 
-#: Metrics judged: crosscheck's (the kernel exposes them all).
-LINUX_JUDGED = JUDGED
+#: Metrics judged: crosscheck's (the kernel exposes them all), and the undos the engine
+#: models (``frto``, ``dsack`` in its configuration): all of them (the kernel's TCPLossUndo,
+#: TCPFullUndo, TCPPartialUndo and TCPDSACKUndo) and F-RTO's (TCPSpuriousRTOs, which
+#: tcp_try_undo_loss() counts beside TCPLossUndo). Not ``spurious_timeouts``: the kernel's
+#: are F-RTO's detections, the engine's its oracle's truth.
+LINUX_JUDGED = (*JUDGED, "undos", "undos_frto")
 
 
 def _differences_by_construction() -> list[str]:

@@ -35,6 +35,12 @@ def add_path_arguments(p: argparse.ArgumentParser, cc: str = "cubic",
                    help=f"the kernel's congestion control, e.g. reno, cubic, bbr [{cc}]")
     p.add_argument("--rate", default="10Mbps", help="link rate [10Mbps]")
     p.add_argument("--rtt", default=None, help="two-way propagation delay [40ms]")
+    p.add_argument("--delay", default=None, metavar="TABLE",
+                   help="paper 001's semi-Markov round trip instead of --rtt, on the data "
+                        "direction, spelt as a scenario file's delay: "
+                        "'{rtt_s = [0.04, 0.32], H = [[0, 1], [1, 0]], "
+                        "excess_mean_s = [3, 3]}' (state delays, embedded transition matrix, "
+                        "mean holding time beyond each state's delay)")
     p.add_argument("--packet-size", default="1500B",
                    help="IP packet size, the interfaces' MTU [1500B]")
     p.add_argument("--window", type=int, default=None,
@@ -54,15 +60,24 @@ def add_path_arguments(p: argparse.ArgumentParser, cc: str = "cubic",
 
 def path_from_args(a: argparse.Namespace) -> dict[str, Any]:
     """emulate() keywords of the flags, units parsed (seed excluded)."""
+    from ..scenario import delay_from_text
     from .simulate import _size
 
     kw: dict[str, Any] = dict(
         cc=a.cc, rate_bps=units.rate_bps(a.rate, "rate"),
-        rtt_s=units.time_s(a.rtt or "40ms", "rtt"),
         packet_size_bytes=_size(a.packet_size, "packet-size"), window=a.window,
         channel=a.channel, ack_channel=a.ack_channel,
         duration_s=units.time_s(a.duration, "duration"),
         sample_interval_s=units.time_s(a.sample_interval, "sample-interval"))
+    if a.delay is None:
+        kw["rtt_s"] = units.time_s(a.rtt or "40ms", "rtt")
+    elif a.rtt is not None:
+        raise ParameterError("rtt", a.rtt, "give either --rtt or --delay: the semi-Markov "
+                             "delay replaces the fixed round trip")
+    else:
+        d = delay_from_text(a.delay, "delay")
+        kw["delay"] = {"rtt_s": list(d.rtt_s), "H": [list(r) for r in d.H],
+                       "excess_mean_s": list(d.excess_mean_s)}
     if a.queue is not None:
         kw["queue"] = a.queue
     if a.max_lateness is not None:

@@ -198,11 +198,23 @@ def replay(report: Any, variant: str | None = None, **engine: Any) -> Any:
     :func:`lossytcp.emulate.replay_in_engine`): the data link's channel decisions for data
     segments, the ACK link's for ACKs, each in transmission order (a ``trace:`` channel,
     which repeats from its start if the engine transmits more). Returns the engine's
-    :class:`~lossytcp.sim.SimReport`."""
-    from ..sim import simulate
+    :class:`~lossytcp.sim.SimReport`.
+
+    A semi-Markov ``delay`` is a process in time, drawn from the seed on the emulator's
+    clock (zero when its forwarder started, before the handshake): the engine's flow then
+    starts at the kernel's time zero, the end of the handshake (``t0_s`` on that clock), and
+    runs for the same ``duration_s``, so that each of its packets meets the delay state the
+    kernel's packet sent at that moment met (``trace_delay=True`` shows the states)."""
+    from ..sim import _run, build_scenario, simulate
 
     v, kw = replay_keywords(report, variant, **engine)
-    return simulate(v, **kw)
+    if kw.get("delay") is None:
+        return simulate(v, **kw)
+    sc = build_scenario(v, **kw)
+    t0_s = float(report.raw["tcp"]["t0_s"])
+    sc["flows"][0]["start_s"] = t0_s
+    sc["duration_s"] = t0_s + sc["duration_s"]
+    return _run(sc, v)
 
 
 def loss_event_rate(report: Any, *, channel_only: bool = True) -> float:
