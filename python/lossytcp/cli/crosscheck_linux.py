@@ -63,9 +63,11 @@ def _differences_by_construction() -> list[str]:
     return [
         "by construction the kernel detects losses by time (RACK) and probes a lost tail "
         "(TLP) where the engine counts duplicate ACKs and times out; recovers with PRR; "
-        "undoes spurious reductions (F-RTO, DSACK); paces (TSQ, BBR); acks quickly after "
+        "undoes a recovery on the first timestamp showing a delayed original "
+        "(tcp_try_undo_partial) and raises its reordering degree, where the engine's DSACK "
+        "undo waits for every retransmission; paces (TSQ, BBR); acks quickly after "
         "idle or reordering (quick-ack); tunes its receive window; see "
-        "lossytcp.emulate.linux",
+        "lossytcp.emulate.linux and its README",
     ]
 
 
@@ -126,6 +128,10 @@ def run(a: argparse.Namespace) -> int:
     notes += _differences_by_construction()
     notes.append("kernel-only counters: loss probes (TLP) "
                  + ", ".join(str(k.loss_probes) for k in kernel) + " per seed")
+    notes.append("kernel undos (Loss/Full/Partial/DSACK), DSACKs received, per seed: " + ", ".join(
+        "/".join(str(k.counters.get(f"TcpExt.TCP{x}Undo", 0))
+                 for x in ("Loss", "Full", "Partial", "DSACK"))
+        + f" {k.counters.get('TcpExt.TCPDSACKRecv', 0)}" for k in kernel))
     if keep:
         notes.append(f"fate logs kept in {keep}")
     if a.json:

@@ -14,8 +14,9 @@
 * ``frto=True``: the kernel runs F-RTO (``net.ipv4.tcp_frto`` = 2, the SACK-enhanced RFC
   5682, in every namespace by default); on the crosscheck's paths its timeouts are genuine
   (0 spurious RTOs in 16 kernel runs, emulate/README.md) and the engine's F-RTO changes
-  goodput by at most 0.0006 there, but where a delay jump fires the timer it is the kernel's
-  undo;
+  goodput by at most 0.0006 there; on paper 001's path, where a jump to 320 ms fires the
+  engine's timer (spuriously, and F-RTO undoes it), the kernel's Tail Loss Probe re-arms
+  its RTO first (no timeout in 18 kernel runs, emulate/README.md);
 * ``dsack=True``: the kernel's receiver sends DSACK (``net.ipv4.tcp_dsack`` = 1 by default)
   and its sender undoes an episode whose retransmissions all came back as DSACKs
   (``undo_retrans``, ``tcp_try_undo_loss()`` / ``tcp_try_undo_dsack()``); the engine's
@@ -49,7 +50,11 @@ implements its own, and these differ on purpose):
   go-back-N, and its DSACK undo (``dsack=True``, RFC 2883 / RFC 3708 with Linux's
   ``undo_retrans``); the kernel's timestamp undo (``tcp_packet_delayed()``) is the engine's
   ``eifel_undo=True``, off here (the kernel's ``spurious_timeouts`` are F-RTO's detections,
-  the engine's its oracle's). The engine's DSACK carries the duplicate's block first and at
+  the engine's its oracle's). On paper 001's path (emulate/README.md) the kernel's undos
+  are that test in recovery (``tcp_try_undo_partial()``: TCPPartialUndo, which also raises
+  the reordering degree and stops retransmitting); ``eifel_undo`` brings the engine's
+  retransmissions nearer the kernel's there but not its goodput, so it stays off. The
+  engine's DSACK carries the duplicate's block first and at
   most two others (three blocks with timestamps, as the kernel's option space allows); it
   does not model the kernel's RACK reordering window that DSACKs widen.
 * TSO/GSO/GRO: the forwarder reads one IP packet of at most the MTU from the TUN device, but
