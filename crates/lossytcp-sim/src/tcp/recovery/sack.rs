@@ -550,18 +550,14 @@ mod lost_retransmission_tests {
         // snd_max): one walks the blocks itself, the other delivers what the scoreboard
         // reports newly SACKed. Counts, accounting and samples must agree.
         use crate::packet::MAX_SACK_BLOCKS;
+        use crate::rng::{Rng, Stream};
         use crate::tcp::rate::SendLog;
         use crate::time::Time;
         let (mut walk, mut fed) = (SendLog::new(64, true), SendLog::new(64, true));
         let mut r = Sack::linux();
         let mut news = Vec::new();
-        let mut x: u64 = 987654321;
-        let mut rnd = |n: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut rng = Rng::derive(7, Stream::Flow, 0);
+        let mut rnd = |n: u64| rng.next_u64() % n;
         let mut s = SenderState::new(1, 100, 3, u64::MAX);
         for step in 0..3000u64 {
             // Segments of one burst share a send time and delivered count: ties for the
