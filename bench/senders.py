@@ -55,8 +55,11 @@ program: TcpNewReno, TcpLinuxReno with SACK, TcpCubic, TcpBbr) and in the engine
 engine at least 100x faster than ns-3 on the same scenario). The engine's cost is the
 calling thread's CPU time in ``run_json``; ns-3's is its process's CPU time (user + system,
 from ``wait4``), which leaves out the machine's other load as the thread time does and
-counts the process start, a few ms. Printed: each side's fastest round per packet sent and
-the ratio ns-3 / engine.
+counts the process start, a few ms. The engine's side of each round repeats its run (the
+same seed, the same packets) until it has used 0.5 s of CPU, as one run takes only 15-50 ms.
+Printed: each side's fastest round per packet sent and their ratio ns-3 / engine, and the
+median and lowest of the ratios of the rounds, each round's engine and ns-3 measured back to
+back.
 
 With ``--ns3 --callgrind`` both sides count instructions instead, a number the machine's
 load does not move (the CPU times of both sides are bimodal on 2 shared cores): the engine's
@@ -84,6 +87,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import shutil
 import statistics
@@ -264,8 +268,32 @@ def _ns3_cpu_s(variant: str, duration_s: float) -> tuple[float, int]:
     return usage.ru_utime + usage.ru_stime, _ns3_sent(text)
 
 
-def measure_ns3(duration_s: float, rounds: int) -> dict:
+#: The engine's side of a ``--ns3`` round runs the scenario again until it has used at least
+#: this much CPU time: one run of 300 simulated s takes 15-50 ms, short enough for a single
+#: scheduling hiccup of this shared VM to move it by half, while ns-3's run takes seconds.
+ENGINE_MIN_CPU_S = 0.5
+
+
+def _engine_cpu_s_per_packet(text: str) -> tuple[float, int]:
+    """The engine's CPU seconds per packet sent on the scenario JSON, over as many identical
+    runs (one seed fixes a run) as fill ``ENGINE_MIN_CPU_S``; and the packets of one run."""
     from lossytcp import _sim
+
+    t0 = time.thread_time()
+    sent = json.loads(_sim.run_json(text))["flows"][0]["packets_sent"]
+    once = time.thread_time() - t0
+    reps = max(1, math.ceil(ENGINE_MIN_CPU_S / max(once, 1e-6)))
+    t0 = time.thread_time()
+    for _ in range(reps):
+        _sim.run_json(text)
+    return (time.thread_time() - t0) / (reps * sent), sent
+
+
+def measure_ns3(duration_s: float, rounds: int) -> dict:
+    """CPU time per packet sent, the engine's and ns-3's, each round one engine measurement
+    and one ns-3 run back to back: the ratio of the fastest of each side, and the median and
+    lowest of the rounds' own (paired) ratios, which a slow stretch of the machine moves
+    less than it moves either side alone."""
     from lossytcp.sim import build_scenario
 
     res = {}
@@ -273,14 +301,17 @@ def measure_ns3(duration_s: float, rounds: int) -> dict:
         text = json.dumps(build_scenario(v, **_ns3_kwargs(v, duration_s)))
         eng, ns3 = [], []
         for _ in range(rounds):
-            t0 = time.thread_time()
-            out = json.loads(_sim.run_json(text))
-            eng.append((time.thread_time() - t0) / out["flows"][0]["packets_sent"])
+            per, engine_sent = _engine_cpu_s_per_packet(text)
+            eng.append(per)
             cpu, sent = _ns3_cpu_s(v, duration_s)
             ns3.append(cpu / sent)
-        res[v] = dict(engine_packets=out["flows"][0]["packets_sent"], ns3_packets=sent,
+        paired = sorted(n / e for n, e in zip(ns3, eng, strict=True))
+        res[v] = dict(engine_packets=engine_sent, ns3_packets=sent,
                       engine_ns_per_packet=1e9 * min(eng), ns3_ns_per_packet=1e9 * min(ns3),
-                      ns3_over_engine=min(ns3) / min(eng))
+                      ns3_over_engine=min(ns3) / min(eng),
+                      paired_median=statistics.median(paired), paired_lowest=paired[0])
+        print(f"{v}: ns-3 / engine per round {', '.join(f'{x:.0f}' for x in paired)}",
+              file=sys.stderr, flush=True)
     return res
 
 
@@ -369,8 +400,9 @@ def main() -> None:
                                "ns3_over_engine_cycle_estimate"))
         else:
             res = measure_ns3(a.duration, a.rounds)
-            tables = [(f"{a.duration:g} simulated s, {a.rounds} rounds (fastest), CPU time "
-                       "per packet sent", "ns/packet", "ns_per_packet", "ns3_over_engine")]
+            tables = [(f"{a.duration:g} simulated s, {a.rounds} rounds (fastest; the rounds' "
+                       "paired ratios: median, lowest), CPU time per packet sent",
+                       "ns/packet", "ns_per_packet", "ns3_over_engine")]
         if a.json:
             print(json.dumps(res, indent=1))
             return
@@ -381,7 +413,9 @@ def main() -> None:
                   f"{unit:>{w}} {'ns-3 / engine':>14}")
             for v, r in res.items():
                 print(f"  {v:<10} {r['engine_packets']:>11} {r['engine_' + key]:>{w}.0f} "
-                      f"{r['ns3_packets']:>10} {r['ns3_' + key]:>{w}.0f} {r[ratio]:>14.1f}")
+                      f"{r['ns3_packets']:>10} {r['ns3_' + key]:>{w}.0f} {r[ratio]:>14.1f}"
+                      + (f"  (paired: {r['paired_median']:.1f}, {r['paired_lowest']:.1f})"
+                         if "paired_median" in r else ""))
         return
     if a.callgrind:
         variants = VARIANTS if a.variants == "paper003" else MODERN
