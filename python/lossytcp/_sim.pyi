@@ -36,9 +36,9 @@ def run_json(scenario: str, control: RunControl | None = None) -> str:
 def registry_json() -> str:
     """The variant registry as JSON text: ``variants`` (each with ``name``, ``engine``,
     ``summary``, ``params``, ``ns2``, ``ns3``, ``linux``, ``classifies_losses``,
-    ``refuses_limited_transmit``, ``sack_blocks``) and ``params`` (each plugin parameter's ``name``, ``unit``,
-    ``type``, ``default``, range, ``doc``, ``at_most``, ``ns2``, ``ns3``, ``variants``). Read
-    it through :mod:`lossytcp.variants`."""
+    ``refuses_limited_transmit``, ``sack_blocks``) and ``params`` (each plugin parameter's
+    ``name``, ``unit``, ``type``, ``default``, range, ``doc``, ``at_most``, ``ns2``, ``ns3``,
+    ``variants``). Read it through :mod:`lossytcp.variants`."""
 
 def check_json(scenario: str) -> None:
     """Check one scenario (JSON text) as :func:`run_json` does before running it (its

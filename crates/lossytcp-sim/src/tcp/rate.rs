@@ -408,6 +408,22 @@ impl SendLog {
         newly
     }
 
+    /// The segments an ACK's SACK blocks newly SACK, as ranges its scoreboard found
+    /// (`Recovery::on_sack_blocks_news`), clipped to those above its cumulative ACK `lo`:
+    /// `on_delivered(q, now, true)` for each, in order, as [`SendLog::on_sack_blocks`] would
+    /// find them (every other segment of the blocks is SACKed in its slot already, or was
+    /// never in it). Returns the segments newly delivered.
+    #[inline(never)]
+    pub fn on_sack_news(&mut self, news: &[(u64, u64)], lo: u64, now: Time) -> u64 {
+        let mut newly = 0;
+        for &(a, b) in news {
+            for q in a.max(lo)..b {
+                newly += u64::from(self.on_delivered(q, now, true));
+            }
+        }
+        newly
+    }
+
     /// The rate sample of the ACK whose deliveries were just reported, if any; `min_rtt`
     /// invalidates intervals shorter than the path's RTT (ACK compression, as Linux does).
     pub fn take_sample(&mut self, min_rtt: Option<Dur>, now: Time) -> Option<RateSample> {

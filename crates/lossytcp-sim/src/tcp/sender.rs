@@ -125,6 +125,12 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     undo_tests: bool,
     /// The ACK being processed only reported a duplicate (`undo_before_ack`).
     dsack_only: bool,
+    /// The send log delivers what the recovery's scoreboard reports an ACK's blocks newly
+    /// SACK (a sampling log, and `Recovery::reports_sack_news`): one pass over the blocks
+    /// where the log's own walk would be a second.
+    sack_news_on: bool,
+    /// Those ranges, of the ACK being processed (a buffer reused every ACK).
+    sack_news: Vec<(u64, u64)>,
 }
 
 impl Sender {
@@ -164,6 +170,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if !growth.wants_tx_in_flight() {
             log.skip_tx_in_flight();
         }
+        let sack_news_on = log.sampling() && recovery.reports_sack_news();
         let classifier = cfg.classifier.as_ref().map(Classifier::new);
         let tx_start = growth.wants_tx_start();
         let exact_rtt = cfg.sampling == RttSampling::PerAck
@@ -208,6 +215,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             dsack_undo: None,
             undo_tests: cfg.eifel || cfg.dsack,
             dsack_only: false,
+            sack_news_on,
+            sack_news: Vec::new(),
         }
     }
 
@@ -546,7 +555,13 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         for q in old_una..ack {
             newly_delivered += u64::from(self.log.on_delivered(q, now, false));
         }
-        newly_delivered += self.log.on_sack_blocks(sack, ack, self.state.snd_max, now);
+        if !sack.is_empty() {
+            newly_delivered += if self.sack_news_on {
+                self.log.on_sack_news(&self.sack_news, ack, now)
+            } else {
+                self.log.on_sack_blocks(sack, ack, self.state.snd_max, now)
+            };
+        }
         let rtt_sample = self
             .log
             .pending_rtt(now)
@@ -905,13 +920,22 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let sampling = self.log.sampling();
         let prior_in_flight = self.state.acct.in_flight(self.state.flight());
         let lost_before = self.state.acct.lost;
+        if self.sack_news_on && !sack.is_empty() {
+            // The scoreboard first (nothing before `on_new_ack` reads it): the send log then
+            // delivers what it reports new. (Without blocks it has nothing to do.)
+            self.sack_news.clear();
+            self.recovery
+                .on_sack_blocks_news(&self.state, sack, &mut self.sack_news);
+        }
         let mut ctx = self.deliveries(now, old_una, ack.max(old_una), sack);
         if sampling {
             ctx.prior_in_flight = prior_in_flight;
             self.state.acct = self.log.accounting();
         }
         self.growth.on_ack_arrival(&Conn::new(&self.state), &ctx);
-        self.recovery.on_sack_blocks(&self.state, sack);
+        if !self.sack_news_on {
+            self.recovery.on_sack_blocks(&self.state, sack);
+        }
         if ack > old_una {
             self.on_new_ack(now, ack, &ctx);
         } else if ack == old_una

@@ -76,6 +76,23 @@ pub trait Recovery {
     }
     /// Every ACK, before anything else, with its SACK blocks (possibly none).
     fn on_sack_blocks(&mut self, _s: &SenderState, _blocks: &[(u64, u64)]) {}
+    /// Whether [`Recovery::on_sack_blocks_news`] reports what the blocks newly SACK (then a
+    /// sender that samples delivery rates takes it from there rather than walking the
+    /// blocks over its send log as well).
+    fn reports_sack_news(&self) -> bool {
+        false
+    }
+    /// [`Recovery::on_sack_blocks`], appending to `news` each range `[a, b)` of segments at
+    /// or above `s.snd_una` that no earlier block SACKed, in the blocks' order and ascending
+    /// within each (where [`Recovery::reports_sack_news`]).
+    fn on_sack_blocks_news(
+        &mut self,
+        s: &SenderState,
+        blocks: &[(u64, u64)],
+        _news: &mut Vec<(u64, u64)>,
+    ) {
+        self.on_sack_blocks(s, blocks);
+    }
     /// Whether an ACK that does not advance `snd_una` while data is outstanding counts as a
     /// duplicate ACK (ns-2's Sack1 counts only those whose blocks changed the scoreboard).
     fn counts_dupack(&self, _s: &SenderState) -> bool {
@@ -201,6 +218,18 @@ impl Recovery for RecoveryImpl {
     #[inline]
     fn on_sack_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
         dispatch!(self, r => r.on_sack_blocks(s, blocks))
+    }
+    fn reports_sack_news(&self) -> bool {
+        dispatch!(self, r => r.reports_sack_news())
+    }
+    #[inline]
+    fn on_sack_blocks_news(
+        &mut self,
+        s: &SenderState,
+        blocks: &[(u64, u64)],
+        news: &mut Vec<(u64, u64)>,
+    ) {
+        dispatch!(self, r => r.on_sack_blocks_news(s, blocks, news))
     }
     #[inline]
     fn counts_dupack(&self, s: &SenderState) -> bool {

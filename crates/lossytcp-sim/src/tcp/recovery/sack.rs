@@ -56,10 +56,11 @@ impl Sack {
         self.lost_again.clear();
     }
 
-    /// [`Recovery::on_sack_blocks`] of an ACK with blocks.
+    /// [`Recovery::on_sack_blocks`] of an ACK with blocks, calling `new` for what they newly
+    /// SACK (see `SackedRuns::mark_reporting`).
     #[inline(never)]
-    fn mark_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
-        self.board.mark(s, blocks);
+    fn mark_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)], new: impl FnMut(u64, u64)) {
+        self.board.mark_reporting(s, blocks, new);
         // In fast recovery, and after a timeout while its retransmissions are out (Linux's
         // TCP_CA_Loss).
         if !self.detect_lost_retransmissions || self.rexmits.is_empty() {
@@ -180,7 +181,23 @@ impl Recovery for Sack {
         // aligns to snd_una at its next use) and no retransmission found lost (HighSACKed
         // stands, and every retransmission sent since left with snd_max at or above it).
         if !blocks.is_empty() {
-            self.mark_blocks(s, blocks);
+            self.mark_blocks(s, blocks, |_, _| {});
+        }
+    }
+
+    /// The runs know what a block newly SACKs: they are the scoreboard, in segments.
+    fn reports_sack_news(&self) -> bool {
+        true
+    }
+
+    fn on_sack_blocks_news(
+        &mut self,
+        s: &SenderState,
+        blocks: &[(u64, u64)],
+        news: &mut Vec<(u64, u64)>,
+    ) {
+        if !blocks.is_empty() {
+            self.mark_blocks(s, blocks, |a, b| news.push((a, b)));
         }
     }
 
@@ -525,5 +542,59 @@ mod lost_retransmission_tests {
         );
         plain.on_sack_blocks(&s, &[(1, 11)]);
         assert!(plain.lost_again.is_empty());
+    }
+    #[test]
+    fn a_send_log_fed_the_scoreboard_news_delivers_as_its_own_walk_of_the_blocks() {
+        // Two send logs of one window with holes, fed the same ACKs (blocks above the ACK, as
+        // a packet carries them, that grow, repeat, reorder, overlap and reach past
+        // snd_max): one walks the blocks itself, the other delivers what the scoreboard
+        // reports newly SACKed. Counts, accounting and samples must agree.
+        use crate::packet::MAX_SACK_BLOCKS;
+        use crate::rng::{Rng, Stream};
+        use crate::tcp::rate::SendLog;
+        use crate::time::Time;
+        let (mut walk, mut fed) = (SendLog::new(64, true), SendLog::new(64, true));
+        let mut r = Sack::linux();
+        let mut news = Vec::new();
+        let mut rng = Rng::derive(7, Stream::Flow, 0);
+        let mut rnd = |n: u64| rng.next_u64() % n;
+        let mut s = SenderState::new(1, 100, 3, u64::MAX);
+        for step in 0..3000u64 {
+            // Segments of one burst share a send time and delivered count: ties for the
+            // sample, which the order of delivery decides.
+            let now = Time::from_secs((step / 3) as f64 * 1e-3);
+            while s.snd_max < s.snd_una + 60 {
+                walk.on_send(s.snd_max, now, false, s.snd_max - s.snd_una);
+                fed.on_send(s.snd_max, now, false, s.snd_max - s.snd_una);
+                s.snd_max += 1;
+            }
+            let ack = if rnd(5) == 0 {
+                s.snd_una + rnd(10)
+            } else {
+                s.snd_una
+            };
+            let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+            let n = rnd(4) as usize;
+            for blk in blocks.iter_mut().take(n) {
+                let b = ack + rnd(62);
+                *blk = (b, b + 1 + rnd(20));
+            }
+            news.clear();
+            r.on_sack_blocks_news(&s, &blocks[..n], &mut news);
+            let (mut nw, mut nf) = (0, 0);
+            for q in s.snd_una..ack {
+                nw += u64::from(walk.on_delivered(q, now, false));
+                nf += u64::from(fed.on_delivered(q, now, false));
+            }
+            nw += walk.on_sack_blocks(&blocks[..n], ack, s.snd_max, now);
+            nf += fed.on_sack_news(&news, ack, now);
+            assert_eq!(nw, nf, "step {step}");
+            assert_eq!(walk.accounting(), fed.accounting(), "step {step}");
+            assert_eq!(walk.take_sample(None, now), fed.take_sample(None, now));
+            s.snd_una = ack;
+            s.snd_nxt = s.snd_max;
+            let verdict = r.on_new_ack(&mut s, 0);
+            assert!(!verdict.exited);
+        }
     }
 }

@@ -122,8 +122,16 @@ impl SackedRuns {
         }
     }
 
-    /// Marks the blocks (clipped to the outstanding data).
-    pub fn mark(&mut self, s: &SenderState, blocks: &[(u64, u64)]) {
+    /// Marks the blocks (clipped to the outstanding data), calling `new(a, b)` for each
+    /// range `[a, b)` no run held before, in the order of the blocks and ascending within
+    /// each.
+    #[inline]
+    pub fn mark_reporting(
+        &mut self,
+        s: &SenderState,
+        blocks: &[(u64, u64)],
+        mut new: impl FnMut(u64, u64),
+    ) {
         self.align(s.snd_una);
         for &(start, end) in blocks {
             let start = start.max(s.snd_una);
@@ -144,10 +152,20 @@ impl SackedRuns {
             }
             let mut last = first;
             let (mut lo, mut hi) = (start, end);
+            // The block's segments from `q` on are not yet known to be in a run.
+            let mut q = start;
             while last < self.runs.len() && self.runs[last].0 <= end {
-                lo = lo.min(self.runs[last].0);
-                hi = hi.max(self.runs[last].1);
+                let (rs, re) = self.runs[last];
+                if rs > q {
+                    new(q, rs);
+                }
+                q = q.max(re);
+                lo = lo.min(rs);
+                hi = hi.max(re);
                 last += 1;
+            }
+            if q < end {
+                new(q, end);
             }
             if last == first {
                 self.runs.insert(first, (lo, hi));
@@ -254,8 +272,20 @@ mod tests {
                     blocks.push((a, a + 1 + rng.next_u64() % 6));
                 }
                 board.align(s.snd_una);
+                let before: Vec<bool> =
+                    (s.snd_una..s.snd_max).map(|q| board.is_sacked(q)).collect();
                 board.mark(&s, &blocks);
-                runs.mark(&s, &blocks);
+                let mut news = Vec::new();
+                runs.mark_reporting(&s, &blocks, |a, b| news.push((a, b)));
+                // The news are the segments newly SACKed, each once, within their block.
+                let mut reported: Vec<u64> = news.iter().flat_map(|&(a, b)| a..b).collect();
+                let newly: Vec<u64> = (s.snd_una..s.snd_max)
+                    .filter(|&q| board.is_sacked(q) && !before[(q - s.snd_una) as usize])
+                    .collect();
+                let in_order = reported.windows(2).all(|w| w[0] < w[1]);
+                reported.sort_unstable();
+                assert_eq!(reported, newly);
+                assert!(in_order || blocks.len() > 1, "ascending within a block");
                 assert_eq!(board.high_sacked(), runs.high_sacked());
                 let (una, max) = (s.snd_una, s.snd_max);
                 for q in una.saturating_sub(3)..max + 3 {
