@@ -15,8 +15,9 @@
   5682, in every namespace by default); on the crosscheck's paths its timeouts are genuine
   (0 spurious RTOs in 16 kernel runs, emulate/README.md) and the engine's F-RTO changes
   goodput by at most 0.0006 there; on paper 001's path, where a jump to 320 ms fires the
-  engine's timer (spuriously, and F-RTO undoes it), the kernel's Tail Loss Probe re-arms
-  its RTO first (no timeout in 18 kernel runs, emulate/README.md);
+  engine's timer (spuriously, and F-RTO undoes it), the kernel's Tail Loss Probe mostly
+  re-arms its RTO first (no timeout in the 18 kernel runs of emulate/README.md's table; in
+  a later seed 5, every one found spurious by the kernel's F-RTO and undone);
 * ``dsack=True``: the kernel's receiver sends DSACK (``net.ipv4.tcp_dsack`` = 1 by default)
   and its sender undoes an episode whose retransmissions all came back as DSACKs
   (``undo_retrans``, ``tcp_try_undo_loss()`` / ``tcp_try_undo_dsack()``); the engine's
