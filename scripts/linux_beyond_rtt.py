@@ -50,6 +50,8 @@ def one(cc: str, high: float, seed: int, duration: float, logs: Path) -> dict:
            "kernel": {"goodput_norm": rep.goodput_norm, "retransmissions": rep.retransmissions,
                       "queue_drops": rep.queue_drops,
                       **{k: rep.counters.get(f"TcpExt.{k}", 0) for k in KERNEL_COUNTERS}},
+           # Enough to replay the kept fate logs again (another engine) without the kernel.
+           "t0_s": t0, "log_dir": str(d), "counters": rep.counters,
            "lateness_p99_us": max(lk["lateness"]["p99_s"] for lk in rep.links) * 1e6,
            "rate_error": rep.accuracy.get("rate_error")}
     for name, extra in (("engine", {}), ("engine_eifel", {"eifel_undo": True})):
