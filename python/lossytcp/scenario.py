@@ -1371,8 +1371,8 @@ class SingleLink(_Data):
         return net
 
     def overrides(self) -> dict[str, str]:
-        return {"rate": "rate_bps", "rtt": "rtt_s", "queue": "queue", "channel": "channel",
-                "ack_channel": "ack_channel",
+        return {"rate": "rate_bps", "rtt": "rtt_s", "delay": "delay", "queue": "queue",
+                "channel": "channel", "ack_channel": "ack_channel",
                 "protect_retransmissions": "protect_retransmissions"}
 
 
@@ -1448,7 +1448,7 @@ class Chain(_Data):
                    legacy=True, cross_pairs=[("S", "D")])
 
     def overrides(self) -> dict[str, str]:
-        return {"ack_channel": "ack_channel",
+        return {"delay": "delay", "ack_channel": "ack_channel",
                 "protect_retransmissions": "protect_retransmissions"}
 
 

@@ -383,3 +383,35 @@ def test_cli_multi_flow_json_has_jain_and_flows():
                              "--seeds", "2", "--json"], capture_output=True, text=True,
                             check=True, timeout=120)
     assert "flows" not in json.loads(single.stdout)      # one flow: today's output
+
+
+def test_cli_delay_is_papers_001_semi_markov_round_trip_on_either_path(tmp_path):
+    # simulate()'s keywords and the typed scenario take the scenario file's spelling through
+    # the scenario's own parser; it replaces the round trip (the file's or the default) and
+    # --rtt replaces a file's delay, while both at once are refused by name.
+    from lossytcp.cli import build_parser
+    from lossytcp.cli.simulate import build_scenario_from_args, scenario_from_args
+    from lossytcp.sim import run, simulate
+
+    table = "{rtt_s = [0.04, 0.32], H = [[0, 1], [1, 0]], excess_mean_s = [3, 3]}"
+    want = s.SemiMarkovDelay(rtt_s=(0.04, 0.32), H=((0, 1), (1, 0)), excess_mean_s=(3, 3))
+    p = build_parser("simulate")
+    kw = scenario_from_args(p.parse_args(["simulate", "--delay", table, "--duration", "5s"]))
+    assert kw["delay"] == want and "rtt_s" not in kw
+    typed = build_scenario_from_args(p.parse_args(["simulate", "--topology", "single",
+                                                   "--delay", table, "--duration", "5s"]))
+    assert typed.topology.delay == want and typed.topology.rtt_s is None
+    # Both spellings run the same scenario.
+    assert simulate(seed=3, **kw).goodput_norm == run(typed, seed=3).flows[0].goodput_norm
+    f = tmp_path / "sc.toml"
+    f.write_text(typed.to_toml())
+    back = build_scenario_from_args(p.parse_args(["simulate", "--scenario", str(f),
+                                                  "--rtt", "30ms"]))
+    assert back.topology.delay is None and back.topology.rtt_s == 0.03
+    for argv, name in ((["--rtt", "20ms", "--delay", table], "rtt"),
+                       (["--delay", "{rtt_s = [0.04], H = [[0, 1]], excess_mean_s = [3]}"],
+                        "delay.H"),
+                       (["--delay", "rtt_s = 0.04"], "delay")):
+        with pytest.raises(ParameterError) as e:
+            scenario_from_args(p.parse_args(["simulate", *argv]))
+        assert e.value.name == name

@@ -31,16 +31,13 @@ EXIT_OK, EXIT_BAD_INPUT, EXIT_UNAVAILABLE, EXIT_FAILED, EXIT_REFUSED = 0, 2, 3, 
 def add_path_arguments(p: argparse.ArgumentParser, cc: str = "cubic",
                        duration: str = "30s") -> None:
     """The emulated path's flags (shared with ``crosscheck linux``)."""
+    from .simulate import DELAY_HELP
+
     p.add_argument("--cc", default=cc,
                    help=f"the kernel's congestion control, e.g. reno, cubic, bbr [{cc}]")
     p.add_argument("--rate", default="10Mbps", help="link rate [10Mbps]")
     p.add_argument("--rtt", default=None, help="two-way propagation delay [40ms]")
-    p.add_argument("--delay", default=None, metavar="TABLE",
-                   help="paper 001's semi-Markov round trip instead of --rtt, on the data "
-                        "direction, spelt as a scenario file's delay: "
-                        "'{rtt_s = [0.04, 0.32], H = [[0, 1], [1, 0]], "
-                        "excess_mean_s = [3, 3]}' (state delays, embedded transition matrix, "
-                        "mean holding time beyond each state's delay)")
+    p.add_argument("--delay", default=None, metavar="TABLE", help=DELAY_HELP)
     p.add_argument("--packet-size", default="1500B",
                    help="IP packet size, the interfaces' MTU [1500B]")
     p.add_argument("--window", type=int, default=None,

@@ -26,6 +26,12 @@ from ..variants import PARAMS, VARIANTS
 __all__ = ["METRICS", "add_scenario_arguments", "json_safe", "register", "scenario_from_args",
            "seeds_from_args"]
 
+#: ``--delay``'s help, here and in the emulator's commands.
+DELAY_HELP = ("paper 001's semi-Markov round trip instead of --rtt, on the data direction, "
+              "spelt as a scenario file's delay: '{rtt_s = [0.04, 0.32], H = [[0, 1], "
+              "[1, 0]], excess_mean_s = [3, 3]}' (state delays, embedded transition matrix, "
+              "mean holding time beyond each state's delay)")
+
 #: Flags that only the typed scenario (not simulate()'s keywords) expresses.
 _NETWORK_FLAGS = ("scenario", "topology", "flows", "cross_traffic")
 
@@ -43,6 +49,7 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
                    help="N identical flows on the path, started 10 ms apart [1]")
     p.add_argument("--rate", default=None, help="link rate, e.g. 2Mbps [2Mbps]")
     p.add_argument("--rtt", default=None, help="two-way propagation delay, e.g. 20ms [20ms]")
+    p.add_argument("--delay", default=None, metavar="TABLE", help=DELAY_HELP)
     p.add_argument("--packet-size", default=None, help="data packet size, e.g. 500B [500B]")
     p.add_argument("--window", type=int, default=None, help="maximum window, packets [20]")
     p.add_argument("--channel", default=None,
@@ -151,7 +158,7 @@ def scenario_from_args(a: argparse.Namespace) -> dict[str, Any]:
     kw: dict[str, Any] = dict(
         variant=a.variant or "newreno",
         rate_bps=units.rate_bps(a.rate or "2Mbps", "rate"),
-        rtt_s=units.time_s(a.rtt or "20ms", "rtt"),
+        **_round_trip(a),
         packet_size_bytes=_size(a.packet_size or "500B", "packet-size"),
         window=20 if a.window is None else a.window,
         channel=a.channel or "none",
@@ -170,6 +177,19 @@ def scenario_from_args(a: argparse.Namespace) -> dict[str, Any]:
     if a.transfer is not None:
         kw["transfer_bytes"] = _size(a.transfer, "transfer")
     return kw
+
+
+def _round_trip(a: argparse.Namespace) -> dict[str, Any]:
+    """simulate()'s ``rtt_s`` (20 ms unless ``--rtt``) or, with ``--delay``, its ``delay``."""
+    delay = getattr(a, "delay", None)
+    if delay is None:
+        return {"rtt_s": units.time_s(a.rtt or "20ms", "rtt")}
+    if a.rtt is not None:
+        raise ParameterError("rtt", a.rtt, "give either --rtt or --delay: the semi-Markov "
+                             "delay replaces the fixed round trip")
+    from ..scenario import delay_from_text
+
+    return {"delay": delay_from_text(delay, "delay")}
 
 
 def seeds_from_args(a: argparse.Namespace, default: int | list[int] = 5) -> list[int]:
@@ -196,8 +216,9 @@ def build_scenario_from_args(a: argparse.Namespace) -> Any:
                 "dumbbell": s.Dumbbell}[a.topology]()
         sc = s.Scenario(topology=topo)
     # The topology's settings.
-    given = {"rate": a.rate, "rtt": a.rtt, "queue": a.queue, "channel": a.channel,
-             "ack_channel": a.ack_channel, "protect_retransmissions": a.protect_retransmissions}
+    given = {"rate": a.rate, "rtt": a.rtt, "delay": a.delay, "queue": a.queue,
+             "channel": a.channel, "ack_channel": a.ack_channel,
+             "protect_retransmissions": a.protect_retransmissions}
     given = {k: x for k, x in given.items() if x is not None}
     fields_of = sc.topology.overrides()
     changes: dict[str, Any] = {}
@@ -211,6 +232,15 @@ def build_scenario_from_args(a: argparse.Namespace) -> Any:
             x = units.rate_bps(x, "rate")
         elif flag == "rtt":
             x = units.time_s(x, "rtt")
+            if "delay" in fields_of:
+                # The fixed round trip replaces the file's semi-Markov delay.
+                changes["delay"] = None
+        elif flag == "delay":
+            rt = _round_trip(a)["delay"]
+            # ... and the semi-Markov delay the file's (or the default) round trip.
+            if "rtt" in fields_of:
+                changes[fields_of["rtt"]] = None
+            x = rt
         changes[name] = x
     # The topology is checked against the flows together with them (below): a channel
     # naming flow 2 needs the --flows that make it exist.
