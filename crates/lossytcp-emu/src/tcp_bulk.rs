@@ -9,7 +9,7 @@ use std::io;
 use std::net::{SocketAddrV4, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -322,8 +322,11 @@ pub fn run(
         let fd = sock.as_raw_fd();
         // The sampler: TCP_INFO at fixed instants from t0 (absolute deadlines, no drift).
         let done = Arc::new(AtomicBool::new(false));
+        // The socket is closed under this lock (true once it is): a sample is never read
+        // from a closed, or reused, descriptor.
+        let closed = Arc::new(Mutex::new(false));
         let sampler = {
-            let (done, received) = (done.clone(), received2.clone());
+            let (done, closed, received) = (done.clone(), closed.clone(), received2.clone());
             std::thread::spawn(move || {
                 let mut s = Samples::default();
                 let mut k = 0u64;
@@ -333,6 +336,10 @@ pub fn run(
                         break;
                     }
                     sys::sleep_until(at);
+                    let gate = closed.lock().unwrap_or_else(|e| e.into_inner());
+                    if *gate {
+                        break;
+                    }
                     if let Ok(i) = tcp_info(fd) {
                         s.push(
                             (at - begin) as f64 * 1e-9,
@@ -340,6 +347,7 @@ pub fn run(
                             received.load(Ordering::Relaxed),
                         );
                     }
+                    drop(gate);
                     k += 1;
                 }
                 s
@@ -364,8 +372,26 @@ pub fn run(
             }
         }
         done.store(true, Ordering::Relaxed);
+        // The final TCP_INFO and the close back to back: the kernel sends until the socket is
+        // gone and every segment it sends crosses the emulator, so the counts of a TCP_INFO
+        // read earlier (after the sampler's last sleep and the netstat read, up to 10 ms and
+        // more on a loaded machine) missed the segments of that wait, which the fate log has.
+        let info = {
+            let mut gate = closed.lock().unwrap_or_else(|e| e.into_inner());
+            let info = tcp_info(fd);
+            // An abortive close (RST): the run ends now, not after a FIN exchange through a
+            // lossy channel.
+            let linger = libc::linger {
+                l_onoff: 1,
+                l_linger: 0,
+            };
+            let _ = sys::setsockopt_struct(fd, libc::SOL_SOCKET, libc::SO_LINGER, &linger);
+            drop(sock);
+            *gate = true;
+            info
+        };
         let samples = sampler.join().unwrap_or_default();
-        let info = tcp_info(fd).map_err(|e| format!("sender: TCP_INFO: {e}"))?;
+        let info = info.map_err(|e| format!("sender: TCP_INFO: {e}"))?;
         let after = counters();
         let delta = after
             .iter()
@@ -374,14 +400,6 @@ pub fn run(
                 (d != 0).then(|| (k.clone(), d))
             })
             .collect();
-        // An abortive close (RST): the run ends now, not after a FIN exchange through a
-        // lossy channel.
-        let linger = libc::linger {
-            l_onoff: 1,
-            l_linger: 0,
-        };
-        let _ = sys::setsockopt_struct(fd, libc::SOL_SOCKET, libc::SO_LINGER, &linger);
-        drop(sock);
         Ok((
             TcpReport {
                 cc: cc2,
