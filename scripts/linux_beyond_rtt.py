@@ -24,7 +24,7 @@ import numpy as np
 
 from lossytcp.emulate import emulate, replay_in_engine
 from lossytcp.emulate.linux import engine_variant
-from lossytcp.figures.modern import RTT_HOLD_S, RTT_LOW_S
+from lossytcp.figures.modern import rtt_jump_delay
 
 KERNEL_COUNTERS = ("TCPTimeouts", "TCPSpuriousRTOs", "TCPLossUndo", "TCPFullUndo",
                    "TCPPartialUndo", "TCPDSACKUndo", "TCPDSACKRecv", "TCPDSACKOldSent",
@@ -36,14 +36,9 @@ ENGINE = ("goodput_norm", "timeouts", "spurious_timeouts", "fast_retransmits",
           "undos_eifel_timeout", "undos_eifel_fast_retransmit")
 
 
-def delay(rtt_high_s: float) -> dict:
-    return dict(rtt_s=[RTT_LOW_S, rtt_high_s], H=[[0.0, 1.0], [1.0, 0.0]],
-                excess_mean_s=[RTT_HOLD_S, RTT_HOLD_S])
-
-
 def one(cc: str, high: float, seed: int, duration: float, logs: Path) -> dict:
     d = logs / f"{cc}-{high * 1000:.0f}-{seed}"
-    rep = emulate(cc, rate_bps=10e6, packet_size_bytes=1000, queue=100, delay=delay(high),
+    rep = emulate(cc, rate_bps=10e6, packet_size_bytes=1000, queue=100, delay=rtt_jump_delay(high),
                   duration_s=duration, seed=seed, log_dir=d)
     t0, end = rep.raw["tcp"]["t0_s"], rep.raw["tcp"]["t0_s"] + rep.elapsed_s
     row = {"cc": cc, "high": high, "seed": seed,

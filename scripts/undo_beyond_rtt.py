@@ -20,7 +20,7 @@ import numpy as np
 from scipy import stats
 
 from lossytcp import simulate
-from lossytcp.figures.modern import RTT_HOLD_S, RTT_LOW_S
+from lossytcp.figures.modern import rtt_jump_path
 from lossytcp.variants import REGISTRY
 
 MODES = {"off": {}, "frto": {"frto": True}, "eifel": {"eifel_undo": True},
@@ -32,14 +32,6 @@ VARIANTS = ("newreno", "sack", "cubic")
 def applies(variant: str, mode: str) -> bool:
     """``dsack`` needs SACK blocks, which NewReno's receiver does not send (refused)."""
     return mode != "dsack" or REGISTRY[variant].sack_blocks
-
-
-def path(rtt_high_s: float, duration_s: float) -> dict:
-    """figures.modern.rtt_experiments' scenario."""
-    delay = dict(rtt_s=[RTT_LOW_S, rtt_high_s], H=[[0.0, 1.0], [1.0, 0.0]],
-                 excess_mean_s=[RTT_HOLD_S, RTT_HOLD_S])
-    return dict(rate_bps=10e6, packet_size_bytes=1000, window=1000, queue_packets=100,
-                delay=delay, duration_s=duration_s, rto_estimator="linux")
 
 
 def mean_ci(x: np.ndarray) -> tuple[float, float]:
@@ -65,8 +57,8 @@ def main() -> None:
     cells = [(v, h) for v in VARIANTS for h in HIGHS]
     runs = {(v, h, m): np.array([[r.goodput_norm, r.timeouts, r.spurious_timeouts,
                                   r.retransmissions, r.queue_drops, r.undos]
-                                 for r in (simulate(v, seed=s, **path(h, a.duration), **kw,
-                                                    **timer)
+                                 for r in (simulate(v, seed=s, **rtt_jump_path(h, a.duration),
+                                                    **kw, **timer)
                                            for s in range(1, a.seeds + 1))])
             for v, h in cells for m, kw in MODES.items() if applies(v, m)}
     p = {}

@@ -86,6 +86,8 @@ of that pacing (rerun 2026-11-27; every verdict is the one they had paced per se
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..experiments import Experiment
 from ..experiments.spec import ENGINE_SCENARIO
 from ..plots import PlotSpec
@@ -233,18 +235,28 @@ RTT_LOW_S = 0.04
 RTT_HOLD_S = 3.0
 
 
+def rtt_jump_delay(rtt_high_s: float) -> dict[str, Any]:
+    """Paper 001's semi-Markov RTT with two states that alternate: RTT_LOW_S and
+    ``rtt_high_s``, each held its RTT plus Exp(RTT_HOLD_S): shorter than BBR's 10 s RTprop
+    window, so its filter keeps the low RTT through most high spells."""
+    return dict(rtt_s=[RTT_LOW_S, rtt_high_s], H=[[0.0, 1.0], [1.0, 0.0]],
+                excess_mean_s=[RTT_HOLD_S, RTT_HOLD_S])
+
+
+def rtt_jump_path(rtt_high_s: float, duration_s: float) -> dict[str, Any]:
+    """simulate()'s keywords of the ``beyond-rtt`` figure's path (10 Mb/s, 1000 B, a
+    100-packet DropTail) with :func:`rtt_jump_delay`."""
+    return dict(rate_bps=10e6, packet_size_bytes=1000, window=1000, queue_packets=100,
+                delay=rtt_jump_delay(rtt_high_s), duration_s=duration_s,
+                rto_estimator="linux")
+
+
 def rtt_experiments(quick: bool) -> list[Experiment]:
     highs = [0.04, 0.08, 0.16, 0.32] if quick else [0.04, 0.06, 0.08, 0.12, 0.16, 0.24, 0.32]
     duration = 60.0 if quick else 200.0
 
     def scenario(p):
-        # paper 001's semi-Markov RTT with two states that alternate: RTT_LOW_S and the
-        # swept one, each held its RTT plus Exp(RTT_HOLD_S): shorter than BBR's 10 s
-        # RTprop window, so its filter keeps the low RTT through most high spells
-        delay = dict(rtt_s=[RTT_LOW_S, p["rtt_high_s"]], H=[[0.0, 1.0], [1.0, 0.0]],
-                     excess_mean_s=[RTT_HOLD_S, RTT_HOLD_S])
-        return dict(rate_bps=10e6, packet_size_bytes=1000, window=1000, queue_packets=100,
-                    delay=delay, duration_s=duration, rto_estimator="linux")
+        return rtt_jump_path(p["rtt_high_s"], duration)
 
     exp = Experiment(
         name="beyond-rtt", description="CUBIC and BBR on paper 001's abruptly changing RTT",
