@@ -40,16 +40,21 @@ from .scenario import (
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["METRICS", "VARIANTS", "LinkReport", "NetReport", "NetSummary", "SeedSummary",
-           "SimReport", "TrafficReport", "build_scenario", "engine_supports_networks", "run",
-           "run_seeds", "scenario_from_keywords", "simulate", "simulate_seeds"]
+__all__ = ["METRICS", "UNDO_METRICS", "VARIANTS", "LinkReport", "NetReport", "NetSummary",
+           "SeedSummary", "SimReport", "TrafficReport", "build_scenario",
+           "engine_supports_networks", "run", "run_seeds", "scenario_from_keywords", "simulate",
+           "simulate_seeds"]
+
+#: The undo counters: their sum, then by the detection that found the loss spurious.
+UNDO_METRICS = ("undos", "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_frto",
+                "undos_dsack")
 
 #: Metrics reported per run, in display order.
 METRICS = (
     "goodput_norm", "throughput_norm", "goodput_pps", "throughput_pps", "packets_sent",
     "retransmissions", "channel_losses", "queue_drops", "timeouts", "fast_retransmits",
     "loss_events", "timeout_fraction", "spurious_timeouts", "spurious_fast_retransmits",
-    "undos", "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_frto", "undos_dsack",
+    *UNDO_METRICS,
     "transmissions_per_delivered", "completion_time_s", "classification_accuracy",
 )
 
@@ -279,8 +284,7 @@ class TrafficReport(Record):
 
 _SUMMED = ("packets_sent", "retransmissions", "channel_losses", "queue_drops",
            "packets_received", "packets_delivered", "acks_sent", "timeouts",
-           "fast_retransmits", "spurious_timeouts", "spurious_fast_retransmits", "undos",
-           "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_frto", "undos_dsack")
+           "fast_retransmits", "spurious_timeouts", "spurious_fast_retransmits", *UNDO_METRICS)
 
 
 @record
