@@ -653,8 +653,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// tcp_try_undo_dsack() with tcp_try_to_open() reopen the connection; left running,
     /// its window inflation would stack on the restored window.
     fn undo_recovery(&mut self) {
-        self.eifel_probe = None;
-        self.dsack_undo = None;
         let s = &mut self.state;
         if s.ca_state == CaState::Recovery {
             s.in_recovery = false;
@@ -666,6 +664,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 s.cwnd = s.cwnd.min(s.ssthresh);
             }
         }
+        self.restore_congestion_state();
+    }
+
+    /// Every undo ends alike: no detection of the episode is left pending, and the growth
+    /// plugin restores the congestion state it had before (`CaEvent::Undo`).
+    fn restore_congestion_state(&mut self) {
+        self.eifel_probe = None;
+        self.dsack_undo = None;
         self.growth
             .on_event(&mut Window::new(&mut self.state), CaEvent::Undo);
     }
@@ -715,10 +721,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             s.acct = self.log.accounting();
         }
         self.frto = None;
-        self.eifel_probe = None;
-        self.dsack_undo = None;
-        self.growth
-            .on_event(&mut Window::new(&mut self.state), CaEvent::Undo);
+        self.restore_congestion_state();
     }
 
     /// A loss episode starts: DSACKs from now on may prove its retransmissions duplicates
@@ -786,13 +789,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if self.dsack_undo.is_some_and(|u| u.retrans == 0) {
             let s = &self.state;
             match s.ca_state {
-                CaState::Loss if ack.min(s.snd_max) <= s.snd_una => {}
+                CaState::Loss if ack.min(s.snd_max) <= s.snd_una => return rest,
                 CaState::Loss => self.undo_timeout(),
                 CaState::Recovery | CaState::Open => self.undo_recovery(),
             }
-            if self.dsack_undo.is_none() {
-                self.undos.dsack += 1;
-            }
+            self.undos.dsack += 1;
         }
         rest
     }
