@@ -236,11 +236,10 @@ def build_scenario_from_args(a: argparse.Namespace) -> Any:
                 # The fixed round trip replaces the file's semi-Markov delay.
                 changes["delay"] = None
         elif flag == "delay":
-            rt = _round_trip(a)["delay"]
+            x = _round_trip(a)["delay"]
             # ... and the semi-Markov delay the file's (or the default) round trip.
             if "rtt" in fields_of:
                 changes[fields_of["rtt"]] = None
-            x = rt
         changes[name] = x
     # The topology is checked against the flows together with them (below): a channel
     # naming flow 2 needs the --flows that make it exist.
