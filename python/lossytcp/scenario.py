@@ -817,8 +817,19 @@ def _with_plugin_params(cls: type) -> type:
     return cls
 
 
+def _with_sender_options(cls: type) -> type:
+    """Adds one field per sender-wide option of the engine's registry (False for a switch,
+    None for a tristate: the profile's default): the options are declared in the engine
+    only."""
+    for name, o in _variants.OPTIONS.items():
+        cls.__annotations__[name] = "bool | None"
+        setattr(cls, name, o.unset)
+    return cls
+
+
 @record
 @_with_plugin_params
+@_with_sender_options
 class Tcp(_Data):
     """A TCP sender's and receiver's settings (everything but the variant): sizes in bytes,
     windows in packets, timers in seconds. ``min_rto_s`` and ``initial_rto_s`` left out are
@@ -851,9 +862,6 @@ class Tcp(_Data):
     recovery_exit_growth: bool | None = None
     timer_every_partial_ack: bool | None = None
     tick_phase: float | None = None
-    eifel_undo: bool = False
-    frto: bool = False
-    dsack: bool = False
 
     KNOBS: ClassVar[tuple[str, ...]] = ("limited_transmit", "delay_growth",
                                         "partial_window_deflation", "recovery_exit_growth",
@@ -918,9 +926,8 @@ class Tcp(_Data):
         _set(self, "rtt_sampling", v.choice("rtt_sampling", self.rtt_sampling,
                                             ["per_ack", "per_window"]))
         _set(self, "delayed_ack", v.boolean("delayed_ack", self.delayed_ack))
-        _set(self, "eifel_undo", v.boolean("eifel_undo", self.eifel_undo))
-        _set(self, "frto", v.boolean("frto", self.frto))
-        _set(self, "dsack", v.boolean("dsack", self.dsack))
+        for k, o in _variants.OPTIONS.items():
+            _set(self, k, o.validate(getattr(self, k)))
         _set(self, "profile", v.choice("profile", self.profile, ["rfc", "ns2"]))
         _set(self, "rto_estimator", v.choice("rto_estimator", self.rto_estimator,
                                              ["rfc6298", "last_sample", "linux"]))
@@ -940,9 +947,8 @@ class Tcp(_Data):
         for k, p in _variants.PARAMS.items():
             if getattr(self, k) is not None:
                 _set(self, k, p.validate(getattr(self, k)))
-        if self.dsack and self.profile == "ns2":
-            raise ParameterError("dsack", self.dsack, "is RFC 2883's report in RFC 2018's "
-                                 "SACK blocks; ns-2 2.35's sink (profile='ns2') sends none")
+        for k, o in _variants.OPTIONS.items():
+            o.check_profile(getattr(self, k), self.profile)
         if self.tick_phase is not None:
             if self.profile != "ns2":
                 raise ParameterError("tick_phase", self.tick_phase, "is the phase of ns-2's "
@@ -971,11 +977,8 @@ class Tcp(_Data):
         why = info.refuses_limited_transmit
         if why is not None and self.limited_transmit:
             raise ParameterError("limited_transmit", self.limited_transmit, why)
-        if self.dsack and not info.sack_blocks:
-            sack = ", ".join(n for n, x in _variants.REGISTRY.items() if x.sack_blocks)
-            raise ParameterError("dsack", self.dsack, f"reports duplicates in SACK blocks, "
-                                 f"which {variant}'s receiver does not send: a variant with "
-                                 f"SACK recovery ({sack}), or dsack=False")
+        for k, o in _variants.OPTIONS.items():
+            o.check_variant(getattr(self, k), variant)
 
     def engine(self) -> dict[str, Any]:
         return {
@@ -989,10 +992,8 @@ class Tcp(_Data):
             "profile": self.profile, **{k: getattr(self, k) for k in self.KNOBS},
             "params": self.params, "tick_phase": self.tick_phase,
             **({} if self.rto_estimator == "rfc6298" else {"rto_estimator": self.rto_estimator}),
-            # Only when on: the scenarios (and run keys) of everything else stay as they were.
-            **({"eifel_undo": True} if self.eifel_undo else {}),
-            **({"frto": True} if self.frto else {}),
-            **({"dsack": True} if self.dsack else {}),
+            **{k: x for o in _variants.OPTIONS.values()
+               for k, x in o.engine(getattr(self, o.name)).items()},
         }
 
 

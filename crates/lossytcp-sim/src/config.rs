@@ -254,20 +254,13 @@ pub struct TcpConfig {
     /// the scripts `lossytcp.ns2` writes (see `variant::ns2_tick_phase`).
     #[serde(default)]
     pub tick_phase: Option<f64>,
-    /// RFC 3522 Eifel detection of spurious retransmissions with the timestamp echo, and
-    /// the growth plugin's undo of the congestion event found spurious (`CaEvent::Undo`).
-    /// Off by default.
+    /// [`crate::tcp::options::EIFEL_UNDO`].
     #[serde(default)]
     pub eifel_undo: bool,
-    /// F-RTO (RFC 5682, SACK-enhanced as Linux's `tcp_frto = 2`): after a timeout the
-    /// sender probes with new data whether the originals were only delayed, and undoes the
-    /// timeout if so (the growth plugin's `CaEvent::Undo`, no go-back-N). Off by default.
+    /// [`crate::tcp::options::FRTO`].
     #[serde(default)]
     pub frto: bool,
-    /// DSACK (RFC 2883): the receiver reports a duplicate segment in the first SACK block,
-    /// and the sender undoes a congestion response whose retransmissions all prove
-    /// duplicates (RFC 3708's detection, Linux's `undo_retrans` response). SACK senders with
-    /// RFC 2018 blocks only (ns-2's sink sends none). Off by default.
+    /// [`crate::tcp::options::DSACK`].
     #[serde(default)]
     pub dsack: bool,
 }

@@ -8,6 +8,7 @@ use super::cc::{
 };
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
 use super::loss_class::{ClassifierConfig, VegasPredictorParams};
+use super::options::{DSACK, EIFEL_UNDO, FRTO};
 use super::params::{Kind, Param, Values};
 use super::recovery::{
     NewRenoParams, PartialAckWindow, RecoveryConfig, RenoRecoveryParams, VegasRecoveryParams,
@@ -176,9 +177,9 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         },
         compat,
         timestamps: t.rto_estimator == RtoEstimator::LastSample,
-        eifel: t.eifel_undo,
-        frto: t.frto,
-        dsack: t.dsack,
+        eifel: EIFEL_UNDO.on(t),
+        frto: FRTO.on(t),
+        dsack: DSACK.on(t),
         max_window: t.max_window,
         initial_window: t.initial_window,
         dupthresh: t.dupack_threshold,
@@ -566,7 +567,10 @@ pub fn registry_json() -> String {
         }
     }
     let params: Vec<_> = params.into_iter().map(|(p, o)| param_json(p, o)).collect();
-    json!({"variants": variants, "params": params}).to_string()
+    json!({
+        "variants": variants, "params": params, "options": super::options::options_json(),
+    })
+    .to_string()
 }
 
 #[cfg(test)]

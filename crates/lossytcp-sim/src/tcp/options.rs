@@ -1,0 +1,212 @@
+//! The sender-wide TCP options (every variant's, unlike a plugin's parameters): declared once
+//! here, as [`super::params`] declares the plugins' parameters, and exported with the variant
+//! registry ([`super::variant::registry_json`]); the Python front builds from the export the
+//! `Tcp` record's fields and their validation, `simulate()`'s keywords, the command line's
+//! flags, the TOML keys and the README's table.
+//!
+//! One module for them all rather than one declaration beside each implementation: an
+//! option is a switch read in several places at once (DSACK by the receiver that reports
+//! and the sender that undoes, `sim::tcp` pairing them; F-RTO and Eifel by the sender's undo
+//! machinery, `Sender::restore_congestion_state`), and none of those files is its single home.
+//!
+//! Adding an option: one entry in [`OPTIONS`], its field in `TcpConfig` (the entry's `get`
+//! reads it; a test checks the entry's name is the field's JSON key), and its implementation.
+
+use crate::config::{Profile, TcpConfig};
+
+/// What the option's value means when the scenario does not give it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// Off unless given. A scenario carries it only when on, so a scenario that does not
+    /// use it (and its run key) is what it was before the option existed.
+    Switch,
+    /// On or off by the profile when not given (`None`); a scenario always carries it,
+    /// `null` for the profile's default.
+    Tristate { rfc: bool, ns2: bool },
+}
+
+/// What the flow's variant must have for the option to be on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requirement {
+    /// Its recovery reads SACK blocks, so its receiver sends them
+    /// ([`crate::config::Variant::reads_sack_blocks`]).
+    SackBlocks,
+}
+
+/// One sender-wide option.
+#[derive(Clone, Copy, Debug)]
+pub struct SenderOption {
+    /// The scenario's key, `simulate()`'s keyword, the TOML key; `--name-with-dashes` flag.
+    pub name: &'static str,
+    /// What it does and whose rule it is (one paragraph, the keyword's documentation).
+    pub doc: &'static str,
+    pub kind: OptionKind,
+    /// A value a profile refuses, and why (the error's text after the value).
+    pub refused: Option<(Profile, bool, &'static str)>,
+    /// What the variant needs when the option is on, and what the option does with it (the
+    /// error's text: "`why`, which `variant`'s receiver does not send: ...").
+    pub requires: Option<(Requirement, &'static str)>,
+    /// The ns-2 2.35 setting the cross-check sets for it, if any: `crosscheck ns2` refuses
+    /// the option on without one.
+    pub ns2: Option<&'static str>,
+    /// The ns-3 3.37 attribute, if any: `crosscheck ns3` refuses the option on without one.
+    pub ns3: Option<&'static str>,
+    /// Linux's counterpart (the emulator runs the kernel's defaults; for the reader).
+    pub linux: Option<&'static str>,
+    /// The scenario's value (`None`: not given, the kind's default).
+    pub get: fn(&TcpConfig) -> Option<bool>,
+}
+
+impl SenderOption {
+    /// Whether it is on in `t`.
+    pub fn on(&self, t: &TcpConfig) -> bool {
+        (self.get)(t).unwrap_or(self.default_for(t.profile))
+    }
+
+    /// Its value in `profile` when not given.
+    pub fn default_for(&self, profile: Profile) -> bool {
+        match (self.kind, profile) {
+            (OptionKind::Switch, _) => false,
+            (OptionKind::Tristate { rfc, .. }, Profile::Rfc) => rfc,
+            (OptionKind::Tristate { ns2, .. }, Profile::Ns2) => ns2,
+        }
+    }
+}
+
+/// RFC 3522 Eifel detection and the undo of what it finds spurious (`Sender`'s
+/// `eifel_probe`).
+pub const EIFEL_UNDO: SenderOption = SenderOption {
+    name: "eifel_undo",
+    doc: "RFC 3522 Eifel: segments carry RFC 7323 timestamps, and the first ACK covering a \
+          congestion event's retransmission that echoes an earlier copy's timestamp makes \
+          the growth plugin undo the event's cut, as Linux's undo_cwnd() (every variant's \
+          growth has one); a timeout found spurious also ends its go-back-N, RFC 4015's \
+          response, and a spurious fast retransmit's recovery ends.",
+    kind: OptionKind::Switch,
+    refused: None,
+    requires: None,
+    ns2: None,
+    ns3: None,
+    linux: Some("tcp_packet_delayed(), the timestamp undo (on with timestamps)"),
+    get: |t| Some(t.eifel_undo),
+};
+
+/// F-RTO (`Sender`'s `frto`).
+pub const FRTO: SenderOption = SenderOption {
+    name: "frto",
+    doc: "RFC 5682 F-RTO, SACK-enhanced as Linux's tcp_frto = 2: after a timeout two new \
+          segments probe whether the originals were only delayed; if so the timeout is \
+          undone as with eifel_undo (no go-back-N), else recovery goes on conventionally.",
+    kind: OptionKind::Switch,
+    refused: None,
+    requires: None,
+    // ns-2 2.35 has an F-RTO of its own (frto_enabled_, sfrto_enabled_: RFC 4138's, with
+    // spurious_response_), never checked against this one: not a counterpart yet.
+    ns2: None,
+    ns3: None,
+    linux: Some("net.ipv4.tcp_frto = 2"),
+    get: |t| Some(t.frto),
+};
+
+/// DSACK: the receiver's report (`Receiver::with_dsack`) and the sender's undo (`Sender`'s
+/// `dsack_undo`).
+pub const DSACK: SenderOption = SenderOption {
+    name: "dsack",
+    doc: "RFC 2883 DSACK: the receiver reports a duplicate segment in the first SACK block, \
+          and when every retransmission of a loss episode has been reported so the sender \
+          undoes the episode's cut as Linux's undo_retrans does (RFC 3708's detection): \
+          after a timeout on the next ACK that advances, as with eifel_undo; a fast recovery \
+          ends with it. SACK variants with profile 'rfc', which carry the blocks.",
+    kind: OptionKind::Switch,
+    refused: Some((
+        Profile::Ns2,
+        true,
+        "is RFC 2883's report in RFC 2018's SACK blocks; ns-2 2.35's sink (profile='ns2') \
+         sends none",
+    )),
+    requires: Some((Requirement::SackBlocks, "reports duplicates in SACK blocks")),
+    ns2: None,
+    ns3: None,
+    linux: Some("net.ipv4.tcp_dsack = 1"),
+    get: |t| Some(t.dsack),
+};
+
+/// Every sender-wide option, in the order users see them.
+pub static OPTIONS: &[SenderOption] = &[EIFEL_UNDO, FRTO, DSACK];
+
+fn profile_name(p: Profile) -> serde_json::Value {
+    serde_json::to_value(p).expect("a unit variant")
+}
+
+/// The options as JSON, for the registry's export.
+pub fn options_json() -> serde_json::Value {
+    use serde_json::json;
+    let options: Vec<_> = OPTIONS
+        .iter()
+        .map(|o| {
+            let (kind, defaults) = match o.kind {
+                OptionKind::Switch => ("switch", json!({"rfc": false, "ns2": false})),
+                OptionKind::Tristate { rfc, ns2 } => ("tristate", json!({"rfc": rfc, "ns2": ns2})),
+            };
+            json!({
+                "name": o.name, "doc": o.doc, "kind": kind, "default": defaults,
+                "refused": o.refused.map(|(p, value, why)| json!({
+                    "profile": profile_name(p), "value": value, "why": why,
+                })),
+                "requires": o.requires.map(|(r, why)| json!({
+                    "what": match r { Requirement::SackBlocks => "sack_blocks" },
+                    "why": why,
+                })),
+                "ns2": o.ns2, "ns3": o.ns3, "linux": o.linux,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(extra: serde_json::Value) -> TcpConfig {
+        let mut base = serde_json::json!({
+            "packet_size_bytes": 1000, "ack_size_bytes": 40, "max_window": 20,
+            "initial_window": 1, "dupack_threshold": 3, "min_rto_s": 1.0,
+            "max_rto_s": 60.0, "initial_rto_s": 3.0, "granularity_s": 0.0,
+            "fixed_rto_s": null, "max_backoff": 64,
+        });
+        base.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        serde_json::from_value(base).expect("a TCP configuration")
+    }
+
+    #[test]
+    fn each_name_is_the_key_its_accessor_reads() {
+        for o in OPTIONS {
+            for profile in ["rfc", "ns2"] {
+                let absent = config(serde_json::json!({ "profile": profile }));
+                let p = absent.profile;
+                assert_eq!(o.on(&absent), o.default_for(p), "{} left out", o.name);
+                for value in [true, false] {
+                    let t = config(serde_json::json!({ "profile": profile, o.name: value }));
+                    assert_eq!((o.get)(&t), Some(value), "{} = {value}", o.name);
+                    assert!(o.on(&t) == value);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_documented() {
+        for (i, o) in OPTIONS.iter().enumerate() {
+            assert!(!o.doc.is_empty(), "{}", o.name);
+            assert!(OPTIONS[..i].iter().all(|p| p.name != o.name), "{}", o.name);
+        }
+        let json = options_json();
+        assert_eq!(json[2]["name"], "dsack");
+        assert_eq!(json[2]["requires"]["what"], "sack_blocks");
+        assert_eq!(json[2]["refused"]["profile"], "ns2");
+        assert_eq!(json[0]["kind"], "switch");
+    }
+}
