@@ -18,6 +18,8 @@ from lossytcp.errors import ParameterError
 from lossytcp.experiments.keys import _files_prefix, _key, dumps, run_key
 from lossytcp.sim import build_scenario
 
+SWITCHES = [k for k, o in variants.OPTIONS.items() if o.kind == "switch"]
+
 #: sha256 (16 hex) of the canonical text of build_scenario(variant, **kw), the part of a run
 #: key the front decides, computed with main at fa6c6f1 (the options written by hand): the
 #: declaration must give the same scenarios, with and without an option on.
@@ -29,6 +31,10 @@ SCENARIO_DIGESTS = {
     ("cubic", (("cubic_beta", 0.6), ("dsack", True), ("eifel_undo", True),
                ("frto", True))): "6995b31598fe83fa",
     ("sack", (("dsack", False), ("eifel_undo", False), ("frto", False))): "b250e710b1d031ed",
+    ("newreno", (("delay_growth", True), ("limited_transmit", False),
+                 ("partial_window_deflation", False), ("profile", "ns2"),
+                 ("recovery_exit_growth", True),
+                 ("timer_every_partial_ack", True))): "05411a56acb95cf3",
 }
 
 
@@ -49,19 +55,24 @@ def test_an_option_off_is_not_in_the_scenario() -> None:
     assert tcp["frto"] is True and "dsack" not in tcp and "eifel_undo" not in tcp
 
 
-def test_the_registry_exports_the_three_options() -> None:
+def test_the_registry_exports_the_options() -> None:
     raw = json.loads(variants.registry_json())["options"]
-    assert [o["name"] for o in raw] == ["eifel_undo", "frto", "dsack"]
+    assert [o["name"] for o in raw] == list(s.Tcp.KNOBS) + SWITCHES
+    assert SWITCHES == ["eifel_undo", "frto", "dsack"]
+    assert s.Tcp.KNOBS == ("limited_transmit", "delay_growth", "partial_window_deflation",
+                           "recovery_exit_growth", "timer_every_partial_ack")
     dsack = variants.OPTIONS["dsack"]
     assert dsack.requires == {"what": "sack_blocks", "why": "reports duplicates in SACK blocks"}
     assert dsack.refused is not None and dsack.refused["profile"] == "ns2"
-    assert all(o.ns2 is None and o.ns3 is None for o in variants.OPTIONS.values())
+    assert all(variants.OPTIONS[k].ns2 is None and variants.OPTIONS[k].ns3 is None
+               for k in SWITCHES)
 
 
 @pytest.mark.parametrize("name", list(variants.OPTIONS))
 def test_a_bad_value_is_refused_naming_the_option_the_value_and_the_range(name: str) -> None:
-    with pytest.raises(ParameterError, match=f"'{name}' = 'yes' is invalid: must be True or "
-                                             "False"):
+    valid = "True or False" if name in SWITCHES else (
+        r"True, False or None \(the profile's default")
+    with pytest.raises(ParameterError, match=f"'{name}' = 'yes' is invalid: must be {valid}"):
         s.Tcp(**{name: "yes"})
 
 
@@ -75,9 +86,14 @@ def test_the_declared_refusals_keep_their_words() -> None:
     assert str(e.value) == ("parameter 'dsack' = True is invalid: reports duplicates in SACK "
                             "blocks, which newreno's receiver does not send: a variant with "
                             "SACK recovery (sack, cubic, bbr, bbr3), or dsack=False")
+    with pytest.raises(ParameterError) as e:
+        s.Tcp(partial_window_deflation=False)
+    assert str(e.value) == ("parameter 'partial_window_deflation' = False is invalid: RFC 6582 "
+                            "always deflates; the undeflated NewReno is ns-2's (profile='ns2')")
+    s.Tcp(partial_window_deflation=False, profile="ns2")
 
 
-@pytest.mark.parametrize("name", list(variants.OPTIONS))
+@pytest.mark.parametrize("name", SWITCHES)
 def test_the_cross_checks_refuse_an_option_on_without_a_counterpart(name: str) -> None:
     from lossytcp.ns2 import build_script
     from lossytcp.ns2.script import Ns2Unsupported
@@ -110,6 +126,11 @@ _FAKE_OPTION = textwrap.dedent('''
             "refused": {"profile": "ns2", "value": True, "why": "is not ns-2's"},
             "requires": {"what": "sack_blocks", "why": "reads fake blocks"},
             "ns2": None, "ns3": "ns3::Fake::Probe", "linux": None})
+        raw["options"].append({
+            "name": "fake_knob", "doc": "A knob of nothing (test).", "kind": "tristate",
+            "default": {"rfc": True, "ns2": False},
+            "refused": {"profile": "rfc", "value": False, "why": "is on in rfc"},
+            "requires": None, "ns2": "fake_", "ns3": None, "linux": None})
         return json.dumps(raw)
 
     engine.registry_json = registry_json
@@ -137,7 +158,7 @@ _FAKE_OPTION = textwrap.dedent('''
     assert build_scenario("sack", fake_probe=True)["flows"][0]["tcp"]["fake_probe"] is True
     assert "fake_probe" not in build_scenario("sack", fake_probe=False)["flows"][0]["tcp"]
     doc = " ".join(lossytcp.simulate.__doc__.split())
-    assert "``fake_probe`` (default off): A probe of nothing (test)." in doc
+    assert "``fake_probe`` (default off): A probe of nothing (test)" in doc
     # the command line's flag
     parser = build_parser("simulate")
     a = parser.parse_args(["simulate", "--variant", "sack", "--fake-probe"])
@@ -154,6 +175,21 @@ _FAKE_OPTION = textwrap.dedent('''
     # crosscheck ns2 refuses it by name (ns-2 has no counterpart)
     with pytest.raises(Ns2Unsupported, match="'fake_probe' = True .*no ns-2 2.35"):
         build_script("sack", fake_probe=True)
+    # a knob: None (the profile's default) unless given, in the engine's JSON always
+    assert s.Tcp().fake_knob is None and "fake_knob" in s.Tcp.KNOBS
+    assert build_scenario("sack")["flows"][0]["tcp"]["fake_knob"] is None
+    assert build_scenario("sack", profile="ns2", fake_knob=False)["flows"][0]["tcp"][
+        "fake_knob"] is False
+    with pytest.raises(ParameterError, match="'fake_knob' = 1 is invalid: must be True, False "
+                       "or None"):
+        s.Tcp(fake_knob=1)
+    with pytest.raises(ParameterError, match="'fake_knob' = False is invalid: is on in rfc"):
+        s.Tcp(fake_knob=False)
+    assert "``fake_knob`` (default on for 'rfc', off for 'ns2'): A knob of nothing" in doc
+    a = parser.parse_args(["simulate", "--profile", "ns2", "--fake-knob", "false"])
+    assert scenario_from_args(a)["fake_knob"] is False
+    assert "| `fake_knob` | on for 'rfc', off for 'ns2' | `--fake-knob` `true` or `false` |" \
+        in variants.option_table()
     print("ok")
 ''')
 

@@ -364,7 +364,7 @@ def option_table() -> str:
     rows = ["| option | default | flag | ns-2 | ns-3 | Linux | meaning |",
             "|---|---|---|---|---|---|---|"]
     for o in OPTIONS.values():
-        flag = f"`{o.flag}`" if o.kind == "switch" else f"`{o.flag} true|false`"
+        flag = f"`{o.flag}`" if o.kind == "switch" else f"`{o.flag}` `true` or `false`"
         rows.append(f"| `{o.name}` | {o.default_text()} | {flag} | {o.ns2 or 'none'} | "
                     f"{o.ns3 or 'none'} | {o.linux or 'none'} | {o.doc} |")
     return "\n".join(rows) + "\n"

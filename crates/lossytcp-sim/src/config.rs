@@ -220,29 +220,20 @@ pub struct TcpConfig {
     pub delack_interval_s: f64,
     #[serde(default)]
     pub profile: Profile,
-    /// RFC 3042 limited transmit: each of the first DupThresh - 1 duplicate ACKs releases one
-    /// new segment. `None` = the profile's default (on for ns2, whose `singledup_` is 1; off
-    /// for rfc).
+    /// [`crate::tcp::options::LIMITED_TRANSMIT`] (`None`: the profile's default, as for the
+    /// four below).
     #[serde(default)]
     pub limited_transmit: Option<bool>,
-    /// ns-2's `delay_growth_`: the ACK of segment 0 resets cwnd to the initial window instead
-    /// of opening it. `None` = the profile's default (on for ns2, as in ns-2; off for rfc).
+    /// [`crate::tcp::options::DELAY_GROWTH`].
     #[serde(default)]
     pub delay_growth: Option<bool>,
-    /// NewReno partial ACKs deflate the window by the newly acknowledged amount less one
-    /// (RFC 6582 §3.2 step 5; ns-2's `partial_window_deflation_`, 1 in ns-2 2.35). `None` =
-    /// the profile's default: on for both (rfc always deflates; ns2 as ns-2 2.35).
+    /// [`crate::tcp::options::PARTIAL_WINDOW_DEFLATION`].
     #[serde(default)]
     pub partial_window_deflation: Option<bool>,
-    /// The ACK that ends fast recovery also opens cwnd (ns-2's `recv_newack_helper()` ->
-    /// `opencwnd()` after cwnd_ was restored). `None` = the profile's default: on for ns2,
-    /// off for rfc (RFC 5681 §3.2 step 6 / RFC 6582 set cwnd and stop).
+    /// [`crate::tcp::options::RECOVERY_EXIT_GROWTH`].
     #[serde(default)]
     pub recovery_exit_growth: Option<bool>,
-    /// NewReno restarts the retransmission timer on every partial ACK (RFC 6582 §4's
-    /// "Slow-but-Steady"; ns-2's `newreno_changes1_ 0`) instead of the first one only
-    /// ("Impatient", RFC 6582 §3.2 step 5; ns-2 2.35's default `newreno_changes1_ 1`).
-    /// `None` = first only, in both profiles.
+    /// [`crate::tcp::options::TIMER_EVERY_PARTIAL_ACK`].
     #[serde(default)]
     pub timer_every_partial_ack: Option<bool>,
     /// The variant's plugin parameters given, by name (each plugin declares its own: see
@@ -263,26 +254,6 @@ pub struct TcpConfig {
     /// [`crate::tcp::options::DSACK`].
     #[serde(default)]
     pub dsack: bool,
-}
-
-impl TcpConfig {
-    pub fn limited_transmit_on(&self) -> bool {
-        self.limited_transmit
-            .unwrap_or(self.profile == Profile::Ns2)
-    }
-    pub fn delay_growth_on(&self) -> bool {
-        self.delay_growth.unwrap_or(self.profile == Profile::Ns2)
-    }
-    pub fn partial_window_deflation_on(&self) -> bool {
-        self.partial_window_deflation.unwrap_or(true)
-    }
-    pub fn timer_every_partial_ack_on(&self) -> bool {
-        self.timer_every_partial_ack.unwrap_or(false)
-    }
-    pub fn recovery_exit_growth_on(&self) -> bool {
-        self.recovery_exit_growth
-            .unwrap_or(self.profile == Profile::Ns2)
-    }
 }
 
 fn delack_default() -> f64 {

@@ -1,13 +1,15 @@
-//! The sender-wide TCP options (every variant's, unlike a plugin's parameters): declared once
+//! The sender-wide TCP options (every variant's, unlike a plugin's parameters): the profile's
+//! knobs (on or off by the profile unless given) and the undo switches, declared once
 //! here, as [`super::params`] declares the plugins' parameters, and exported with the variant
 //! registry ([`super::variant::registry_json`]); the Python front builds from the export the
 //! `Tcp` record's fields and their validation, `simulate()`'s keywords, the command line's
 //! flags, the TOML keys and the README's table.
 //!
 //! One module for them all rather than one declaration beside each implementation: an
-//! option is a switch read in several places at once (DSACK by the receiver that reports
-//! and the sender that undoes, `sim::tcp` pairing them; F-RTO and Eifel by the sender's undo
-//! machinery, `Sender::restore_congestion_state`), and none of those files is its single home.
+//! option is read in several places at once (DSACK by the receiver that reports and the
+//! sender that undoes, `sim::tcp` pairing them; F-RTO and Eifel by the sender's undo
+//! machinery; the knobs by `variant::preset`, which hands them to the recovery plugins and
+//! the sender's `Compat`), and none of those files is its single home.
 //!
 //! Adding an option: one entry in [`OPTIONS`], its field in `TcpConfig` (the entry's `get`
 //! reads it; a test checks the entry's name is the field's JSON key), and its implementation.
@@ -73,6 +75,99 @@ impl SenderOption {
     }
 }
 
+/// RFC 3042 (`Compat::limited_transmit`).
+pub const LIMITED_TRANSMIT: SenderOption = SenderOption {
+    name: "limited_transmit",
+    doc: "RFC 3042 limited transmit: each of the first DupThresh - 1 duplicate ACKs releases \
+          one new segment (ns-2's singledup_, 1 in ns-2 2.35); Vegas refuses it, having its \
+          own rule for the first duplicate ACKs.",
+    kind: OptionKind::Tristate {
+        rfc: false,
+        ns2: true,
+    },
+    refused: None,
+    requires: None,
+    ns2: Some("singledup_"),
+    ns3: None,
+    linux: Some("always on"),
+    get: |t| t.limited_transmit,
+};
+
+/// ns-2's `delay_growth_` (`Compat::delay_growth`).
+pub const DELAY_GROWTH: SenderOption = SenderOption {
+    name: "delay_growth",
+    doc: "ns-2's delay_growth_: the ACK of segment 0 resets cwnd to the initial window \
+          instead of opening it.",
+    kind: OptionKind::Tristate {
+        rfc: false,
+        ns2: true,
+    },
+    refused: None,
+    requires: None,
+    ns2: Some("delay_growth_"),
+    ns3: None,
+    linux: None,
+    get: |t| t.delay_growth,
+};
+
+/// NewReno's partial window deflation (`PartialAckWindow::Ns2`).
+pub const PARTIAL_WINDOW_DEFLATION: SenderOption = SenderOption {
+    name: "partial_window_deflation",
+    doc: "NewReno partial ACKs deflate the window by the newly acknowledged amount less one \
+          (RFC 6582 section 3.2 step 5; ns-2's partial_window_deflation_, 1 in ns-2 2.35); off \
+          gives the ns-2 NewReno of paper 000 Table III in profile 'ns2'.",
+    kind: OptionKind::Tristate {
+        rfc: true,
+        ns2: true,
+    },
+    refused: Some((
+        Profile::Rfc,
+        false,
+        "RFC 6582 always deflates; the undeflated NewReno is ns-2's (profile='ns2')",
+    )),
+    requires: None,
+    ns2: Some("partial_window_deflation_"),
+    ns3: None,
+    linux: None,
+    get: |t| t.partial_window_deflation,
+};
+
+/// Growth on the ACK that ends fast recovery (`exit_growth` of the Reno and NewReno
+/// recoveries).
+pub const RECOVERY_EXIT_GROWTH: SenderOption = SenderOption {
+    name: "recovery_exit_growth",
+    doc: "The ACK that ends fast recovery also opens cwnd, as ns-2's recv_newack_helper() \
+          does; RFC 5681 section 3.2 step 6 and RFC 6582 set cwnd and stop.",
+    kind: OptionKind::Tristate {
+        rfc: false,
+        ns2: true,
+    },
+    refused: None,
+    requires: None,
+    ns2: Some("always on (recv_newack_helper)"),
+    ns3: None,
+    linux: None,
+    get: |t| t.recovery_exit_growth,
+};
+
+/// NewReno's timer on partial ACKs (`NewRenoParams::timer_every_partial_ack`).
+pub const TIMER_EVERY_PARTIAL_ACK: SenderOption = SenderOption {
+    name: "timer_every_partial_ack",
+    doc: "NewReno restarts the retransmission timer on every partial ACK (RFC 6582 section \
+          4's Slow-but-Steady; ns-2's newreno_changes1_ 0) instead of the first one only \
+          (Impatient, RFC 6582 section 3.2 step 5; ns-2 2.35's default).",
+    kind: OptionKind::Tristate {
+        rfc: false,
+        ns2: false,
+    },
+    refused: None,
+    requires: None,
+    ns2: Some("newreno_changes1_ (inverted)"),
+    ns3: None,
+    linux: None,
+    get: |t| t.timer_every_partial_ack,
+};
+
 /// RFC 3522 Eifel detection and the undo of what it finds spurious (`Sender`'s
 /// `eifel_probe`).
 pub const EIFEL_UNDO: SenderOption = SenderOption {
@@ -132,7 +227,16 @@ pub const DSACK: SenderOption = SenderOption {
 };
 
 /// Every sender-wide option, in the order users see them.
-pub static OPTIONS: &[SenderOption] = &[EIFEL_UNDO, FRTO, DSACK];
+pub static OPTIONS: &[SenderOption] = &[
+    LIMITED_TRANSMIT,
+    DELAY_GROWTH,
+    PARTIAL_WINDOW_DEFLATION,
+    RECOVERY_EXIT_GROWTH,
+    TIMER_EVERY_PARTIAL_ACK,
+    EIFEL_UNDO,
+    FRTO,
+    DSACK,
+];
 
 fn profile_name(p: Profile) -> serde_json::Value {
     serde_json::to_value(p).expect("a unit variant")
@@ -204,9 +308,11 @@ mod tests {
             assert!(OPTIONS[..i].iter().all(|p| p.name != o.name), "{}", o.name);
         }
         let json = options_json();
-        assert_eq!(json[2]["name"], "dsack");
-        assert_eq!(json[2]["requires"]["what"], "sack_blocks");
-        assert_eq!(json[2]["refused"]["profile"], "ns2");
-        assert_eq!(json[0]["kind"], "switch");
+        assert_eq!(json[7]["name"], "dsack");
+        assert_eq!(json[7]["requires"]["what"], "sack_blocks");
+        assert_eq!(json[7]["refused"]["profile"], "ns2");
+        assert_eq!(json[5]["kind"], "switch");
+        assert_eq!(json[0]["kind"], "tristate");
+        assert_eq!(json[0]["default"]["ns2"], true);
     }
 }
