@@ -710,6 +710,7 @@ fn check_tcp(name: &str, variant: Variant, t: &TcpConfig) -> Result<(), String> 
         }
     }
     crate::tcp::variant::check_params(&format!("{name}.tcp"), variant, &t.params)?;
+    crate::tcp::options::check(&format!("{name}.tcp"), variant, t)?;
     Ok(())
 }
 

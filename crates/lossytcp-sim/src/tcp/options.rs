@@ -14,7 +14,7 @@
 //! Adding an option: one entry in [`OPTIONS`], its field in `TcpConfig` (the entry's `get`
 //! reads it; a test checks the entry's name is the field's JSON key), and its implementation.
 
-use crate::config::{Profile, TcpConfig};
+use crate::config::{Profile, TcpConfig, Variant};
 
 /// What the option's value means when the scenario does not give it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +60,61 @@ pub struct SenderOption {
 }
 
 impl SenderOption {
+    const fn new(
+        name: &'static str,
+        kind: OptionKind,
+        get: fn(&TcpConfig) -> Option<bool>,
+    ) -> Self {
+        Self {
+            name,
+            doc: "",
+            kind,
+            refused: None,
+            requires: None,
+            ns2: None,
+            ns3: None,
+            linux: None,
+            get,
+        }
+    }
+    /// Off unless given; `get` reads its `TcpConfig` field.
+    pub const fn switch(name: &'static str, get: fn(&TcpConfig) -> Option<bool>) -> Self {
+        Self::new(name, OptionKind::Switch, get)
+    }
+    /// The profile's default unless given (`rfc`, `ns2`); `get` reads its `TcpConfig` field.
+    pub const fn knob(
+        name: &'static str,
+        rfc: bool,
+        ns2: bool,
+        get: fn(&TcpConfig) -> Option<bool>,
+    ) -> Self {
+        Self::new(name, OptionKind::Tristate { rfc, ns2 }, get)
+    }
+    pub const fn doc(mut self, doc: &'static str) -> Self {
+        self.doc = doc;
+        self
+    }
+    pub const fn refused(mut self, profile: Profile, value: bool, why: &'static str) -> Self {
+        self.refused = Some((profile, value, why));
+        self
+    }
+    pub const fn requires(mut self, what: Requirement, why: &'static str) -> Self {
+        self.requires = Some((what, why));
+        self
+    }
+    pub const fn ns2(mut self, setting: &'static str) -> Self {
+        self.ns2 = Some(setting);
+        self
+    }
+    pub const fn ns3(mut self, attribute: &'static str) -> Self {
+        self.ns3 = Some(attribute);
+        self
+    }
+    pub const fn linux(mut self, counterpart: &'static str) -> Self {
+        self.linux = Some(counterpart);
+        self
+    }
+
     /// Whether it is on in `t`.
     pub fn on(&self, t: &TcpConfig) -> bool {
         (self.get)(t).unwrap_or(self.default_for(t.profile))
@@ -76,155 +131,107 @@ impl SenderOption {
 }
 
 /// RFC 3042 (`Compat::limited_transmit`).
-pub const LIMITED_TRANSMIT: SenderOption = SenderOption {
-    name: "limited_transmit",
-    doc: "RFC 3042 limited transmit: each of the first DupThresh - 1 duplicate ACKs releases \
-          one new segment (ns-2's singledup_, 1 in ns-2 2.35); Vegas refuses it, having its \
-          own rule for the first duplicate ACKs.",
-    kind: OptionKind::Tristate {
-        rfc: false,
-        ns2: true,
-    },
-    refused: None,
-    requires: None,
-    ns2: Some("singledup_"),
-    ns3: None,
-    linux: Some("always on"),
-    get: |t| t.limited_transmit,
-};
+pub const LIMITED_TRANSMIT: SenderOption =
+    SenderOption::knob("limited_transmit", false, true, |t| t.limited_transmit)
+        .doc(
+            "RFC 3042 limited transmit: each of the first DupThresh - 1 duplicate ACKs \
+             releases one new segment (ns-2's singledup_, 1 in ns-2 2.35); Vegas refuses it, \
+             having its own rule for the first duplicate ACKs.",
+        )
+        .ns2("singledup_")
+        .linux("always on");
 
 /// ns-2's `delay_growth_` (`Compat::delay_growth`).
-pub const DELAY_GROWTH: SenderOption = SenderOption {
-    name: "delay_growth",
-    doc: "ns-2's delay_growth_: the ACK of segment 0 resets cwnd to the initial window \
-          instead of opening it.",
-    kind: OptionKind::Tristate {
-        rfc: false,
-        ns2: true,
-    },
-    refused: None,
-    requires: None,
-    ns2: Some("delay_growth_"),
-    ns3: None,
-    linux: None,
-    get: |t| t.delay_growth,
-};
+pub const DELAY_GROWTH: SenderOption =
+    SenderOption::knob("delay_growth", false, true, |t| t.delay_growth)
+        .doc(
+            "ns-2's delay_growth_: the ACK of segment 0 resets cwnd to the initial window \
+             instead of opening it.",
+        )
+        .ns2("delay_growth_");
 
 /// NewReno's partial window deflation (`PartialAckWindow::Ns2`).
-pub const PARTIAL_WINDOW_DEFLATION: SenderOption = SenderOption {
-    name: "partial_window_deflation",
-    doc: "NewReno partial ACKs deflate the window by the newly acknowledged amount less one \
-          (RFC 6582 section 3.2 step 5; ns-2's partial_window_deflation_, 1 in ns-2 2.35); off \
-          gives the ns-2 NewReno of paper 000 Table III in profile 'ns2'.",
-    kind: OptionKind::Tristate {
-        rfc: true,
-        ns2: true,
-    },
-    refused: Some((
+pub const PARTIAL_WINDOW_DEFLATION: SenderOption =
+    SenderOption::knob("partial_window_deflation", true, true, |t| {
+        t.partial_window_deflation
+    })
+    .doc(
+        "NewReno partial ACKs deflate the window by the newly acknowledged amount less one \
+         (RFC 6582 section 3.2 step 5; ns-2's partial_window_deflation_, 1 in ns-2 2.35); off \
+         gives the ns-2 NewReno of paper 000 Table III in profile 'ns2'.",
+    )
+    .refused(
         Profile::Rfc,
         false,
         "RFC 6582 always deflates; the undeflated NewReno is ns-2's (profile='ns2')",
-    )),
-    requires: None,
-    ns2: Some("partial_window_deflation_"),
-    ns3: None,
-    linux: None,
-    get: |t| t.partial_window_deflation,
-};
+    )
+    .ns2("partial_window_deflation_");
 
 /// Growth on the ACK that ends fast recovery (`exit_growth` of the Reno and NewReno
 /// recoveries).
-pub const RECOVERY_EXIT_GROWTH: SenderOption = SenderOption {
-    name: "recovery_exit_growth",
-    doc: "The ACK that ends fast recovery also opens cwnd, as ns-2's recv_newack_helper() \
-          does; RFC 5681 section 3.2 step 6 and RFC 6582 set cwnd and stop.",
-    kind: OptionKind::Tristate {
-        rfc: false,
-        ns2: true,
-    },
-    refused: None,
-    requires: None,
-    ns2: Some("always on (recv_newack_helper)"),
-    ns3: None,
-    linux: None,
-    get: |t| t.recovery_exit_growth,
-};
+pub const RECOVERY_EXIT_GROWTH: SenderOption =
+    SenderOption::knob("recovery_exit_growth", false, true, |t| {
+        t.recovery_exit_growth
+    })
+    .doc(
+        "The ACK that ends fast recovery also opens cwnd, as ns-2's recv_newack_helper() \
+             does; RFC 5681 section 3.2 step 6 and RFC 6582 set cwnd and stop.",
+    )
+    .ns2("always on (recv_newack_helper)");
 
 /// NewReno's timer on partial ACKs (`NewRenoParams::timer_every_partial_ack`).
-pub const TIMER_EVERY_PARTIAL_ACK: SenderOption = SenderOption {
-    name: "timer_every_partial_ack",
-    doc: "NewReno restarts the retransmission timer on every partial ACK (RFC 6582 section \
-          4's Slow-but-Steady; ns-2's newreno_changes1_ 0) instead of the first one only \
-          (Impatient, RFC 6582 section 3.2 step 5; ns-2 2.35's default).",
-    kind: OptionKind::Tristate {
-        rfc: false,
-        ns2: false,
-    },
-    refused: None,
-    requires: None,
-    ns2: Some("newreno_changes1_ (inverted)"),
-    ns3: None,
-    linux: None,
-    get: |t| t.timer_every_partial_ack,
-};
+pub const TIMER_EVERY_PARTIAL_ACK: SenderOption =
+    SenderOption::knob("timer_every_partial_ack", false, false, |t| {
+        t.timer_every_partial_ack
+    })
+    .doc(
+        "NewReno restarts the retransmission timer on every partial ACK (RFC 6582 section 4's \
+         Slow-but-Steady; ns-2's newreno_changes1_ 0) instead of the first one only \
+         (Impatient, RFC 6582 section 3.2 step 5; ns-2 2.35's default).",
+    )
+    .ns2("newreno_changes1_ (inverted)");
 
 /// RFC 3522 Eifel detection and the undo of what it finds spurious (`Sender`'s
 /// `eifel_probe`).
-pub const EIFEL_UNDO: SenderOption = SenderOption {
-    name: "eifel_undo",
-    doc: "RFC 3522 Eifel: segments carry RFC 7323 timestamps, and the first ACK covering a \
-          congestion event's retransmission that echoes an earlier copy's timestamp makes \
-          the growth plugin undo the event's cut, as Linux's undo_cwnd() (every variant's \
-          growth has one); a timeout found spurious also ends its go-back-N, RFC 4015's \
-          response, and a spurious fast retransmit's recovery ends.",
-    kind: OptionKind::Switch,
-    refused: None,
-    requires: None,
-    ns2: None,
-    ns3: None,
-    linux: Some("tcp_packet_delayed(), the timestamp undo (on with timestamps)"),
-    get: |t| Some(t.eifel_undo),
-};
+pub const EIFEL_UNDO: SenderOption = SenderOption::switch("eifel_undo", |t| Some(t.eifel_undo))
+    .doc(
+        "RFC 3522 Eifel: segments carry RFC 7323 timestamps, and the first ACK covering a \
+         congestion event's retransmission that echoes an earlier copy's timestamp makes the \
+         growth plugin undo the event's cut, as Linux's undo_cwnd() (every variant's growth \
+         has one); a timeout found spurious also ends its go-back-N, RFC 4015's response, and \
+         a spurious fast retransmit's recovery ends.",
+    )
+    .linux("tcp_packet_delayed(), the timestamp undo (on with timestamps)");
 
-/// F-RTO (`Sender`'s `frto`).
-pub const FRTO: SenderOption = SenderOption {
-    name: "frto",
-    doc: "RFC 5682 F-RTO, SACK-enhanced as Linux's tcp_frto = 2: after a timeout two new \
-          segments probe whether the originals were only delayed; if so the timeout is \
-          undone as with eifel_undo (no go-back-N), else recovery goes on conventionally.",
-    kind: OptionKind::Switch,
-    refused: None,
-    requires: None,
-    // ns-2 2.35 has an F-RTO of its own (frto_enabled_, sfrto_enabled_: RFC 4138's, with
-    // spurious_response_), never checked against this one: not a counterpart yet.
-    ns2: None,
-    ns3: None,
-    linux: Some("net.ipv4.tcp_frto = 2"),
-    get: |t| Some(t.frto),
-};
+/// F-RTO (`Sender`'s `frto`). ns-2 2.35 has an F-RTO of its own (frto_enabled_,
+/// sfrto_enabled_: RFC 4138's, with spurious_response_), never checked against this one: not
+/// a counterpart yet.
+pub const FRTO: SenderOption = SenderOption::switch("frto", |t| Some(t.frto))
+    .doc(
+        "RFC 5682 F-RTO, SACK-enhanced as Linux's tcp_frto = 2: after a timeout two new \
+         segments probe whether the originals were only delayed; if so the timeout is undone \
+         as with eifel_undo (no go-back-N), else recovery goes on conventionally.",
+    )
+    .linux("net.ipv4.tcp_frto = 2");
 
 /// DSACK: the receiver's report (`Receiver::with_dsack`) and the sender's undo (`Sender`'s
 /// `dsack_undo`).
-pub const DSACK: SenderOption = SenderOption {
-    name: "dsack",
-    doc: "RFC 2883 DSACK: the receiver reports a duplicate segment in the first SACK block, \
-          and when every retransmission of a loss episode has been reported so the sender \
-          undoes the episode's cut as Linux's undo_retrans does (RFC 3708's detection): \
-          after a timeout on the next ACK that advances, as with eifel_undo; a fast recovery \
-          ends with it. SACK variants with profile 'rfc', which carry the blocks.",
-    kind: OptionKind::Switch,
-    refused: Some((
+pub const DSACK: SenderOption = SenderOption::switch("dsack", |t| Some(t.dsack))
+    .doc(
+        "RFC 2883 DSACK: the receiver reports a duplicate segment in the first SACK block, and \
+         when every retransmission of a loss episode has been reported so the sender undoes \
+         the episode's cut as Linux's undo_retrans does (RFC 3708's detection): after a \
+         timeout on the next ACK that advances, as with eifel_undo; a fast recovery ends with \
+         it. SACK variants with profile 'rfc', which carry the blocks.",
+    )
+    .refused(
         Profile::Ns2,
         true,
         "is RFC 2883's report in RFC 2018's SACK blocks; ns-2 2.35's sink (profile='ns2') \
          sends none",
-    )),
-    requires: Some((Requirement::SackBlocks, "reports duplicates in SACK blocks")),
-    ns2: None,
-    ns3: None,
-    linux: Some("net.ipv4.tcp_dsack = 1"),
-    get: |t| Some(t.dsack),
-};
+    )
+    .requires(Requirement::SackBlocks, "reports duplicates in SACK blocks")
+    .linux("net.ipv4.tcp_dsack = 1");
 
 /// Every sender-wide option, in the order users see them.
 pub static OPTIONS: &[SenderOption] = &[
@@ -237,6 +244,31 @@ pub static OPTIONS: &[SenderOption] = &[
     FRTO,
     DSACK,
 ];
+
+/// Refuses what the declaration refuses, for a scenario given to the engine directly (the
+/// Python front refuses the same before building one): a value its profile refuses, an
+/// option given on for a variant without what it requires. `owner` names the place
+/// (`flows[0].tcp`).
+pub fn check(owner: &str, variant: Variant, t: &TcpConfig) -> Result<(), String> {
+    for o in OPTIONS {
+        let given = (o.get)(t);
+        if let Some((profile, value, why)) = o.refused {
+            if t.profile == profile && given == Some(value) {
+                return Err(format!("{owner}.{} = {value} {why}", o.name));
+            }
+        }
+        if let (Some((Requirement::SackBlocks, why)), Some(true)) = (o.requires, given) {
+            if !variant.reads_sack_blocks() {
+                return Err(format!(
+                    "{owner}.{} = true {why}, which {}'s receiver does not send",
+                    o.name,
+                    variant.info().name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
 
 fn profile_name(p: Profile) -> serde_json::Value {
     serde_json::to_value(p).expect("a unit variant")
@@ -299,6 +331,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_engine_refuses_what_the_declaration_refuses() {
+        let ok = config(serde_json::json!({ "dsack": true }));
+        assert_eq!(check("f", Variant::Sack, &ok), Ok(()));
+        let e = check("f", Variant::NewReno, &ok).unwrap_err();
+        assert!(e.contains("f.dsack = true reports duplicates in SACK blocks, which newreno's"));
+        let ns2 = config(serde_json::json!({ "dsack": true, "profile": "ns2" }));
+        let e = check("f", Variant::Sack, &ns2).unwrap_err();
+        assert!(e.starts_with("f.dsack = true is RFC 2883's report"), "{e}");
+        let rfc = config(serde_json::json!({ "partial_window_deflation": false }));
+        assert!(check("f", Variant::NewReno, &rfc).is_err());
+        let off = config(serde_json::json!({ "dsack": false, "profile": "ns2" }));
+        assert_eq!(check("f", Variant::NewReno, &off), Ok(()));
     }
 
     #[test]
