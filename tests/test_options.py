@@ -110,6 +110,19 @@ def test_the_cross_checks_refuse_an_option_on_without_a_counterpart(name: str) -
     ns3_arguments("sack", {name: False})
 
 
+def test_crosscheck_ns3_refuses_a_knob_given() -> None:
+    from lossytcp.ns3 import Ns3Unsupported, ns3_arguments
+    from lossytcp.variants import refuse_options_without
+
+    with pytest.raises(Ns3Unsupported, match="'delay_growth' = False .*ns-2's delay_growth_"):
+        ns3_arguments("newreno", {"delay_growth": False})
+    # a knob with no entry of its own in ns-3's list is refused by the declaration
+    with pytest.raises(Ns3Unsupported, match="'delay_growth' = True is invalid: has no ns-3 "
+                       r"3.37 counterpart; leave it out \(the profile's default\)"):
+        refuse_options_without("ns3", {"delay_growth": True}, Ns3Unsupported, "ns-3 3.37")
+    refuse_options_without("ns3", {"delay_growth": None, "frto": False}, Ns3Unsupported, "x")
+
+
 #: Run in a fresh interpreter: the engine's registry, given one more option (a switch that
 #: the ns2 profile refuses and that needs SACK blocks), reaches every place built from it.
 _FAKE_OPTION = textwrap.dedent('''

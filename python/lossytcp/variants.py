@@ -343,12 +343,14 @@ def keywords_doc(params: Iterable[Param] | None = None) -> str:
 
 def refuse_options_without(tool: str, given: Mapping[str, Any], error: type[ParameterError],
                            label: str) -> None:
-    """Raises ``error`` naming the first switch on in ``given`` (an engine TCP config or
-    simulate()'s keywords) that has no counterpart in ``tool`` (``"ns2"`` or ``"ns3"``);
-    ``label`` names the tool in the message."""
+    """Raises ``error`` naming the first option in ``given`` (an engine TCP config or
+    simulate()'s keywords), a switch on or a knob given, that has no counterpart in ``tool``
+    (``"ns2"`` or ``"ns3"``); ``label`` names the tool in the message."""
     for o in OPTIONS.values():
-        if o.kind == "switch" and given.get(o.name) and getattr(o, tool) is None:
-            raise error(o.name, given[o.name], f"has no {label} counterpart; leave it off to "
+        x = given.get(o.name)
+        if (x if o.kind == "switch" else x is not None) and getattr(o, tool) is None:
+            how = "off" if o.kind == "switch" else "out (the profile's default)"
+            raise error(o.name, x, f"has no {label} counterpart; leave it {how} to "
                         "cross-check")
 
 

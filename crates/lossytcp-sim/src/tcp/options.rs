@@ -48,10 +48,11 @@ pub struct SenderOption {
     /// What the variant needs when the option is on, and what the option does with it (the
     /// error's text: "`why`, which `variant`'s receiver does not send: ...").
     pub requires: Option<(Requirement, &'static str)>,
-    /// The ns-2 2.35 setting the cross-check sets for it, if any: `crosscheck ns2` refuses
-    /// the option on without one.
+    /// The ns-2 2.35 counterpart, if any (the agent variable the cross-check sets, or the
+    /// behaviour ns-2 always has): `crosscheck ns2` refuses a switch on, or a knob given,
+    /// without one.
     pub ns2: Option<&'static str>,
-    /// The ns-3 3.37 attribute, if any: `crosscheck ns3` refuses the option on without one.
+    /// The ns-3 3.37 counterpart, if any: `crosscheck ns3` refuses as `crosscheck ns2` does.
     pub ns3: Option<&'static str>,
     /// Linux's counterpart (the emulator runs the kernel's defaults; for the reader).
     pub linux: Option<&'static str>,
