@@ -429,8 +429,7 @@ _DEFAULTS: dict[str, Any] = dict(
     rto_estimator="rfc6298", delayed_ack=False,
     protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
     ack_size_bytes=40, transfer_bytes=None, profile="rfc", tick_phase=None, trace_sends=False,
-    trace_window=False,
-    trace_delay=False, hops=None,
+    trace_window=False, trace_delay=False, hops=None,
     # Every sender-wide option of the engine's registry (False, or None: the profile's).
     **{k: o.unset for k, o in _variants.OPTIONS.items()},
     # Every plugin parameter of the engine's registry (None: the variant's default).
