@@ -55,6 +55,19 @@ def test_an_option_off_is_not_in_the_scenario() -> None:
     assert tcp["frto"] is True and "dsack" not in tcp and "eifel_undo" not in tcp
 
 
+def test_the_engine_as_linux_runs_the_options_it_ran_by_hand() -> None:
+    from lossytcp.emulate.linux import engine_config
+
+    kw = engine_config(packet_size_bytes=1500, window=100, variant="sack")
+    assert {k: kw.get(k) for k in variants.OPTIONS} == {
+        "limited_transmit": True, "delay_growth": None, "partial_window_deflation": None,
+        "recovery_exit_growth": None, "timer_every_partial_ack": None, "eifel_undo": False,
+        "frto": True, "dsack": True}
+    # the scenario main fa6c6f1 built from it, with frto, dsack, limited_transmit by hand
+    text = dumps(build_scenario("sack", **kw))
+    assert hashlib.sha256(text.encode()).hexdigest()[:16] == "d2d737f167b32120"
+
+
 def test_the_registry_exports_the_options() -> None:
     raw = json.loads(variants.registry_json())["options"]
     assert [o["name"] for o in raw] == list(s.Tcp.KNOBS) + SWITCHES
@@ -138,12 +151,12 @@ _FAKE_OPTION = textwrap.dedent('''
             "default": {"rfc": False, "ns2": False},
             "refused": {"profile": "ns2", "value": True, "why": "is not ns-2's"},
             "requires": {"what": "sack_blocks", "why": "reads fake blocks"},
-            "ns2": None, "ns3": "ns3::Fake::Probe", "linux": None})
+            "ns2": None, "ns3": "ns3::Fake::Probe", "linux": None, "as_linux": True})
         raw["options"].append({
             "name": "fake_knob", "doc": "A knob of nothing (test).", "kind": "tristate",
             "default": {"rfc": True, "ns2": False},
             "refused": {"profile": "rfc", "value": False, "why": "is on in rfc"},
-            "requires": None, "ns2": "fake_", "ns3": None, "linux": None})
+            "requires": None, "ns2": "fake_", "ns3": None, "linux": None, "as_linux": None})
         return json.dumps(raw)
 
     engine.registry_json = registry_json
@@ -183,7 +196,7 @@ _FAKE_OPTION = textwrap.dedent('''
                     duration_s=5.0)
     assert "fake_probe = true" in sc.to_toml() and s.Scenario.from_toml(sc.to_toml()) == sc
     # the README's row
-    assert "| `fake_probe` | off | `--fake-probe` | none | ns3::Fake::Probe |" in \\
+    assert "| `fake_probe` | off | `--fake-probe` | none | ns3::Fake::Probe | none | on |" in \\
         variants.option_table()
     # crosscheck ns2 refuses it by name (ns-2 has no counterpart)
     with pytest.raises(Ns2Unsupported, match="'fake_probe' = True .*no ns-2 2.35"):
@@ -203,6 +216,9 @@ _FAKE_OPTION = textwrap.dedent('''
     assert scenario_from_args(a)["fake_knob"] is False
     assert "| `fake_knob` | on for 'rfc', off for 'ns2' | `--fake-knob` `true` or `false` |" \
         in variants.option_table()
+    # the engine as Linux's TCP (crosscheck linux) runs the option as declared
+    from lossytcp.emulate.linux import engine_config
+    assert engine_config(packet_size_bytes=1500, window=100)["fake_probe"] is True
     print("ok")
 ''')
 

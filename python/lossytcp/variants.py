@@ -167,6 +167,9 @@ class Option:
     ns2: str | None
     ns3: str | None
     linux: str | None
+    #: Its value in the engine's configuration closest to Linux's TCP
+    #: (:func:`lossytcp.emulate.linux.engine_config`); None: the rfc profile's default.
+    as_linux: bool | None
 
     @property
     def flag(self) -> str:
@@ -230,7 +233,7 @@ def _load_options(raw: list[Mapping[str, Any]]) -> dict[str, Option]:
         out[o["name"]] = Option(name=o["name"], doc=o["doc"], kind=o["kind"],
                                 default=o["default"], refused=o["refused"],
                                 requires=o["requires"], ns2=o["ns2"], ns3=o["ns3"],
-                                linux=o["linux"])
+                                linux=o["linux"], as_linux=o["as_linux"])
     return out
 
 
@@ -363,10 +366,11 @@ def options_doc() -> str:
 def option_table() -> str:
     """The README's table of sender-wide options (markdown), generated from the registry:
     ``tests/test_variants.py`` checks that the README holds the current one."""
-    rows = ["| option | default | flag | ns-2 | ns-3 | Linux | meaning |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| option | default | flag | ns-2 | ns-3 | Linux | as Linux | meaning |",
+            "|---|---|---|---|---|---|---|---|"]
     for o in OPTIONS.values():
         flag = f"`{o.flag}`" if o.kind == "switch" else f"`{o.flag}` `true` or `false`"
+        as_linux = "" if o.as_linux is None else ("on" if o.as_linux else "off")
         rows.append(f"| `{o.name}` | {o.default_text()} | {flag} | {o.ns2 or 'none'} | "
-                    f"{o.ns3 or 'none'} | {o.linux or 'none'} | {o.doc} |")
+                    f"{o.ns3 or 'none'} | {o.linux or 'none'} | {as_linux} | {o.doc} |")
     return "\n".join(rows) + "\n"

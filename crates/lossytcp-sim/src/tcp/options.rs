@@ -56,6 +56,10 @@ pub struct SenderOption {
     pub ns3: Option<&'static str>,
     /// Linux's counterpart (the emulator runs the kernel's defaults; for the reader).
     pub linux: Option<&'static str>,
+    /// Its value in the engine's configuration closest to Linux's TCP (`crosscheck linux`,
+    /// the emulator's replay: `lossytcp.emulate.linux.engine_config`); `None`: the rfc
+    /// profile's default.
+    pub as_linux: Option<bool>,
     /// The scenario's value (`None`: not given, the kind's default).
     pub get: fn(&TcpConfig) -> Option<bool>,
 }
@@ -75,6 +79,7 @@ impl SenderOption {
             ns2: None,
             ns3: None,
             linux: None,
+            as_linux: None,
             get,
         }
     }
@@ -111,8 +116,9 @@ impl SenderOption {
         self.ns3 = Some(attribute);
         self
     }
-    pub const fn linux(mut self, counterpart: &'static str) -> Self {
+    pub const fn linux(mut self, counterpart: &'static str, as_linux: Option<bool>) -> Self {
         self.linux = Some(counterpart);
+        self.as_linux = as_linux;
         self
     }
 
@@ -140,7 +146,7 @@ pub const LIMITED_TRANSMIT: SenderOption =
              having its own rule for the first duplicate ACKs.",
         )
         .ns2("singledup_")
-        .linux("always on");
+        .linux("always on", Some(true));
 
 /// ns-2's `delay_growth_` (`Compat::delay_growth`).
 pub const DELAY_GROWTH: SenderOption =
@@ -202,7 +208,12 @@ pub const EIFEL_UNDO: SenderOption = SenderOption::switch("eifel_undo", |t| Some
          has one); a timeout found spurious also ends its go-back-N, RFC 4015's response, and \
          a spurious fast retransmit's recovery ends.",
     )
-    .linux("tcp_packet_delayed(), the timestamp undo (on with timestamps)");
+    // Off in the engine's Linux configuration all the same: on paper 001's path it brings the
+    // engine's retransmissions nearer the kernel's but not its goodput (emulate/linux.py).
+    .linux(
+        "tcp_packet_delayed(), the timestamp undo (on with timestamps)",
+        Some(false),
+    );
 
 /// F-RTO (`Sender`'s `frto`). ns-2 2.35 has an F-RTO of its own (frto_enabled_,
 /// sfrto_enabled_: RFC 4138's, with spurious_response_), never checked against this one: not
@@ -213,7 +224,7 @@ pub const FRTO: SenderOption = SenderOption::switch("frto", |t| Some(t.frto))
          segments probe whether the originals were only delayed; if so the timeout is undone \
          as with eifel_undo (no go-back-N), else recovery goes on conventionally.",
     )
-    .linux("net.ipv4.tcp_frto = 2");
+    .linux("net.ipv4.tcp_frto = 2", Some(true));
 
 /// DSACK: the receiver's report (`Receiver::with_dsack`) and the sender's undo (`Sender`'s
 /// `dsack_undo`).
@@ -232,7 +243,7 @@ pub const DSACK: SenderOption = SenderOption::switch("dsack", |t| Some(t.dsack))
          sends none",
     )
     .requires(Requirement::SackBlocks, "reports duplicates in SACK blocks")
-    .linux("net.ipv4.tcp_dsack = 1");
+    .linux("net.ipv4.tcp_dsack = 1", Some(true));
 
 /// Every sender-wide option, in the order users see them.
 pub static OPTIONS: &[SenderOption] = &[
@@ -294,7 +305,7 @@ pub fn options_json() -> serde_json::Value {
                     "what": match r { Requirement::SackBlocks => "sack_blocks" },
                     "why": why,
                 })),
-                "ns2": o.ns2, "ns3": o.ns3, "linux": o.linux,
+                "ns2": o.ns2, "ns3": o.ns3, "linux": o.linux, "as_linux": o.as_linux,
             })
         })
         .collect();
