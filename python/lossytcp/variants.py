@@ -11,11 +11,15 @@ accepts a variant is built from it: the scenario's schema and validation
 keywords, the command line's flags, the TOML keys and the README's knob table
 (:func:`knob_table`). Adding a variant or a parameter is a change to the engine only.
 
-The sender-wide options (``eifel_undo``, ``frto``, ``dsack``: every variant's, not a plugin's)
-are declared once as well, in ``crates/lossytcp-sim/src/tcp/options.rs``, with the profiles
-that refuse a value, what the variant must have for the option to be on (its receiver's SACK
-blocks) and their counterparts in ns-2, ns-3 and Linux; :data:`OPTIONS` reads them, and the
-same places are built from them (:func:`option_table` for the README).
+The sender-wide options (every variant's, not a plugin's: the profile's knobs such as
+``limited_transmit``, None for the profile's default, and the undo switches ``eifel_undo``,
+``frto``, ``dsack``) are declared once as well, in ``crates/lossytcp-sim/src/tcp/options.rs``,
+with their default per profile, the profile that refuses a value, what the variant must have
+for the option to be on (its receiver's SACK blocks), their counterparts in ns-2, ns-3 and
+Linux and their value in the engine's Linux-like configuration; :data:`OPTIONS` reads them, and
+the same places are built from them (:func:`option_table` for the README), as are the
+cross-checks' refusals (:func:`refuse_options_without`) and
+:func:`lossytcp.emulate.linux.engine_config`.
 
 >>> VARIANTS[:4]
 ('oldtahoe', 'tahoe', 'reno', 'newreno')
