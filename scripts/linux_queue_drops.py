@@ -36,6 +36,8 @@ CONTROLS = {"engine": {}, "eifel": {"eifel_undo": True},
             "per_segment_ack": {"delayed_ack": False},
             "per_segment_ack_eifel": {"delayed_ack": False, "eifel_undo": True}}
 AFTER_S = 1.0
+#: The overlap after a jump down from 160 ms: old and new segments arrive together.
+OVERLAP_S = 0.16
 
 
 def _kernel_run(cc: str, high: float, seed: int, duration: float, sysctls: dict[str, str],
@@ -65,9 +67,14 @@ def one(cc: str, high: float, seed: int, duration: float, sysctls: dict[str, str
     rep = _kernel_run(cc, high, seed, duration, sysctls, d)
     t0 = float(rep.raw["tcp"]["t0_s"])
     fwd = rep.fates("forward")
-    drops_s = fwd.t_in_ns[fwd.is_kind("data") & fwd.is_outcome("forced")] * 1e-9 - t0
+    data = fwd.is_kind("data")
+    drops_s = fwd.t_in_ns[data & fwd.is_outcome("forced")] * 1e-9 - t0
+    sent_s = fwd.t_in_ns[data] * 1e-9 - t0
+    resent = fwd.retransmission[data] == 1
     smp = {k: np.asarray(x, dtype=float) for k, x in rep.samples.items()}
-    base = replay_in_engine(rep, engine_variant(cc), trace_window=True, trace_delay=True)
+    base = replay_in_engine(rep, engine_variant(cc), trace_window=True, trace_delay=True,
+                            trace_sends=True)
+    e_sent = np.array([(t - t0, r) for t, _, r in base.send_trace])
     win = np.array([(t - t0, c) for t, c, _, _ in base.window_trace])
     pace = np.array([(t - t0, r) for t, r in base.pacing_trace]) if base.pacing_trace else None
     downs = [t - t0 for t, state in base.delay_trace
@@ -81,8 +88,16 @@ def one(cc: str, high: float, seed: int, duration: float, sysctls: dict[str, str
                 "kernel_cwnd": float(smp["cwnd"][i]),
                 "kernel_drops": int(((drops_s >= tj) & (drops_s < tj + AFTER_S)).sum()),
                 "kernel_max_pacing_bps": float(smp["pacing_rate_bps"][after].max(initial=0)),
+                # What the sender spent the overlap on: new data or retransmissions.
+                "kernel_new_overlap": int(((sent_s >= tj) & (sent_s < tj + OVERLAP_S)
+                                           & ~resent).sum()),
+                "kernel_retx_overlap": int(((sent_s >= tj) & (sent_s < tj + OVERLAP_S)
+                                            & resent).sum()),
                 "engine_cwnd": float(win[j, 1]),
                 "engine_drops": _engine_drops_between(rep, cc, tj, tj + AFTER_S)}
+        o = (e_sent[:, 0] >= tj) & (e_sent[:, 0] < tj + OVERLAP_S)
+        jump["engine_new_overlap"] = int((o & (e_sent[:, 1] == 0)).sum())
+        jump["engine_retx_overlap"] = int((o & (e_sent[:, 1] == 1)).sum())
         if pace is not None:
             m = (pace[:, 0] >= tj) & (pace[:, 0] < tj + AFTER_S)
             jump["engine_max_pacing_bps"] = float(pace[m, 1].max(initial=0))
@@ -106,21 +121,25 @@ def one(cc: str, high: float, seed: int, duration: float, sysctls: dict[str, str
 
 
 def table(rows: list[dict[str, Any]]) -> None:
-    print("| cc | RTT high | run | seed | jump at | kernel cwnd | kernel drops (1 s) "
-          "| engine cwnd | engine drops (1 s) |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    print("| cc | RTT high | run | seed | jump at | side | cwnd | new / retransmitted in "
+          f"{OVERLAP_S * 1000:.0f} ms | max pacing (1 s), Mb/s | drops (1 s) |")
+    print("|---|---:|---|---:|---:|---|---:|---|---:|---:|")
     for r in rows:
         for j in r["jumps"]:
-            print(f"| {r['cc']} | {r['high'] * 1000:.0f} ms | {r['label']} | {r['seed']} "
-                  f"| {j['t_s']:.2f} s | {j['kernel_cwnd']:.0f} | {j['kernel_drops']} "
-                  f"| {j['engine_cwnd']:.0f} | {j['engine_drops']} |")
-    for label in dict.fromkeys(r["label"] for r in rows):
-        rs = [r for r in rows if r["label"] == label]
+            for side in ("kernel", "engine"):
+                print(f"| {r['cc']} | {r['high'] * 1000:.0f} ms | {r['label']} | {r['seed']} "
+                      f"| {j['t_s']:.2f} s | {side} | {j[f'{side}_cwnd']:.0f} "
+                      f"| {j.get(f'{side}_new_overlap', '-')} / "
+                      f"{j.get(f'{side}_retx_overlap', '-')} "
+                      f"| {j.get(f'{side}_max_pacing_bps', 0) / 1e6:.1f} "
+                      f"| {j[f'{side}_drops']} |")
+    for cc, label in dict.fromkeys((r["cc"], r["label"]) for r in rows):
+        rs = [r for r in rows if (r["cc"], r["label"]) == (cc, label)]
         js = [j for r in rs for j in r["jumps"]]
         k = sum(r["kernel"]["queue_drops"] for r in rs)
         excess = {side: sum(max(j[f"{side}_cwnd"] - LOW_PIPE_PACKETS, 0) for j in js)
                   for side in ("kernel", "engine")}
-        print(f"{label}: kernel {k} queue drops, {sum(j['kernel_drops'] for j in js)} in the "
+        print(f"{cc}, {label}: kernel {k} queue drops, {sum(j['kernel_drops'] for j in js)} in the "
               f"second after a jump down; excess of its windows over {LOW_PIPE_PACKETS} at "
               f"those jumps {excess['kernel']:.0f}; engine replays: "
               + ", ".join(f"{n} {sum(r[n]['queue_drops'] for r in rs)}" for n in CONTROLS)
@@ -144,16 +163,20 @@ def main() -> None:
     logs = a.logs or a.out.with_suffix(".logs")
     rows = [json.loads(x) for x in a.out.read_text().splitlines()] if a.out.exists() else []
     done = {(r["cc"], r["high"], r["seed"], r["label"]) for r in rows}
-    for seed in range(1, a.seeds + 1):
-        if (a.cc, a.high, seed, label) in done:
-            continue
-        row = one(a.cc, a.high, seed, a.duration, sysctls, label, logs)
-        rows.append(row)
-        with a.out.open("a") as f:
-            f.write(json.dumps(row) + "\n")
-        print(f"{a.cc} {a.high} {seed} {label}: kernel {row['kernel']['queue_drops']} drops, "
-              f"engine {row['engine']['queue_drops']}", flush=True)
+    pending = [s for s in range(1, a.seeds + 1) if (a.cc, a.high, s, label) not in done]
+    rows += [_kept(a.out, one(a.cc, a.high, s, a.duration, sysctls, label, logs))
+             for s in pending]
     table(rows)
+
+
+def _kept(out: Path, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` appended to ``out`` at once (an interrupted series resumes after it)."""
+    with out.open("a") as f:
+        f.write(json.dumps(row) + "\n")
+    print(f"{row['cc']} {row['high']} {row['seed']} {row['label']}: kernel "
+          f"{row['kernel']['queue_drops']} drops, engine {row['engine']['queue_drops']}",
+          flush=True)
+    return row
 
 
 if __name__ == "__main__":
