@@ -130,3 +130,23 @@ impl Drop for End {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::write_sysctl;
+
+    #[test]
+    fn only_a_namespaces_own_sysctls_are_written() {
+        // Refused before any file is touched: the host's settings stay out of reach.
+        for name in [
+            "kernel.panic",
+            "net/../kernel/panic",
+            "net..ipv4",
+            "vm.swappiness",
+        ] {
+            let e = write_sysctl(name, "1").unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{name}");
+            assert!(e.to_string().contains(name), "{e}");
+        }
+    }
+}
