@@ -179,6 +179,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         eifel: t.eifel_undo,
         frto: t.frto,
         dsack: t.dsack,
+        tlp: t.tlp,
         max_window: t.max_window,
         initial_window: t.initial_window,
         dupthresh: t.dupack_threshold,
