@@ -854,6 +854,7 @@ class Tcp(_Data):
     eifel_undo: bool = False
     frto: bool = False
     dsack: bool = False
+    tlp: bool = False
 
     KNOBS: ClassVar[tuple[str, ...]] = ("limited_transmit", "delay_growth",
                                         "partial_window_deflation", "recovery_exit_growth",
@@ -921,6 +922,7 @@ class Tcp(_Data):
         _set(self, "eifel_undo", v.boolean("eifel_undo", self.eifel_undo))
         _set(self, "frto", v.boolean("frto", self.frto))
         _set(self, "dsack", v.boolean("dsack", self.dsack))
+        _set(self, "tlp", v.boolean("tlp", self.tlp))
         _set(self, "profile", v.choice("profile", self.profile, ["rfc", "ns2"]))
         _set(self, "rto_estimator", v.choice("rto_estimator", self.rto_estimator,
                                              ["rfc6298", "last_sample", "linux"]))
@@ -943,6 +945,9 @@ class Tcp(_Data):
         if self.dsack and self.profile == "ns2":
             raise ParameterError("dsack", self.dsack, "is RFC 2883's report in RFC 2018's "
                                  "SACK blocks; ns-2 2.35's sink (profile='ns2') sends none")
+        if self.tlp and self.profile == "ns2":
+            raise ParameterError("tlp", self.tlp, "is RFC 8985's tail loss probe as Linux "
+                                 "runs it; ns-2 2.35's agents (profile='ns2') have none")
         if self.tick_phase is not None:
             if self.profile != "ns2":
                 raise ParameterError("tick_phase", self.tick_phase, "is the phase of ns-2's "
@@ -971,11 +976,16 @@ class Tcp(_Data):
         why = info.refuses_limited_transmit
         if why is not None and self.limited_transmit:
             raise ParameterError("limited_transmit", self.limited_transmit, why)
-        if self.dsack and not info.sack_blocks:
+        if (self.dsack or self.tlp) and not info.sack_blocks:
             sack = ", ".join(n for n, x in _variants.REGISTRY.items() if x.sack_blocks)
-            raise ParameterError("dsack", self.dsack, f"reports duplicates in SACK blocks, "
-                                 f"which {variant}'s receiver does not send: a variant with "
-                                 f"SACK recovery ({sack}), or dsack=False")
+            if self.dsack:
+                raise ParameterError("dsack", self.dsack, f"reports duplicates in SACK "
+                                     f"blocks, which {variant}'s receiver does not send: a "
+                                     f"variant with SACK recovery ({sack}), or dsack=False")
+            raise ParameterError("tlp", self.tlp, f"probes SACK connections only (RFC 8985 "
+                                 f"§7.2, Linux's tcp_is_sack()), and {variant}'s receiver "
+                                 f"sends no SACK blocks: a variant with SACK recovery "
+                                 f"({sack}), or tlp=False")
 
     def engine(self) -> dict[str, Any]:
         return {
@@ -993,6 +1003,7 @@ class Tcp(_Data):
             **({"eifel_undo": True} if self.eifel_undo else {}),
             **({"frto": True} if self.frto else {}),
             **({"dsack": True} if self.dsack else {}),
+            **({"tlp": True} if self.tlp else {}),
         }
 
 

@@ -40,7 +40,7 @@ from .scenario import (
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["METRICS", "UNDO_METRICS", "VARIANTS", "LinkReport", "NetReport", "NetSummary",
+__all__ = ["METRICS", "TLP_METRICS", "UNDO_METRICS", "VARIANTS", "LinkReport", "NetReport", "NetSummary",
            "SeedSummary", "SimReport", "TrafficReport", "build_scenario",
            "engine_supports_networks", "run", "run_seeds", "scenario_from_keywords", "simulate",
            "simulate_seeds"]
@@ -48,13 +48,16 @@ __all__ = ["METRICS", "UNDO_METRICS", "VARIANTS", "LinkReport", "NetReport", "Ne
 #: The undo counters: their sum, then by the detection that found the loss spurious.
 UNDO_METRICS = ("undos", "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_frto",
                 "undos_dsack")
+#: The tail loss probe counters (``tlp``): probes sent, and episodes ended as a loss the
+#: probe repaired.
+TLP_METRICS = ("tlps", "tlp_recoveries")
 
 #: Metrics reported per run, in display order.
 METRICS = (
     "goodput_norm", "throughput_norm", "goodput_pps", "throughput_pps", "packets_sent",
     "retransmissions", "channel_losses", "queue_drops", "timeouts", "fast_retransmits",
     "loss_events", "timeout_fraction", "spurious_timeouts", "spurious_fast_retransmits",
-    *UNDO_METRICS,
+    *UNDO_METRICS, *TLP_METRICS,
     "transmissions_per_delivered", "completion_time_s", "classification_accuracy",
 )
 
@@ -178,6 +181,10 @@ class SimReport(Record, RunMetrics):
     #: events judged (spurious detections have no cause and are left out), correct ones, and
     #: the two errors.
     classification: dict[str, int] | None = field(default=None, compare=False)
+    #: ``tlp``: tail loss probes sent (Linux's TCPLossProbes), and the probe episodes that
+    #: ended as a loss the probe repaired, with the window reduced (TCPLossProbeRecovery).
+    tlps: int = 0
+    tlp_recoveries: int = 0
 
     @property
     def undos(self) -> int:
@@ -284,7 +291,8 @@ class TrafficReport(Record):
 
 _SUMMED = ("packets_sent", "retransmissions", "channel_losses", "queue_drops",
            "packets_received", "packets_delivered", "acks_sent", "timeouts",
-           "fast_retransmits", "spurious_timeouts", "spurious_fast_retransmits", *UNDO_METRICS)
+           "fast_retransmits", "spurious_timeouts", "spurious_fast_retransmits", *UNDO_METRICS,
+           *TLP_METRICS)
 
 
 @record
@@ -432,6 +440,7 @@ _DEFAULTS: dict[str, Any] = dict(
     delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
     timer_every_partial_ack=None, tick_phase=None, trace_sends=False, trace_window=False,
     trace_delay=False, hops=None, eifel_undo=False, frto=False, dsack=False,
+    tlp=False,
     # Every plugin parameter of the engine's registry (None: the variant's default).
     **dict.fromkeys(_variants.PARAMS),
 )
@@ -491,7 +500,7 @@ def scenario_from_keywords(variant: str = "newreno", **kwargs: Any) -> Scenario:
         rto_estimator=p["rto_estimator"], delayed_ack=p["delayed_ack"], profile=p["profile"],
         **{k: p[k] for k in sc_mod.Tcp.KNOBS}, **{k: p[k] for k in _variants.PARAMS},
         tick_phase=p["tick_phase"], eifel_undo=p["eifel_undo"], frto=p["frto"],
-        dsack=p["dsack"])
+        dsack=p["dsack"], tlp=p["tlp"])
     app: Any = sc_mod.Bulk()
     if p["transfer_bytes"] is not None:
         app = sc_mod.Transfer(v.integer("transfer_bytes", p["transfer_bytes"], 1,
@@ -650,7 +659,13 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     when every retransmission of a loss episode has been reported so, the sender undoes the
     episode's cut as Linux's undo_retrans does (RFC 3708's detection): after a timeout on
     the next ACK that advances, as with ``eifel_undo``; a fast recovery ends with it; SACK
-    variants with profile 'rfc', which carry the blocks; default off), ``trace_sends``,
+    variants with profile 'rfc', which carry the blocks; default off), ``tlp`` (RFC 8985
+    §7's tail loss probe as Linux 6.x runs it: in the open state a probe, new data or else
+    the last segment again, at 2 SRTT (+200 ms with one segment out, +2 ms otherwise; 1 s
+    before an RTT sample; in 4 ms jiffies, never after the RTO) after the last send, the RTO
+    restarting from it; an ACK beyond the probe without its DSACK reduces the window once,
+    ``tlps`` and ``tlp_recoveries`` count them; SACK variants with profile 'rfc'; default
+    off), ``trace_sends``,
     ``trace_window``, ``trace_delay`` (the semi-Markov delay's states, ``delay_trace``),
     ``hops`` (a chain of links instead of one: a list of dicts with
     ``rate_bps``, ``delay_s`` one way, optional ``queue_packets`` and ``channel``; ACKs return

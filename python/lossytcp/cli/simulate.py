@@ -94,6 +94,10 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
                    help="DSACK (RFC 2883): the receiver reports duplicate segments, and the "
                         "sender undoes a loss response whose retransmissions all proved "
                         "duplicates (RFC 3708, as Linux); SACK variants, profile rfc")
+    p.add_argument("--tlp", action="store_true", default=None,
+                   help="tail loss probe (RFC 8985 §7, as Linux 6.x): a probe at about 2 "
+                        "SRTT before the RTO, which restarts from it; SACK variants, "
+                        "profile rfc")
     p.add_argument("--protect-retransmissions", action="store_true", default=None,
                    help="retransmissions are never lost on the channel")
     p.add_argument("--transfer", default=None,
@@ -143,6 +147,8 @@ def _tcp_changes(a: argparse.Namespace) -> dict[str, Any]:
         out["frto"] = True
     if a.dsack:
         out["dsack"] = True
+    if a.tlp:
+        out["tlp"] = True
     return out
 
 
