@@ -106,3 +106,13 @@ def test_ns2_and_ns3_report_the_tlp_counters_as_not_observed() -> None:
     from lossytcp.sim import METRICS, TLP_METRICS
 
     assert set(TLP_METRICS) <= set(NS2) & set(NS3) & set(METRICS)
+
+
+def test_crosscheck_linux_runs_the_engine_with_tlp_and_judges_it_against_the_kernel() -> None:
+    from lossytcp.cli.crosscheck_linux import LINUX_JUDGED
+    from lossytcp.emulate.linux import engine_config
+    from lossytcp.emulate.report import NOT_OBSERVABLE
+
+    for v in ("sack", "cubic", "bbr"):
+        assert engine_config(packet_size_bytes=1500, window=100, variant=v)["tlp"] is True
+    assert {"tlps", "tlp_recoveries"} <= set(LINUX_JUDGED) - set(NOT_OBSERVABLE)
