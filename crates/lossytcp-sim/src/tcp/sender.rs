@@ -149,7 +149,7 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     dsack_on: bool,
     /// The current episode's DSACK-based undo (None without `dsack_on`, and once undone).
     dsack_undo: Option<DsackUndo>,
-    /// `eifel || dsack_on`: what `undo_before_ack` has to do.
+    /// `eifel || dsack_on || tlp_on`: what `undo_before_ack` has to do.
     undo_tests: bool,
     /// The ACK being processed only reported a duplicate (`undo_before_ack`).
     dsack_only: bool,
@@ -174,6 +174,8 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     tlp_disorder: bool,
     /// The ACK being processed carries a DSACK of the probe (Linux's `FLAG_DSACK_TLP`).
     dsack_tlp: bool,
+    /// snd_max before the ACK being processed (new data sent on it schedules a probe).
+    tlp_high_before: u64,
     /// Probes sent, and episodes that ended as a loss the probe repaired.
     tlps: (u64, u64),
 }
@@ -259,7 +261,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             undos: Undos::default(),
             dsack_on: cfg.dsack,
             dsack_undo: None,
-            undo_tests: cfg.eifel || cfg.dsack,
+            undo_tests: cfg.eifel || cfg.dsack || (cfg.tlp && recovery_wants_sack),
             dsack_only: false,
             sack_news_on,
             sack_news: Vec::new(),
@@ -269,6 +271,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             tlp: None,
             tlp_disorder: false,
             dsack_tlp: false,
+            tlp_high_before: 0,
             tlps: (0, 0),
         }
     }
@@ -538,10 +541,12 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     pub fn on_pacing_timer(&mut self, now: Time, out: &mut Vec<Segment>) -> bool {
         self.clock_at(now);
         self.heard_tx_start = false;
-        let high_before = self.state.snd_max;
-        self.send_pending(now, out);
         if self.tlp_on {
+            let high_before = self.state.snd_max;
+            self.send_pending(now, out);
             self.set_xmit_timer(now, false, high_before);
+        } else {
+            self.send_pending(now, out);
         }
         !self.heard_tx_start
     }
@@ -829,7 +834,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     /// Eifel's detection and DSACK's, on an ACK before it is processed (as Eifel's
     /// response, Linux's undo comes before the ACK's growth: tcp_fastretrans_alert() runs
-    /// before tcp_cong_control()). Returns the SACK blocks without a DSACK.
+    /// before tcp_cong_control()), and a probe episode's verdict (`tlp_before_ack`). Returns
+    /// the SACK blocks without a DSACK.
     #[inline(never)]
     fn undo_before_ack<'a>(
         &mut self,
@@ -840,14 +846,21 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if self.eifel {
             self.eifel_detect(ack, tsecr);
         }
-        if !self.dsack_on {
-            return sack;
+        let rest = if self.dsack_on {
+            let rest = sack.first().and_then(|_| self.take_dsack(ack, sack));
+            // An ACK that only reports a duplicate is no duplicate ACK: it SACKs nothing new
+            // (RFC 6675 §2's DupAck), and Linux's SACK senders count SACKed segments instead.
+            self.dsack_only = rest.is_some_and(<[_]>::is_empty);
+            rest.unwrap_or(sack)
+        } else {
+            sack
+        };
+        if self.tlp_on {
+            self.tlp_before_ack(ack, rest);
         }
-        let rest = sack.first().and_then(|_| self.take_dsack(ack, sack));
-        // An ACK that only reports a duplicate is no duplicate ACK: it SACKs nothing new
-        // (RFC 6675 §2's DupAck), and Linux's SACK senders count SACKed segments instead.
-        self.dsack_only = rest.is_some_and(<[_]>::is_empty);
-        let rest = rest.unwrap_or(sack);
+        if !self.dsack_on {
+            return rest;
+        }
         // RFC 3708's response as Linux takes it, once every retransmission of the episode
         // was reported a duplicate (`undo_retrans` 0): after a timeout on an ACK that
         // advances snd_una (tcp_process_loss() -> tcp_try_undo_loss()), as a spurious
@@ -985,7 +998,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         let ack = ack.min(self.state.snd_max);
         let old_una = self.state.snd_una;
-        let high_before = self.state.snd_max;
         let sampling = self.log.sampling();
         let prior_in_flight = self.state.acct.in_flight(self.state.flight());
         let lost_before = self.state.acct.lost;
@@ -1004,13 +1016,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.growth.on_ack_arrival(&Conn::new(&self.state), &ctx);
         if !self.sack_news_on {
             self.recovery.on_sack_blocks(&self.state, sack);
-        }
-        if self.tlp_on {
-            // tcp_ack(): the episode's ACK is judged before tcp_fastretrans_alert().
-            self.tlp_disorder = !sack.is_empty();
-            if self.tlp.is_some() {
-                self.process_tlp_ack(ack, old_una, !sack.is_empty(), &ctx);
-            }
         }
         if ack > old_una {
             self.on_new_ack(now, ack, &ctx);
@@ -1038,7 +1043,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             // (The plugins that pace own the window: the other senders skip the test.)
             if self.held_back(now) {
                 if self.tlp_on {
-                    self.set_xmit_timer(now, ack > old_una, high_before);
+                    self.set_xmit_timer(now, ack > old_una, self.tlp_high_before);
                 }
                 return;
             }
@@ -1048,7 +1053,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         self.send_pending(now, out);
         if self.tlp_on {
-            self.set_xmit_timer(now, ack > old_una, high_before);
+            self.set_xmit_timer(now, ack > old_una, self.tlp_high_before);
         }
     }
 
@@ -1253,6 +1258,19 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
     }
 
+    /// An ACK before it is processed, with its SACK blocks less any DSACK: Linux's
+    /// `TCP_CA_Disorder` (SACKed data above snd_una) is noted, and a probe episode's ACK is
+    /// judged where `tcp_ack()` judges it, after the scoreboard and before
+    /// `tcp_fastretrans_alert()` and the window's growth.
+    fn tlp_before_ack(&mut self, ack: u64, sack: &[(u64, u64)]) {
+        let s = &self.state;
+        self.tlp_high_before = s.snd_max;
+        self.tlp_disorder = !sack.is_empty();
+        if self.tlp.is_some() {
+            self.process_tlp_ack(ack.min(s.snd_max), s.snd_una, !sack.is_empty());
+        }
+    }
+
     /// Linux's timer choice after an ACK or a send (RFC 8985 §7.2): an ACK that advanced
     /// snd_una schedules a probe (`tcp_set_xmit_timer()` -> `tcp_schedule_loss_probe(sk,
     /// true)`), and so does a send of new data (`tcp_write_xmit()` ->
@@ -1307,7 +1325,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         } else {
             rto_at.filter(|&t| t > now).map(|t| t - now)
         };
-        let timeout = rto_delta.map_or(pto, |d| pto.min(in_jiffies(d)));
+        // (The engine's RTO is not in jiffies: the cap is its deadline itself.)
+        let timeout = rto_delta.map_or(pto, |d| pto.min(d));
         self.rto_behind_probe = rto_at;
         self.rto_deadline = Some(now + timeout);
         self.probe_armed = true;
@@ -1377,7 +1396,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// `CaEvent::ExitRecovery`) and the sender stays open.
     #[cold]
     #[inline(never)]
-    fn process_tlp_ack(&mut self, ack: u64, old_una: u64, sacked: bool, ctx: &AckCtx) {
+    fn process_tlp_ack(&mut self, ack: u64, old_una: u64, sacked: bool) {
         let Some(t) = self.tlp else {
             return;
         };
@@ -1394,7 +1413,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             let cut = self.growth.on_congestion_event(
                 &Conn::with_flight_size(&self.state, flight),
                 CongestionKind::FastRetransmit,
-                ctx,
+                &AckCtx {
+                    now: self.state.now,
+                    ..AckCtx::default()
+                },
             );
             let s = &mut self.state;
             s.ssthresh = cut.ssthresh;
