@@ -14,7 +14,6 @@ import sys
 import pytest
 
 from lossytcp import simulate
-from lossytcp.errors import ParameterError
 
 pytest.importorskip("lossytcp._sim")
 
@@ -77,18 +76,8 @@ def test_probes_answer_the_delay_spikes_before_the_timer(variant: str) -> None:
     assert on.tlp_recoveries == 0
 
 
-def test_ns2s_agents_have_no_tlp_so_the_ns2_profile_refuses_it() -> None:
-    with pytest.raises(ParameterError) as e:
-        simulate("sack", tlp=True, profile="ns2")
-    assert e.value.name == "tlp" and "ns-2" in str(e.value)
-
-
-@pytest.mark.parametrize("variant", ["newreno", "reno", "westwood-plus", "vegas"])
-def test_a_variant_without_sack_refuses_tlp(variant: str) -> None:
-    # Linux probes SACK connections only (tcp_is_sack()): refused by name before any run.
-    with pytest.raises(ParameterError) as e:
-        simulate(variant, tlp=True, duration_s=1)
-    assert e.value.name == "tlp" and variant in str(e.value) and "sack, cubic" in str(e.value)
+# (Refused with the ns2 profile and for a variant without SACK blocks as ``dsack`` is:
+# test_dsack.py's two refusal tests take both knobs.)
 
 
 @pytest.mark.parametrize("sim", ["ns2", "ns3"])

@@ -14,7 +14,7 @@ kernel's and the engine's means,
 the seeds with identical values, a paired t-test of the differences, Holm-corrected over
 the metrics (as ``crosscheck ns2 --paired``).
 
-What cannot match by construction (RACK-TLP, PRR, undo, pacing and TSQ, timestamps, the
+What cannot match by construction (RACK, PRR, undo, pacing and TSQ, timestamps, the
 quick-ack heuristic, window autotuning) is listed under the table; a metric that differs
 is expected there and says where the engine would need a ``linux`` profile. Each seed's
 emulator accuracy is checked: a run whose accuracy did not hold is refused, not compared.
