@@ -197,7 +197,7 @@ def replay_keywords(report: Any, variant: str | None = None,
                                    d / "replay-data.txt")
     kw["ack_channel"] = _trace_channel(report.fates("reverse").channel_outcomes("ack"),
                                        d / "replay-acks.txt")
-    for k in ("channel", "ack_channel"):
+    for k in ("channel", "ack_channel", "sysctls"):
         path.pop(k, None)
     return v, {**path, **kw}
 
