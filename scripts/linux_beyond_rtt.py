@@ -12,6 +12,18 @@ run is appended to ``--out`` (runs already there are skipped), then the table is
 
     sudo .venv/bin/python scripts/linux_beyond_rtt.py --cc reno,cubic,bbr --highs 0.16,0.32 \\
         --seeds 3 --duration 20 --out /tmp/beyond.jsonl
+
+``--engine-tlp`` runs no kernel: it replays the engine side of the rows in ``--out`` without
+and with ``tlp`` (the Tail Loss Probe; ``crosscheck linux``'s configuration otherwise) and
+prints them against the kernel's columns. A row that stored its ``t0_s`` is replayed at it;
+the older rows (docs/data/linux_beyond_rtt-2026-11-27.jsonl) did not store it, so their
+engine runs at each start time of ``--t0-grid`` on the row's delay process (same seed) and
+is averaged over them (the path is lossless: every loss is the queue's, nothing else of the
+kernel's run is replayed); the alignments that reproduce the row's stored engine columns
+exactly are reported as a check of the replay.
+
+    .venv/bin/python scripts/linux_beyond_rtt.py --engine-tlp \\
+        --out docs/data/linux_beyond_rtt-2026-11-27.jsonl
 """
 
 from __future__ import annotations
@@ -33,7 +45,9 @@ KERNEL_COUNTERS = ("TCPTimeouts", "TCPSpuriousRTOs", "TCPLossUndo", "TCPFullUndo
                    "TCPLossProbeRecovery")
 ENGINE = ("goodput_norm", "timeouts", "spurious_timeouts", "fast_retransmits",
           "spurious_fast_retransmits", "retransmissions", "undos", "undos_frto", "undos_dsack",
-          "undos_eifel_timeout", "undos_eifel_fast_retransmit")
+          "undos_eifel_timeout", "undos_eifel_fast_retransmit", "tlps", "tlp_recoveries")
+#: The metrics the rows of 2026-11-27 stored for the engine (before ``tlps``).
+STORED = ENGINE[:-2]
 
 
 def one(cc: str, high: float, seed: int, duration: float, logs: Path) -> dict:
@@ -56,6 +70,84 @@ def one(cc: str, high: float, seed: int, duration: float, logs: Path) -> dict:
         if name == "engine":
             row["jumps"] = sum(t0 < t < end for t, _ in sim.delay_trace)
     return row
+
+
+def engine_at(cc: str, high: float, seed: int, t0: float, duration: float, **extra):
+    """The engine in ``crosscheck linux``'s configuration on the row's path, started at
+    ``t0`` on the delay process's clock (as ``emulate.linux.replay`` starts it), lossless
+    channels."""
+    from lossytcp.emulate.linux import engine_config
+    from lossytcp.sim import _run, build_scenario
+
+    v = engine_variant(cc)
+    kw = dict(rate_bps=10e6, packet_size_bytes=1000, duration_s=duration, seed=seed,
+              queue=100, delay=rtt_jump_delay(high),
+              **{**engine_config(packet_size_bytes=1000, window=None, variant=v), **extra})
+    sc = build_scenario(v, **kw)
+    sc["flows"][0]["start_s"] = t0
+    sc["duration_s"] = t0 + duration
+    return _run(sc, v)
+
+
+def engine_tlp(rows: list[dict], grid: list[float], duration: float) -> None:
+    """The engine without and with ``tlp`` against the kernel's columns (see the module
+    documentation): per (cc, RTT high) the means over the seeds, and paired over the seeds
+    (Student's t, n - 1 degrees of freedom) the engine's goodput gap to the kernel without
+    and with TLP."""
+    from scipy import stats
+
+    cols = ("goodput_norm", "timeouts", "spurious_timeouts", "tlps", "tlp_recoveries",
+            "retransmissions", "fast_retransmits")
+    per = {}
+    exact = 0
+    for r in rows:
+        t0s = [r["t0_s"]] if r.get("t0_s") is not None else grid
+        runs = {tlp: [engine_at(r["cc"], r["high"], r["seed"], t0, duration, tlp=tlp)
+                      for t0 in t0s] for tlp in (False, True)}
+        stored = [t0 for t0, x in zip(t0s, runs[False], strict=True)
+                  if all(abs(x.metric(k) - r["engine"][k]) < 1e-9 for k in STORED)]
+        exact += bool(stored)
+        per[(r["cc"], r["high"], r["seed"])] = (
+            {tlp: {c: float(np.mean([x.metric(c) for x in runs[tlp]])) for c in cols}
+             for tlp in runs}, r["kernel"], stored)
+    print(f"{exact} of {len(rows)} rows: some start time of the grid reproduces every stored "
+          "engine metric exactly")
+    print("| cc (engine) | RTT high | goodput k / e / e+tlp | timeouts k / e / e+tlp (e's "
+          "spurious) | TLPs k / e+tlp | TLP recoveries k / e+tlp | retransmissions k / e / "
+          "e+tlp | fast recoveries k / e / e+tlp | goodput e - k, e+tlp - k, e+tlp - e "
+          "(paired t p) |")
+    print("|---|---:|---|---|---|---|---|---|---|")
+    for cc in dict.fromkeys(k[0] for k in per):
+        for high in sorted({k[1] for k in per if k[0] == cc}):
+            ks = [k for k in per if k[:2] == (cc, high)]
+
+            def e(tlp: bool, c: str, ks: list = ks) -> list[float]:
+                return [per[k][0][tlp][c] for k in ks]
+
+            def kern(c: str, ks: list = ks) -> list[float]:
+                return [float(per[k][1][c]) for k in ks]
+
+            def three(kc: str, c: str, fmt: str) -> str:
+                return " / ".join(format(float(np.mean(x)), fmt)
+                                  for x in (kern(kc), e(False, c), e(True, c)))
+
+            gaps = []
+            g = {tlp: np.array(e(tlp, "goodput_norm")) for tlp in (False, True)}
+            for d in (g[False] - np.array(kern("goodput_norm")),
+                      g[True] - np.array(kern("goodput_norm")), g[True] - g[False]):
+                p = stats.ttest_1samp(d, 0.0).pvalue if len(d) > 1 and d.std() > 0 else np.nan
+                gaps.append(f"{d.mean():+.4f} (p {p:.2f})")
+            print(f"| {cc} ({engine_variant(cc)}) | {high * 1000:.0f} ms "
+                  f"| {three('goodput_norm', 'goodput_norm', '.3f')} "
+                  f"| {three('TCPTimeouts', 'timeouts', '.2f')} "
+                  f"({np.mean(e(False, 'spurious_timeouts')):.2f} / "
+                  f"{np.mean(e(True, 'spurious_timeouts')):.2f}) "
+                  f"| {np.mean(kern('TCPLossProbes')):.1f} / {np.mean(e(True, 'tlps')):.1f} "
+                  f"| {np.mean(kern('TCPLossProbeRecovery')):.1f} / "
+                  f"{np.mean(e(True, 'tlp_recoveries')):.2f} "
+                  f"| {three('retransmissions', 'retransmissions', '.0f')} "
+                  f"| {three('TCPSackRecovery', 'fast_retransmits', '.1f')} "
+                  f"| {', '.join(gaps)} |")
 
 
 def table(rows: list[dict]) -> None:
@@ -102,9 +194,18 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--logs", type=Path, default=None,
                     help="keep the fate logs there [a directory beside --out]")
+    ap.add_argument("--engine-tlp", action="store_true",
+                    help="no kernel runs: the engine side of --out's rows without and with "
+                         "tlp, against the kernel's columns")
+    ap.add_argument("--t0-grid", default="0:0.5:0.01",
+                    help="start:stop:step of the start times for rows without t0_s [%(default)s]")
     a = ap.parse_args()
     logs = a.logs or a.out.with_suffix(".logs")
     rows = [json.loads(x) for x in a.out.read_text().splitlines()] if a.out.exists() else []
+    if a.engine_tlp:
+        start, stop, step = (float(x) for x in a.t0_grid.split(":"))
+        engine_tlp(rows, [float(x) for x in np.arange(start, stop, step)], a.duration)
+        return
     done = {(r["cc"], r["high"], r["seed"]) for r in rows}
     for cc in a.cc.split(","):
         for high in (float(x) for x in a.highs.split(",")):

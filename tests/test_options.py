@@ -28,6 +28,8 @@ SCENARIO_DIGESTS = {
     ("newreno", (("frto", True),)): "9f5e7a586a8a8ac3",
     ("reno", (("eifel_undo", True), ("profile", "ns2"))): "4107fc8172788758",
     ("sack", (("dsack", True),)): "47ecc396fa19717f",
+    # written by hand on branch tlp (3cf3125)
+    ("sack", (("tlp", True),)): "9f2cfacfcd6ff8dc",
     ("cubic", (("cubic_beta", 0.6), ("dsack", True), ("eifel_undo", True),
                ("frto", True))): "6995b31598fe83fa",
     ("sack", (("dsack", False), ("eifel_undo", False), ("frto", False))): "b250e710b1d031ed",
@@ -62,16 +64,17 @@ def test_the_engine_as_linux_runs_the_options_it_ran_by_hand() -> None:
     assert {k: kw.get(k) for k in variants.OPTIONS} == {
         "limited_transmit": True, "delay_growth": None, "partial_window_deflation": None,
         "recovery_exit_growth": None, "timer_every_partial_ack": None, "eifel_undo": False,
-        "frto": True, "dsack": True}
-    # the scenario main fa6c6f1 built from it, with frto, dsack, limited_transmit by hand
+        "frto": True, "dsack": True, "tlp": True}
+    # the scenario branch tlp (3cf3125) built from it, with frto, dsack, tlp, limited_transmit
+    # by hand (main fa6c6f1's, d2d737f167b32120, had no tlp)
     text = dumps(build_scenario("sack", **kw))
-    assert hashlib.sha256(text.encode()).hexdigest()[:16] == "d2d737f167b32120"
+    assert hashlib.sha256(text.encode()).hexdigest()[:16] == "4cb0103c111819f5"
 
 
 def test_the_registry_exports_the_options() -> None:
     raw = json.loads(variants.registry_json())["options"]
     assert [o["name"] for o in raw] == list(s.Tcp.KNOBS) + SWITCHES
-    assert SWITCHES == ["eifel_undo", "frto", "dsack"]
+    assert SWITCHES == ["eifel_undo", "frto", "dsack", "tlp"]
     assert s.Tcp.KNOBS == ("limited_transmit", "delay_growth", "partial_window_deflation",
                            "recovery_exit_growth", "timer_every_partial_ack")
     dsack = variants.OPTIONS["dsack"]
@@ -114,10 +117,12 @@ def test_the_cross_checks_refuse_an_option_on_without_a_counterpart(name: str) -
 
     with pytest.raises(Ns2Unsupported, match=f"'{name}' = True .*no ns-2 2.35 counterpart"):
         build_script("sack", **{name: True})
-    if name != "dsack":     # Westwood+ (ns-2's Agent/TCP/Linux) has no SACK blocks
+    if name not in ("dsack", "tlp"):     # Westwood+ (ns-2's Agent/TCP/Linux): no SACK blocks
         with pytest.raises(Ns2Unsupported, match=f"'{name}' = True .*no ns-2 2.35"):
             build_script("westwood-plus", **{name: True})
-    with pytest.raises(Ns3Unsupported, match=f"'{name}' = True .*no ns-3 3.37 counterpart"):
+    # (tlp's own reason, ns-3's list of settings it cannot run, comes first)
+    with pytest.raises(Ns3Unsupported,
+                       match=f"'{name}' = True .*(no ns-3 3.37 counterpart|no tail loss probe)"):
         ns3_arguments("sack", {name: True})
     build_script("sack", granularity_s=0.01, **{name: False})
     ns3_arguments("sack", {name: False})

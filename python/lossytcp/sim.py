@@ -40,21 +40,24 @@ from .scenario import (
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["METRICS", "UNDO_METRICS", "VARIANTS", "LinkReport", "NetReport", "NetSummary",
-           "SeedSummary", "SimReport", "TrafficReport", "build_scenario",
+__all__ = ["METRICS", "TLP_METRICS", "UNDO_METRICS", "VARIANTS", "LinkReport", "NetReport",
+           "NetSummary", "SeedSummary", "SimReport", "TrafficReport", "build_scenario",
            "engine_supports_networks", "run", "run_seeds", "scenario_from_keywords", "simulate",
            "simulate_seeds"]
 
 #: The undo counters: their sum, then by the detection that found the loss spurious.
 UNDO_METRICS = ("undos", "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_frto",
                 "undos_dsack")
+#: The tail loss probe counters (``tlp``): probes sent, and episodes ended as a loss the
+#: probe repaired.
+TLP_METRICS = ("tlps", "tlp_recoveries")
 
 #: Metrics reported per run, in display order.
 METRICS = (
     "goodput_norm", "throughput_norm", "goodput_pps", "throughput_pps", "packets_sent",
     "retransmissions", "channel_losses", "queue_drops", "timeouts", "fast_retransmits",
     "loss_events", "timeout_fraction", "spurious_timeouts", "spurious_fast_retransmits",
-    *UNDO_METRICS,
+    *UNDO_METRICS, *TLP_METRICS,
     "transmissions_per_delivered", "completion_time_s", "classification_accuracy",
 )
 
@@ -178,6 +181,10 @@ class SimReport(Record, RunMetrics):
     #: events judged (spurious detections have no cause and are left out), correct ones, and
     #: the two errors.
     classification: dict[str, int] | None = field(default=None, compare=False)
+    #: ``tlp``: tail loss probes sent (Linux's TCPLossProbes), and the probe episodes that
+    #: ended as a loss the probe repaired, with the window reduced (TCPLossProbeRecovery).
+    tlps: int = 0
+    tlp_recoveries: int = 0
 
     @property
     def undos(self) -> int:
@@ -284,7 +291,8 @@ class TrafficReport(Record):
 
 _SUMMED = ("packets_sent", "retransmissions", "channel_losses", "queue_drops",
            "packets_received", "packets_delivered", "acks_sent", "timeouts",
-           "fast_retransmits", "spurious_timeouts", "spurious_fast_retransmits", *UNDO_METRICS)
+           "fast_retransmits", "spurious_timeouts", "spurious_fast_retransmits", *UNDO_METRICS,
+           *TLP_METRICS)
 
 
 @record

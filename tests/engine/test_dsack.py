@@ -98,17 +98,22 @@ def test_random_losses_leave_no_episode_all_duplicates() -> None:
     assert on.goodput_norm == off.goodput_norm
 
 
-def test_ns2s_sink_sends_no_dsack_so_the_ns2_profile_refuses_it() -> None:
-    # (The knob's other checks, with frto's, are test_frto.py's and test_eifel_undo.py's.)
+@pytest.mark.parametrize("knob", ["dsack", "tlp"])
+def test_ns2s_sink_sends_no_dsack_so_the_ns2_profile_refuses_it(knob: str) -> None:
+    # (The knob's other checks, with frto's, are test_frto.py's and test_eifel_undo.py's.
+    # ``tlp``, RFC 8985's probe, has no ns-2 2.35 counterpart either.)
     with pytest.raises(ParameterError) as e:
-        simulate("sack", dsack=True, profile="ns2")
-    assert e.value.name == "dsack" and "ns-2" in str(e.value)
+        simulate("sack", profile="ns2", **{knob: True})
+    assert e.value.name == knob and "ns-2" in str(e.value)
 
 
+@pytest.mark.parametrize("knob", ["dsack", "tlp"])
 @pytest.mark.parametrize("variant", ["newreno", "reno", "westwood-plus", "vegas"])
-def test_a_variant_whose_receiver_sends_no_sack_blocks_refuses_dsack(variant: str) -> None:
-    # Its receiver has no block to report a duplicate in: refused by name before any run,
-    # rather than accepted and silently doing nothing.
+def test_a_variant_whose_receiver_sends_no_sack_blocks_refuses_dsack(variant: str,
+                                                                      knob: str) -> None:
+    # Its receiver has no block to report a duplicate in (and Linux probes a tail on SACK
+    # connections only, tcp_is_sack()): refused by name before any run, rather than
+    # accepted and silently doing nothing.
     with pytest.raises(ParameterError) as e:
-        simulate(variant, dsack=True, duration_s=1)
-    assert e.value.name == "dsack" and variant in str(e.value) and "sack, cubic" in str(e.value)
+        simulate(variant, duration_s=1, **{knob: True})
+    assert e.value.name == knob and variant in str(e.value) and "sack, cubic" in str(e.value)

@@ -83,6 +83,6 @@ def test_bbr_keeps_its_window_but_its_spurious_timeouts_send_no_go_back_n() -> N
 
 def test_it_is_off_unless_asked_for_and_named_in_the_scenario_only_then() -> None:
     # Scenarios (and run keys) of everything else stay what they were.
-    for knob in ("eifel_undo", "frto", "dsack"):
+    for knob in ("eifel_undo", "frto", "dsack", "tlp"):
         assert knob not in build_scenario("cubic")["flows"][0]["tcp"]
         assert build_scenario("cubic", **{knob: True})["flows"][0]["tcp"][knob] is True

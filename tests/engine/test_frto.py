@@ -74,15 +74,16 @@ def test_frto_falls_back_to_go_back_n_when_the_timeout_was_genuine(variant: str)
     assert on.packets_delivered < off.packets_delivered  # the round trip F-RTO costs here
 
 
-# (``dsack``, ``test_dsack.py``, is declared as ``frto`` is: the same checks.)
-@pytest.mark.parametrize("knob", ["frto", "dsack"])
+# (``dsack``, ``test_dsack.py``, and ``tlp``, ``test_tlp.py``, are declared as ``frto`` is:
+# the same checks.)
+@pytest.mark.parametrize("knob", ["frto", "dsack", "tlp"])
 def test_frto_is_a_boolean_named_in_errors(knob: str) -> None:
     with pytest.raises(ParameterError) as e:
         simulate("sack", **{knob: "yes"})
     assert e.value.name == knob
 
 
-@pytest.mark.parametrize("knob", ["frto", "dsack"])
+@pytest.mark.parametrize("knob", ["frto", "dsack", "tlp"])
 def test_the_command_line_and_scenario_files_take_it(knob: str) -> None:
     from lossytcp import scenario as s
     from lossytcp.cli import build_parser

@@ -125,6 +125,17 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
         out.append((f"{v}-frto/rfc/window-lost", v,
                     {**BASE, "window": 10, "channel": "drops:seq=" + "+".join(
                         str(q) for q in range(200, 210)), "frto": True, "duration_s": 10.0}))
+    # The Tail Loss Probe on the same jumps (probes that find nothing lost, with and without
+    # DSACK ending their episodes) and on the tail losses of short transfers (a probe that
+    # repairs the last segment; one whose SACK alone starts no recovery).
+    for v in ("sack", "cubic", "bbr"):
+        out.append((f"{v}-tlp/rfc/spikes", v, {**spikes, "tlp": True}))
+    out.append(("sack-tlp-dsack/rfc/spikes", "sack", {**spikes, "tlp": True, "dsack": True}))
+    tail = {**BASE, "rate_bps": 10e6, "rtt_s": 0.1, "packet_size_bytes": 1000,
+            "initial_window": 4, "min_rto_s": 1.0, "transfer_bytes": 4000, "duration_s": 5.0}
+    for drops in ("3", "2+3"):
+        out.append((f"sack-tlp/rfc/tail-{drops}", "sack",
+                    {**tail, "channel": f"drops:seq={drops}", "tlp": True}))
     return out
 
 

@@ -254,6 +254,13 @@ pub struct TcpConfig {
     /// [`crate::tcp::options::DSACK`].
     #[serde(default)]
     pub dsack: bool,
+    /// Tail Loss Probe (RFC 8985 §7, as Linux 6.x runs it): with SACK, in the open state, a
+    /// probe segment (new data, else the last one sent again) at about two smoothed RTTs
+    /// after the last transmission, before the retransmission timer; the RTO restarts from
+    /// the probe, and a loss the probe repaired reduces the window once. SACK senders only.
+    /// Off by default.
+    #[serde(default)]
+    pub tlp: bool,
 }
 
 fn delack_default() -> f64 {

@@ -47,6 +47,10 @@ pub struct FlowReport {
     /// Window reductions the sender undid, by what found them spurious.
     #[serde(flatten)]
     pub undos: Undos,
+    /// Tail loss probes sent (Linux's TCPLossProbes) and the episodes that ended as a loss
+    /// the probe repaired, with the window reduced (TCPLossProbeRecovery); `tlp` senders.
+    pub tlps: u64,
+    pub tlp_recoveries: u64,
     /// The true cause of every loss detection.
     pub loss_causes: LossCauses,
     /// A loss classifier's verdicts (paper 003), for the senders that have one.

@@ -14,7 +14,7 @@ kernel's and the engine's means,
 the seeds with identical values, a paired t-test of the differences, Holm-corrected over
 the metrics (as ``crosscheck ns2 --paired``).
 
-What cannot match by construction (RACK-TLP, PRR, undo, pacing and TSQ, timestamps, the
+What cannot match by construction (RACK, PRR, undo, pacing and TSQ, timestamps, the
 quick-ack heuristic, window autotuning) is listed under the table; a metric that differs
 is expected there and says where the engine would need a ``linux`` profile. Each seed's
 emulator accuracy is checked: a run whose accuracy did not hold is refused, not compared.
@@ -54,15 +54,17 @@ from .emulate import (
 #: Metrics judged: crosscheck's (the kernel exposes them all), and the undos the engine
 #: models (``frto``, ``dsack`` in its configuration): all of them (the kernel's TCPLossUndo,
 #: TCPFullUndo, TCPPartialUndo and TCPDSACKUndo) and F-RTO's (TCPSpuriousRTOs, which
-#: tcp_try_undo_loss() counts beside TCPLossUndo). Not ``spurious_timeouts``: the kernel's
-#: are F-RTO's detections, the engine's its oracle's truth.
-LINUX_JUDGED = (*JUDGED, "undos", "undos_frto")
+#: tcp_try_undo_loss() counts beside TCPLossUndo), and the tail loss probes (``tlp``:
+#: TCPLossProbes) and the losses they repaired (TCPLossProbeRecovery). Not
+#: ``spurious_timeouts``: the kernel's are F-RTO's detections, the engine's its oracle's truth.
+LINUX_JUDGED = (*JUDGED, "undos", "undos_frto", "tlps", "tlp_recoveries")
 
 
 def _differences_by_construction() -> list[str]:
     return [
-        "by construction the kernel detects losses by time (RACK) and probes a lost tail "
-        "(TLP) where the engine counts duplicate ACKs and times out; recovers with PRR; "
+        "by construction the kernel detects losses by time (RACK) where the engine counts "
+        "duplicate ACKs (a tail probe's SACK alone starts no recovery in the engine); "
+        "recovers with PRR; "
         "undoes a recovery on the first timestamp showing a delayed original "
         "(tcp_try_undo_partial) and raises its reordering degree, where the engine's DSACK "
         "undo waits for every retransmission; paces (TSQ, BBR); acks quickly after "
@@ -127,8 +129,6 @@ def run(a: argparse.Namespace) -> int:
     rows = judge(observe(sims), observe(kernel), ref_name="kernel", alpha=a.alpha,
                  paired=True)
     notes += _differences_by_construction()
-    notes.append("kernel-only counters: loss probes (TLP) "
-                 + ", ".join(str(k.loss_probes) for k in kernel) + " per seed")
     notes.append("kernel undos (Loss/Full/Partial/DSACK), DSACKs received, per seed: " + ", ".join(
         "/".join(str(k.counters.get(f"TcpExt.TCP{x}Undo", 0))
                  for x in ("Loss", "Full", "Partial", "DSACK"))

@@ -22,6 +22,10 @@
   and its sender undoes an episode whose retransmissions all came back as DSACKs
   (``undo_retrans``, ``tcp_try_undo_loss()`` / ``tcp_try_undo_dsack()``); the engine's
   ``dsack`` does the same on its RFC 2018 blocks;
+* ``tlp=True``: the kernel's Tail Loss Probe (``net.ipv4.tcp_early_retrans`` = 3 by default,
+  RFC 8985 §7): the engine's ``tlp`` follows ``tcp_schedule_loss_probe()`` /
+  ``tcp_send_loss_probe()`` / ``tcp_process_tlp_ack()`` with this kernel's HZ (250);
+  ``tlps`` is judged against TCPLossProbes, ``tlp_recoveries`` against TCPLossProbeRecovery;
 * ``initial_window=10`` (RFC 6928, ``TCP_INIT_CWND``); ``delayed_ack=True``;
   ``limited_transmit=True`` (RFC 3042, on in Linux); ``dupack_threshold=3``
   (``tcp_reordering``); per-ACK RTT samples (the timestamps option times every ACK);
@@ -37,12 +41,11 @@
 **What cannot match by construction** (the engine implements RFC algorithms; the kernel
 implements its own, and these differ on purpose):
 
-* RACK-TLP (RFC 8985): Linux detects losses by time (a segment is lost when one sent after
-  it is delivered, plus a reordering window), not by three duplicate ACKs, and probes a lost
-  tail with a Tail Loss Probe instead of waiting for the RTO. The engine counts duplicate
-  ACKs / SACKed segments and times out: where the kernel sends a probe and recovers, the
-  engine times out (``timeouts`` lower and ``fast_retransmits`` higher in the kernel;
-  TLPs are reported as ``loss_probes``).
+* RACK (RFC 8985 §6): Linux detects losses by time (a segment is lost when one sent after
+  it is delivered, plus a reordering window), not by three duplicate ACKs. The engine
+  counts duplicate ACKs / SACKed segments: where a tail probe's SACK lets the kernel's RACK
+  mark the segments below it lost and recover, the engine waits for the RTO the probe
+  restarted (``timeouts`` lower and ``fast_retransmits`` higher in the kernel).
 * PRR (RFC 6937): during recovery Linux paces retransmissions and new data to the ssthresh
   it is heading for; the engine's RFC 6675 recovery sends what the pipe allows.
 * Undo (F-RTO RFC 5682, DSACK/Eifel): Linux reverts a window reduction it finds spurious.
@@ -164,7 +167,7 @@ def engine_config(*, packet_size_bytes: int, window: int | None,
     mss = packet_size_bytes - LINUX_ACK_BYTES
     return dict(**LINUX_KNOBS.get(variant or "", {}),
         # The sender-wide options as their declarations set them for Linux (frto, dsack,
-        # limited_transmit on; eifel_undo off: see above).
+        # tlp, limited_transmit on; eifel_undo off: see above).
         **{k: o.as_linux for k, o in OPTIONS.items() if o.as_linux is not None},
         profile="rfc", initial_window=10, delayed_ack=True,
         dupack_threshold=3, rtt_sampling="per_ack", granularity_s=0.2,

@@ -90,7 +90,8 @@ class EmulationReport(RunMetrics):
     counters (timeouts: TcpExt.TCPTimeouts; fast retransmits: recoveries entered on
     duplicate ACKs or SACK, TcpExt.TCPSackRecovery + TCPRenoRecovery; spurious timeouts:
     F-RTO's TcpExt.TCPSpuriousRTOs; undos: TcpExt.TCPLossUndo + TCPFullUndo +
-    TCPPartialUndo + TCPDSACKUndo, those of F-RTO alone TCPSpuriousRTOs)."""
+    TCPPartialUndo + TCPDSACKUndo, those of F-RTO alone TCPSpuriousRTOs; tail loss probes:
+    TcpExt.TCPLossProbes, the losses they repaired TcpExt.TCPLossProbeRecovery)."""
 
     cc: str
     seed: int
@@ -135,6 +136,8 @@ class EmulationReport(RunMetrics):
     undos_eifel_timeout: float = math.nan
     undos_eifel_fast_retransmit: float = math.nan
     undos_dsack: float = math.nan
+    tlps: float = math.nan
+    tlp_recoveries: float = math.nan
     completion_time_s: float = math.nan
     classification_accuracy: float = math.nan
 
@@ -192,6 +195,8 @@ def from_emulator(raw: dict[str, Any], *, seed: int, rate_bps: float,
                   for k in ("Loss", "Full", "Partial", "DSACK")),
         undos_frto=int(c.get("TcpExt.TCPSpuriousRTOs", 0)),
         loss_probes=int(c.get("TcpExt.TCPLossProbes", 0)),
+        tlps=int(c.get("TcpExt.TCPLossProbes", 0)),
+        tlp_recoveries=int(c.get("TcpExt.TCPLossProbeRecovery", 0)),
         elapsed_s=float(tcp["duration_s"]),
         capacity_pps=rate_bps / (8.0 * packet_size_bytes),
         final_cwnd=float(fin["cwnd"]), final_ssthresh=float(fin["ssthresh"]),

@@ -724,6 +724,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                 };
                 r.packets_delivered = f.receiver.delivered;
                 r.undos = f.sender.undos();
+                (r.tlps, r.tlp_recoveries) = f.sender.tlps();
                 r.final_cwnd = f.sender.state.cwnd;
                 r.final_ssthresh = f.sender.state.ssthresh;
                 r.final_rto_s = f.sender.rto().as_secs();

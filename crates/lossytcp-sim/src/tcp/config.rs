@@ -32,6 +32,9 @@ pub struct SenderConfig {
     /// of the SACK information and counts the episode's retransmissions proved duplicates;
     /// when all are, the congestion response is undone.
     pub dsack: bool,
+    /// Tail Loss Probe (RFC 8985 §7 with Linux's timing and response, the sender's
+    /// `schedule_probe` / `on_probe_timer` / `process_tlp_ack`); SACK senders only.
+    pub tlp: bool,
     pub compat: Compat,
     /// The receiver's advertised window, segments.
     pub max_window: u32,

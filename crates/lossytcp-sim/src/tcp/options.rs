@@ -245,6 +245,35 @@ pub const DSACK: SenderOption = SenderOption::switch("dsack", |t| Some(t.dsack))
     .requires(Requirement::SackBlocks, "reports duplicates in SACK blocks")
     .linux("net.ipv4.tcp_dsack = 1", Some(true));
 
+/// RFC 8985 section 7's tail loss probe as Linux 6.x runs it (`Sender`'s `tlp`).
+pub const TLP: SenderOption = SenderOption::switch("tlp", |t| Some(t.tlp))
+    .doc(
+        "RFC 8985 section 7's tail loss probe as Linux 6.x runs it (tcp_schedule_loss_probe(), \
+         tcp_send_loss_probe(), tcp_process_tlp_ack()): a SACK sender in the open state with \
+         data out arms a probe at 2 SRTT + 2 ms (+200 ms, Linux's TCP_RTO_MIN, with one \
+         segment out; 1 s before any RTT sample), rounded up to 4 ms jiffies (HZ 250), never \
+         after the RTO, re-armed by every ACK that advances and every send of new data; when \
+         it fires one segment leaves, new data if the receiver's window takes it (whatever \
+         cwnd) or else the last segment again, and the RTO restarts from it; one probe per \
+         episode; an ACK beyond the probe that is not its DSACK reduces the window once \
+         (ssthresh as at a fast retransmit, cwnd = ssthresh); flows report tlps and \
+         tlp_recoveries.",
+    )
+    .refused(
+        Profile::Ns2,
+        true,
+        "is RFC 8985's tail loss probe as Linux runs it; ns-2 2.35's agents (profile='ns2') \
+         have none",
+    )
+    .requires(
+        Requirement::SackBlocks,
+        "probes SACK connections only (RFC 8985 section 7.2, Linux's tcp_is_sack())",
+    )
+    .linux(
+        "net.ipv4.tcp_early_retrans = 3 (RACK-TLP's probe)",
+        Some(true),
+    );
+
 /// Every sender-wide option, in the order users see them.
 pub static OPTIONS: &[SenderOption] = &[
     LIMITED_TRANSMIT,
@@ -255,6 +284,7 @@ pub static OPTIONS: &[SenderOption] = &[
     EIFEL_UNDO,
     FRTO,
     DSACK,
+    TLP,
 ];
 
 /// Refuses what the declaration refuses, for a scenario given to the engine directly (the

@@ -56,6 +56,34 @@ struct DsackUndo {
     retrans: i64,
 }
 
+/// A tail loss probe's episode (RFC 8985 §7.4; Linux's `tlp_high_seq` and `tlp_retrans`):
+/// at most one probe is outstanding until the episode ends (`process_tlp_ack`).
+#[derive(Clone, Copy, Debug)]
+struct TlpEpisode {
+    /// snd_max (+1 of the highest segment sent) once the probe left.
+    high: u64,
+    /// The probe retransmitted the last segment (rather than sending new data).
+    retrans: bool,
+}
+
+/// The kernel whose TLP timing the sender follows: `HZ` of the machine that ran the
+/// `beyond-rtt` kernel rows (Linux 6.18, `CONFIG_HZ=250`), so one jiffy is 4 ms.
+/// `usecs_to_jiffies()` rounds the probe timeout up to whole jiffies.
+const LINUX_JIFFY: Dur = Dur(4_000_000);
+/// Linux's `TCP_RTO_MIN` (HZ / 5): with one segment outstanding the probe waits this much
+/// more than 2 SRTT, for the receiver's delayed ACK (`tcp_schedule_loss_probe()`).
+const TLP_ONE_SEGMENT_EXTRA: Dur = Dur(200_000_000);
+/// Linux's `TCP_TIMEOUT_MIN_US` (2 ms since Linux 6.7; before it `TCP_TIMEOUT_MIN`, two
+/// jiffies): the extra with more than one segment outstanding.
+const TLP_EXTRA: Dur = Dur(2_000_000);
+/// Linux's `TCP_TIMEOUT_INIT` (1 s, RFC 6298 §2.1): the probe timeout before any RTT sample.
+const TLP_NO_RTT: Dur = Dur(1_000_000_000);
+
+/// `d` rounded up to whole jiffies, as `usecs_to_jiffies()` does.
+fn in_jiffies(d: Dur) -> Dur {
+    Dur(d.0.div_ceil(LINUX_JIFFY.0) * LINUX_JIFFY.0)
+}
+
 /// The plugins are type parameters, so a growth or recovery plugin of another crate (or of a
 /// test) plugs in without touching the engine; the simulator uses the enum-dispatched sets of
 /// this crate's plugins.
@@ -121,7 +149,7 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     dsack_on: bool,
     /// The current episode's DSACK-based undo (None without `dsack_on`, and once undone).
     dsack_undo: Option<DsackUndo>,
-    /// `eifel || dsack_on`: what `undo_before_ack` has to do.
+    /// `eifel || dsack_on || tlp_on`: what `undo_before_ack` has to do.
     undo_tests: bool,
     /// The ACK being processed only reported a duplicate (`undo_before_ack`).
     dsack_only: bool,
@@ -131,6 +159,25 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     sack_news_on: bool,
     /// Those ranges, of the ACK being processed (a buffer reused every ACK).
     sack_news: Vec<(u64, u64)>,
+    /// `SenderConfig::tlp`, for a sender that reads SACK blocks (Linux probes only on SACK
+    /// connections).
+    tlp_on: bool,
+    /// The timer's deadline (`rto_deadline`) is a loss probe's (Linux's
+    /// `ICSK_TIME_LOSS_PROBE`, which shares the retransmission timer); `rto_behind_probe`
+    /// is the RTO deadline it stands in front of.
+    probe_armed: bool,
+    rto_behind_probe: Option<Time>,
+    /// The current probe's episode, if one is open.
+    tlp: Option<TlpEpisode>,
+    /// The last ACK SACKed data above snd_una: Linux's `TCP_CA_Disorder`, where no probe is
+    /// scheduled.
+    tlp_disorder: bool,
+    /// The ACK being processed carries a DSACK of the probe (Linux's `FLAG_DSACK_TLP`).
+    dsack_tlp: bool,
+    /// snd_max before the ACK being processed (new data sent on it schedules a probe).
+    tlp_high_before: u64,
+    /// Probes sent, and episodes that ended as a loss the probe repaired.
+    tlps: (u64, u64),
 }
 
 impl Sender {
@@ -171,6 +218,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             log.skip_tx_in_flight();
         }
         let sack_news_on = log.sampling() && recovery.reports_sack_news();
+        let recovery_wants_sack = recovery.wants_sack();
         let classifier = cfg.classifier.as_ref().map(Classifier::new);
         let tx_start = growth.wants_tx_start();
         let exact_rtt = cfg.sampling == RttSampling::PerAck
@@ -213,10 +261,18 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             undos: Undos::default(),
             dsack_on: cfg.dsack,
             dsack_undo: None,
-            undo_tests: cfg.eifel || cfg.dsack,
+            undo_tests: cfg.eifel || cfg.dsack || (cfg.tlp && recovery_wants_sack),
             dsack_only: false,
             sack_news_on,
             sack_news: Vec::new(),
+            tlp_on: cfg.tlp && recovery_wants_sack,
+            probe_armed: false,
+            rto_behind_probe: None,
+            tlp: None,
+            tlp_disorder: false,
+            dsack_tlp: false,
+            tlp_high_before: 0,
+            tlps: (0, 0),
         }
     }
 
@@ -261,6 +317,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     pub fn undos(&self) -> Undos {
         self.undos
     }
+    /// Tail loss probes sent, and the episodes that ended as a loss the probe repaired.
+    pub fn tlps(&self) -> (u64, u64) {
+        self.tlps
+    }
     /// All the application's data is acknowledged.
     pub fn done(&self) -> bool {
         self.state.snd_una >= self.state.limit
@@ -268,6 +328,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     fn arm_timer(&mut self, now: Time) {
         self.rto_deadline = Some(now + self.rtt.rto());
+        self.probe_armed = false;
     }
 
     #[inline]
@@ -468,6 +529,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     pub fn start(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.clock_at(now);
         self.send_pending(now, out);
+        if self.tlp_on {
+            self.set_xmit_timer(now, false, 0);
+        }
     }
 
     /// The pacing timer fired: send what pacing held back. Returns whether the growth plugin
@@ -477,7 +541,13 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     pub fn on_pacing_timer(&mut self, now: Time, out: &mut Vec<Segment>) -> bool {
         self.clock_at(now);
         self.heard_tx_start = false;
-        self.send_pending(now, out);
+        if self.tlp_on {
+            let high_before = self.state.snd_max;
+            self.send_pending(now, out);
+            self.set_xmit_timer(now, false, high_before);
+        } else {
+            self.send_pending(now, out);
+        }
         !self.heard_tx_start
     }
 
@@ -752,6 +822,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if start >= ack && !inside_second {
             return None;
         }
+        // tcp_dsack_seen(): a one-segment DSACK ending at tlp_high_seq is the probe's.
+        self.dsack_tlp = self.tlp.is_some_and(|t| t.high == end && end - start == 1);
         if let Some(u) = &mut self.dsack_undo {
             if u.retrans > 0 && end > u.marker {
                 u.retrans = (u.retrans - (end - start) as i64).max(0);
@@ -762,7 +834,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     /// Eifel's detection and DSACK's, on an ACK before it is processed (as Eifel's
     /// response, Linux's undo comes before the ACK's growth: tcp_fastretrans_alert() runs
-    /// before tcp_cong_control()). Returns the SACK blocks without a DSACK.
+    /// before tcp_cong_control()), and a probe episode's verdict (`tlp_before_ack`). Returns
+    /// the SACK blocks without a DSACK.
     #[inline(never)]
     fn undo_before_ack<'a>(
         &mut self,
@@ -773,14 +846,21 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if self.eifel {
             self.eifel_detect(ack, tsecr);
         }
-        if !self.dsack_on {
-            return sack;
+        let rest = if self.dsack_on {
+            let rest = sack.first().and_then(|_| self.take_dsack(ack, sack));
+            // An ACK that only reports a duplicate is no duplicate ACK: it SACKs nothing new
+            // (RFC 6675 §2's DupAck), and Linux's SACK senders count SACKed segments instead.
+            self.dsack_only = rest.is_some_and(<[_]>::is_empty);
+            rest.unwrap_or(sack)
+        } else {
+            sack
+        };
+        if self.tlp_on {
+            self.tlp_before_ack(ack, rest);
         }
-        let rest = sack.first().and_then(|_| self.take_dsack(ack, sack));
-        // An ACK that only reports a duplicate is no duplicate ACK: it SACKs nothing new
-        // (RFC 6675 §2's DupAck), and Linux's SACK senders count SACKed segments instead.
-        self.dsack_only = rest.is_some_and(<[_]>::is_empty);
-        let rest = rest.unwrap_or(sack);
+        if !self.dsack_on {
+            return rest;
+        }
         // RFC 3708's response as Linux takes it, once every retransmission of the episode
         // was reported a duplicate (`undo_retrans` 0): after a timeout on an ACK that
         // advances snd_una (tcp_process_loss() -> tcp_try_undo_loss()), as a spurious
@@ -962,6 +1042,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             }
             // (The plugins that pace own the window: the other senders skip the test.)
             if self.held_back(now) {
+                if self.tlp_on {
+                    self.set_xmit_timer(now, ack > old_una, self.tlp_high_before);
+                }
                 return;
             }
         }
@@ -969,6 +1052,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.frto_send_new(now, out);
         }
         self.send_pending(now, out);
+        if self.tlp_on {
+            self.set_xmit_timer(now, ack > old_una, self.tlp_high_before);
+        }
     }
 
     #[inline]
@@ -1031,6 +1117,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let timer_when_idle = self.compat.timer_when_idle && s.snd_una < s.limit;
         if idle && !timer_when_idle {
             self.rto_deadline = None; // RFC 6298 §5.2
+            self.probe_armed = false;
         } else if idle || verdict.restart_timer {
             self.arm_timer(now); // §5.3
         }
@@ -1056,6 +1143,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                     self.congestion_event(CongestionKind::FastRetransmit, fs, ctx, truth);
                 self.arm_eifel(false, true);
                 self.arm_dsack();
+                // tcp_enter_recovery() -> tcp_init_cwnd_reduction(): tlp_high_seq = 0.
+                self.tlp = None;
                 Some((Some(cut), v))
             }
             DupAck::EnterWithoutCut => Some((None, None)),
@@ -1087,7 +1176,13 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// The retransmission timer fired at `now` (the caller checks the deadline).
     pub fn on_timeout(&mut self, now: Time, truth: &dyn LossTruth, out: &mut Vec<Segment>) {
         self.clock_at(now);
+        if self.probe_armed {
+            self.on_probe_timer(now, out);
+            return;
+        }
         self.rto_deadline = None;
+        // tcp_retransmit_timer(): a timeout ends any probe episode.
+        self.tlp = None;
         let s = &self.state;
         let timer_when_idle = self.compat.timer_when_idle && s.snd_una < s.limit;
         if s.snd_una >= s.snd_max && !timer_when_idle {
@@ -1163,6 +1258,178 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
     }
 
+    /// An ACK before it is processed, with its SACK blocks less any DSACK: Linux's
+    /// `TCP_CA_Disorder` (SACKed data above snd_una) is noted, and a probe episode's ACK is
+    /// judged where `tcp_ack()` judges it, after the scoreboard and before
+    /// `tcp_fastretrans_alert()` and the window's growth.
+    fn tlp_before_ack(&mut self, ack: u64, sack: &[(u64, u64)]) {
+        let s = &self.state;
+        self.tlp_high_before = s.snd_max;
+        self.tlp_disorder = !sack.is_empty();
+        if self.tlp.is_some() {
+            self.process_tlp_ack(ack.min(s.snd_max), s.snd_una, !sack.is_empty());
+        }
+    }
+
+    /// Linux's timer choice after an ACK or a send (RFC 8985 §7.2): an ACK that advanced
+    /// snd_una schedules a probe (`tcp_set_xmit_timer()` -> `tcp_schedule_loss_probe(sk,
+    /// true)`), and so does a send of new data (`tcp_write_xmit()` ->
+    /// `tcp_schedule_loss_probe(sk, false)`, after `tcp_event_new_data_sent()` took the
+    /// probe's timer back for the RTO); where no probe may be scheduled, the RTO stands.
+    #[cold]
+    #[inline(never)]
+    fn set_xmit_timer(&mut self, now: Time, advanced: bool, high_before: u64) {
+        let sent_new = self.state.snd_max > high_before;
+        if !(advanced || sent_new) {
+            return;
+        }
+        if !self.schedule_probe(now, advanced && !sent_new) && self.probe_armed {
+            self.rto_deadline = self.rto_behind_probe;
+            self.probe_armed = false;
+        }
+    }
+
+    /// `tcp_schedule_loss_probe()` (RFC 8985 §7.2, Linux 6.x's values): a SACK connection
+    /// with data outstanding, in the open state (Linux's `TCP_CA_Open` or `TCP_CA_CWR`; the
+    /// engine has no CWR state: its TLP response below returns to open at once, as
+    /// `tcp_try_keep_open()` does, and Linux's `TCP_CA_Disorder`, SACKed data above snd_una,
+    /// is an open sender whose last ACK carried SACK blocks) arms the probe timer at PTO =
+    /// 2 SRTT plus `TLP_ONE_SEGMENT_EXTRA` with one segment outstanding, else plus
+    /// `TLP_EXTRA` (1 s without an RTT sample), in whole jiffies, and no later than the RTO:
+    /// a whole RTO from now after an ACK that advanced snd_una (`advancing_rto`), else the
+    /// RTO deadline as it stands.
+    fn schedule_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
+        let s = &self.state;
+        let outstanding = s.snd_max - s.snd_una;
+        if outstanding == 0 || s.ca_state != CaState::Open || self.tlp_disorder {
+            return false;
+        }
+        let pto = match self.rtt.srtt() {
+            Some(srtt) => {
+                let extra = if outstanding == 1 {
+                    TLP_ONE_SEGMENT_EXTRA
+                } else {
+                    TLP_EXTRA
+                };
+                in_jiffies(Dur(2 * srtt.0 + extra.0))
+            }
+            None => TLP_NO_RTT,
+        };
+        let rto_at = if self.probe_armed {
+            self.rto_behind_probe
+        } else {
+            self.rto_deadline
+        };
+        let rto_delta = if advancing_rto {
+            Some(self.rtt.rto())
+        } else {
+            rto_at.filter(|&t| t > now).map(|t| t - now)
+        };
+        // (The engine's RTO is not in jiffies: the cap is its deadline itself.)
+        let timeout = rto_delta.map_or(pto, |d| pto.min(d));
+        self.rto_behind_probe = rto_at;
+        self.rto_deadline = Some(now + timeout);
+        self.probe_armed = true;
+        true
+    }
+
+    /// The probe timer fired (`tcp_send_loss_probe()`, RFC 8985 §7.3): one segment, new
+    /// data if there is any and the receiver's window takes it (whatever cwnd: Linux's
+    /// `tcp_write_xmit(..., push_one = 2)`), else the highest segment sent, again; the RTO
+    /// restarts from the probe. With an episode still open no probe leaves and the RTO
+    /// stands as it was.
+    #[cold]
+    #[inline(never)]
+    fn on_probe_timer(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.probe_armed = false;
+        self.rto_deadline = self.rto_behind_probe;
+        let s = &mut self.state;
+        if self.tlp.is_some() || s.snd_una >= s.snd_max {
+            return;
+        }
+        let new_data = if let Some(h) = self.held.take() {
+            // The send head pacing held back goes first.
+            Some(h)
+        } else if s.snd_nxt == s.snd_max && s.new_segment_fits(s.snd_una) {
+            let seq = s.snd_max;
+            s.snd_max += 1;
+            s.snd_nxt = s.snd_max;
+            Some(Segment {
+                seq,
+                retransmission: false,
+            })
+        } else {
+            None
+        };
+        let retrans = match new_data {
+            Some(h) => {
+                self.transmit(now, h.seq, h.retransmission, out);
+                h.retransmission
+            }
+            None => {
+                // __tcp_retransmit_skb() directly, not tcp_retransmit_skb(): the probe is no
+                // retransmission of a loss episode a DSACK could prove a duplicate.
+                let episode = self.dsack_undo.take();
+                self.transmit(now, self.state.snd_max - 1, true, out);
+                self.dsack_undo = episode;
+                true
+            }
+        };
+        self.tlp = Some(TlpEpisode {
+            high: self.state.snd_max,
+            retrans,
+        });
+        self.tlps.0 += 1;
+        self.arm_timer(now);
+        if self.log.sampling() {
+            self.state.acct = self.log.accounting();
+        }
+    }
+
+    /// An ACK during a probe episode (Linux's `tcp_process_tlp_ack()`, RFC 8985 §7.4): the
+    /// episode ends when the ACK reaches the probe's snd_max. A probe of new data ends it
+    /// there; so does a DSACK of the probe, or a duplicate ACK that SACKs nothing, which
+    /// say the original arrived too. An ACK beyond it otherwise means the probe repaired a
+    /// loss: the window is reduced once (`tcp_init_cwnd_reduction()`: the growth plugin's
+    /// ssthresh, as at a fast retransmit; `tcp_end_cwnd_reduction()`: cwnd = ssthresh for a
+    /// plugin that does not own its window; `CA_EVENT_COMPLETE_CWR`, the plugins'
+    /// `CaEvent::ExitRecovery`) and the sender stays open.
+    #[cold]
+    #[inline(never)]
+    fn process_tlp_ack(&mut self, ack: u64, old_una: u64, sacked: bool) {
+        let Some(t) = self.tlp else {
+            return;
+        };
+        let dsack_tlp = std::mem::take(&mut self.dsack_tlp);
+        if ack < t.high {
+            return;
+        }
+        if !t.retrans || dsack_tlp {
+            self.tlp = None;
+        } else if ack > t.high {
+            self.tlp = None;
+            self.tlps.1 += 1;
+            let flight = self.recovery.flight_size(&self.state);
+            let cut = self.growth.on_congestion_event(
+                &Conn::with_flight_size(&self.state, flight),
+                CongestionKind::FastRetransmit,
+                &AckCtx {
+                    now: self.state.now,
+                    ..AckCtx::default()
+                },
+            );
+            let s = &mut self.state;
+            s.ssthresh = cut.ssthresh;
+            if !self.growth.owns_window() {
+                s.cwnd = cut.ssthresh;
+            }
+            self.growth
+                .on_event(&mut Window::new(s), CaEvent::ExitRecovery);
+        } else if ack == old_una && !sacked {
+            self.tlp = None;
+        }
+    }
+
     /// Whether loss events wait for [`Sender::drain_events`].
     #[inline]
     pub fn has_loss_events(&self) -> bool {
@@ -1204,6 +1471,7 @@ mod tests {
             eifel: false,
             frto: false,
             dsack: false,
+            tlp: false,
             segment_bytes: 1000,
             seed: 0,
         }
@@ -1713,6 +1981,209 @@ mod tests {
         tx.on_pacing_timer(ms(115), &mut out);
         assert_eq!(sent(&mut out), vec![7, 8, 9]);
         assert_eq!(tx.pacing_deadline(), Some(ms(145)), "on time: no credit");
+    }
+
+    /// Reno/SACK with TLP, a receiver window of 4 and IW 4 (the RFC 6298 timer: RTO 1 s
+    /// until samples say more), its first window sent at 0. No RTT sample yet: the probe
+    /// timer stands at 1 s (TCP_TIMEOUT_INIT), capped at the RTO, also 1 s.
+    fn tlp_sender(dsack: bool, limit: u64, min_rto: Dur) -> Sender<Reno, Sack> {
+        let mut c = SenderConfig {
+            max_window: 4,
+            tlp: true,
+            dsack,
+            ..cfg(4)
+        };
+        c.rtt.min_rto = min_rto;
+        let mut tx = Sender::with_plugins(&c, Reno::default(), Sack::default(), limit);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        assert_eq!(sent(&mut out), (0..4.min(limit)).collect::<Vec<_>>());
+        assert!(tx.probe_armed);
+        assert_eq!(tx.rto_deadline(), Some(ms(1000)));
+        tx
+    }
+
+    /// The window 0-3 sent at 0; segment 0's ACK at 100 ms (SRTT 100 ms, RTO max(1 s,
+    /// 300 ms)) sends 4, the receiver's window full (1-4). The ACKs of 1-4 are lost (or 4
+    /// too): the probe fires at 100 + 2 x 100 + 2 ms, rounded up to 4 ms jiffies (204),
+    /// = 304 ms; no new data fits the receiver's window, so 4 goes again, and the RTO
+    /// restarts from the probe: 304 + 1000 ms.
+    fn probed(dsack: bool) -> Sender<Reno, Sack> {
+        let mut tx = tlp_sender(dsack, u64::MAX, Dur::from_secs(1.0));
+        let mut out = Vec::new();
+        tx.on_ack(ms(100), 1, &[], &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![4]);
+        assert_eq!(tx.srtt(), Some(Dur::from_secs(0.1)));
+        assert!(tx.probe_armed);
+        assert_eq!(tx.rto_deadline(), Some(ms(304)));
+        tx.on_timeout(ms(304), &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(4, true)]);
+        out.clear();
+        assert!(!tx.probe_armed);
+        assert_eq!(tx.rto_deadline(), Some(ms(1304)));
+        assert_eq!(tx.tlps(), (1, 0));
+        assert!(
+            tx.drain_events().next().is_none(),
+            "a probe is no loss event"
+        );
+        tx
+    }
+
+    #[test]
+    fn tlp_probe_at_two_srtt_retransmits_the_last_segment_and_restarts_the_rto() {
+        let tx = probed(false);
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!(tx.tlp.map(|t| (t.high, t.retrans)), Some((5, true)));
+    }
+
+    #[test]
+    fn tlp_one_segment_outstanding_waits_for_a_delayed_ack_and_the_rto_caps_it() {
+        // Two segments to send; segment 0's ACK at 100 ms leaves one outstanding: PTO = 2 x
+        // 100 + 200 ms (TCP_RTO_MIN) = 400 ms, under the RTO of 1 s restarted by the ACK.
+        let mut tx = tlp_sender(false, 2, Dur::from_secs(1.0));
+        let mut out = Vec::new();
+        tx.on_ack(ms(100), 1, &[], &NoTruth, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(tx.rto_deadline(), Some(ms(500)));
+        // No new data: the probe is segment 1 again.
+        tx.on_timeout(ms(500), &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(1, true)]);
+        assert_eq!(tx.rto_deadline(), Some(ms(1500)));
+        // With no RTO floor the first sample gives RTO = 100 + 4 x 50 = 300 ms: the probe
+        // would come after the RTO, so it comes at the RTO's time, 400 ms.
+        let mut tx = tlp_sender(false, 2, Dur::ZERO);
+        tx.on_ack(ms(100), 1, &[], &NoTruth, &mut out);
+        assert_eq!(tx.rto(), Dur::from_secs(0.3));
+        assert_eq!(tx.rto_deadline(), Some(ms(400)));
+    }
+
+    #[test]
+    fn tlp_new_data_goes_first_whatever_cwnd() {
+        // A receiver window of 64 and IW 4: segment 0's ACK opens cwnd to 5 and sends 4
+        // and 5, which fills it (1-5 out). The probe at 304 ms is the next new segment,
+        // which the receiver's window takes though cwnd does not (push_one = 2).
+        let mut c = SenderConfig {
+            max_window: 64,
+            tlp: true,
+            ..cfg(4)
+        };
+        c.rtt.min_rto = Dur::from_secs(1.0);
+        let mut tx = Sender::with_plugins(&c, Reno::default(), Sack::default(), u64::MAX);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        out.clear();
+        tx.on_ack(ms(100), 1, &[], &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![4, 5]);
+        assert_eq!((tx.state.cwnd, tx.state.flight()), (5.0, 5));
+        assert_eq!(tx.rto_deadline(), Some(ms(304)));
+        tx.on_timeout(ms(304), &NoTruth, &mut out);
+        assert_eq!(out, vec![seg(6, false)]);
+        assert_eq!(tx.tlp.map(|t| (t.high, t.retrans)), Some((7, false)));
+        assert_eq!(tx.rto_deadline(), Some(ms(1304)));
+        out.clear();
+        // A probe of new data: the ACK reaching it ends the episode, nothing reduced.
+        tx.on_ack(ms(400), 7, &[], &NoTruth, &mut out);
+        assert!(tx.tlp.is_none());
+        assert_eq!(tx.tlps(), (1, 0));
+        assert_eq!(tx.state.ssthresh, 256.0 * 16.0);
+    }
+
+    #[test]
+    fn tlp_one_probe_per_episode_the_next_timer_restores_the_rto() {
+        // The probe's ACK covers it (1-4 all arrived: without DSACK, an ACK of 5 that
+        // advances snd_una says nothing yet). It is Karn-ambiguous (4 went twice): SRTT
+        // stays 100 ms. Slow start sends 5-8; a probe is scheduled at 400 + 204 ms, but
+        // when it fires the episode is still open: nothing is sent and the RTO, restarted
+        // by the ACK at 400 ms, stands at 1400 ms.
+        let mut tx = probed(false);
+        let mut out = Vec::new();
+        tx.on_ack(ms(400), 5, &[], &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![5, 6, 7, 8]);
+        assert_eq!(tx.srtt(), Some(Dur::from_secs(0.1)));
+        assert!(tx.tlp.is_some());
+        assert_eq!(tx.rto_deadline(), Some(ms(604)));
+        tx.on_timeout(ms(604), &NoTruth, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(tx.tlps(), (1, 0));
+        assert_eq!((tx.probe_armed, tx.rto_deadline()), (false, Some(ms(1400))));
+    }
+
+    #[test]
+    fn tlp_an_ack_beyond_the_probe_without_dsack_is_a_repaired_loss_cwnd_to_ssthresh() {
+        // As above, then the ACK of 5 arrives at 650 ms: beyond tlp_high_seq (5) without a
+        // DSACK, so the probe repaired a loss: Reno's ssthresh from the flight of 5-8
+        // (RFC 5681: max(4 / 2, 2) = 2), cwnd = ssthresh (tcp_end_cwnd_reduction()), the
+        // sender open; this ACK's congestion avoidance then makes 2 + 1/2.
+        let mut tx = probed(false);
+        let mut out = Vec::new();
+        tx.on_ack(ms(400), 5, &[], &NoTruth, &mut out);
+        out.clear();
+        tx.on_ack(ms(650), 6, &[], &NoTruth, &mut out);
+        assert_eq!(tx.tlps(), (1, 1));
+        assert!(tx.tlp.is_none());
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!((tx.state.ssthresh, tx.state.cwnd), (2.0, 2.5));
+        assert!(tx.drain_events().next().is_none());
+    }
+
+    #[test]
+    fn tlp_a_dsack_of_the_probe_ends_the_episode_without_a_window_change() {
+        // With DSACK the receiver reports 4's second copy: the original was not lost.
+        let mut tx = probed(true);
+        let mut out = Vec::new();
+        tx.on_ack(ms(400), 5, &[(4, 5)], &NoTruth, &mut out);
+        assert!(tx.tlp.is_none());
+        assert_eq!(sent(&mut out), vec![5, 6, 7, 8]);
+        tx.on_ack(ms(650), 6, &[], &NoTruth, &mut out);
+        assert_eq!(tx.tlps(), (1, 0));
+        assert_eq!(tx.state.ssthresh, 256.0);
+        assert_eq!(tx.undos(), Undos::default());
+    }
+
+    #[test]
+    fn tlp_a_duplicate_ack_at_the_probe_ends_the_episode_without_a_window_change() {
+        // The ACK of 5 comes first (the original of 4 arrived), then the probe's copy
+        // gives a duplicate ACK with nothing SACKed: both arrived, no loss.
+        let mut tx = probed(false);
+        let mut out = Vec::new();
+        tx.on_ack(ms(390), 5, &[], &NoTruth, &mut out);
+        assert!(tx.tlp.is_some());
+        tx.on_ack(ms(400), 5, &[], &NoTruth, &mut out);
+        assert!(tx.tlp.is_none());
+        tx.on_ack(ms(650), 6, &[], &NoTruth, &mut out);
+        assert_eq!(tx.tlps(), (1, 0));
+        assert_eq!(tx.state.ssthresh, 256.0);
+    }
+
+    #[test]
+    fn tlp_off_the_same_acks_wait_for_the_rto() {
+        let mut c = SenderConfig {
+            max_window: 4,
+            ..cfg(4)
+        };
+        c.rtt.min_rto = Dur::from_secs(1.0);
+        let mut tx = Sender::with_plugins(&c, Reno::default(), Sack::default(), u64::MAX);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        tx.on_ack(ms(100), 1, &[], &NoTruth, &mut out);
+        assert_eq!(tx.rto_deadline(), Some(ms(1100)));
+        assert_eq!(tx.tlps(), (0, 0));
+    }
+
+    #[test]
+    fn tlp_needs_sack_a_newreno_sender_never_probes() {
+        let c = SenderConfig {
+            max_window: 4,
+            tlp: true,
+            recovery: RecoveryConfig::NewReno(NewRenoParams::default()),
+            ..cfg(4)
+        };
+        let mut tx = Sender::new(&c, u64::MAX);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        tx.on_ack(ms(100), 1, &[], &NoTruth, &mut out);
+        assert!(!tx.probe_armed);
+        assert_eq!(tx.rto_deadline(), Some(ms(1100)));
     }
 }
 

@@ -10,7 +10,7 @@ use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
 use super::loss_class::{ClassifierConfig, VegasPredictorParams};
 use super::options::{
     DELAY_GROWTH, DSACK, EIFEL_UNDO, FRTO, LIMITED_TRANSMIT, PARTIAL_WINDOW_DEFLATION,
-    RECOVERY_EXIT_GROWTH, TIMER_EVERY_PARTIAL_ACK,
+    RECOVERY_EXIT_GROWTH, TIMER_EVERY_PARTIAL_ACK, TLP,
 };
 use super::params::{Kind, Param, Values};
 use super::recovery::{
@@ -183,6 +183,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         eifel: EIFEL_UNDO.on(t),
         frto: FRTO.on(t),
         dsack: DSACK.on(t),
+        tlp: TLP.on(t),
         max_window: t.max_window,
         initial_window: t.initial_window,
         dupthresh: t.dupack_threshold,

@@ -43,6 +43,7 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         eifel_undo: false,
         frto: false,
         dsack: false,
+        tlp: false,
     }
 }
 
