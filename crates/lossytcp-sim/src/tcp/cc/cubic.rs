@@ -957,3 +957,85 @@ mod tests {
         assert_eq!(s.ssthresh, s.cwnd);
     }
 }
+
+#[cfg(test)]
+mod hystart_tests {
+    use super::*;
+    use crate::tcp::state::SenderState;
+
+    /// 10 Mb/s of 1000-byte segments: one leaves the bottleneck every 0.8 ms.
+    const SERVICE: Dur = Dur(800_000);
+    /// Propagation, both ways together.
+    const PROPAGATION: Dur = Dur(40_000_000);
+
+    /// Linux CUBIC with Linux's HyStart in the first slow start of a bulk transfer (IW10) on
+    /// a 40 ms path through a 10 Mb/s FIFO bottleneck that never drops, the receiver ACKing
+    /// every `ack_every` segments. Returns when ssthresh is first set: the time (ns), the
+    /// cumulative ACK that set it and ssthresh.
+    fn first_exit(ack_every: u64) -> (u64, u64, f64) {
+        let mut g = Cubic::new(CubicParams {
+            slow_start: CubicSlowStart::Hystart,
+            rules: CubicRules::Linux,
+            ..CubicParams::default()
+        });
+        let mut s = SenderState::new(10, 100_000, 3, u64::MAX);
+        let no_exit = s.ssthresh;
+        // When each segment was sent and when it leaves the bottleneck.
+        let mut path: Vec<(Time, Time)> = Vec::new();
+        let send = |s: &mut SenderState, path: &mut Vec<(Time, Time)>, now: Time| {
+            while (s.snd_nxt as f64) < s.snd_una as f64 + s.cwnd {
+                let free = path.last().map_or(Time::ZERO, |p| p.1);
+                path.push((now, now.max(free) + SERVICE));
+                s.snd_nxt += 1;
+                s.snd_max = s.snd_nxt;
+            }
+        };
+        send(&mut s, &mut path, Time::ZERO);
+        loop {
+            let ack = s.snd_una + ack_every;
+            let (sent, left) = path[(ack - 1) as usize];
+            let now = left + PROPAGATION;
+            let rtt = now - sent;
+            let ctx = AckCtx {
+                now,
+                rtt_sample: Some(rtt),
+                newly_acked: ack_every,
+                newly_delivered: ack_every,
+                ..AckCtx::default()
+            };
+            g.on_ack_arrival(&Conn::new(&s), &ctx);
+            s.snd_una = ack;
+            s.srtt = Some(rtt);
+            g.on_ack(&mut Window::new(&mut s), &ctx);
+            if s.ssthresh != no_exit {
+                return (now.0, ack, s.ssthresh);
+            }
+            send(&mut s, &mut path, now);
+        }
+    }
+
+    /// Derived by hand from Linux's tcp_cubic.c, `hystart_update()` called from
+    /// `cubictcp_acked()` before the ACK grows cwnd, one ACK per segment. Flights of 10, 20,
+    /// 40 segments; each ACK releases two, so a flight leaves the bottleneck back to back and
+    /// its ACKs come 0.8 ms apart; the first flight's first ACK is at 40.8 ms (RTT 40.8 ms:
+    /// delay_min, never beaten since the queue empties between flights). Rounds restart on the
+    /// ACK past the last round's snd_nxt whatever cwnd is: the ACK of segment 10 (81.6 ms,
+    /// end_seq 30), of segment 30 (122.4 ms, end_seq 70). The round of segment 30 is the first
+    /// with cwnd >= 16 from its start; its ACK train passes (delay_min + 1 ms cushion) / 2 =
+    /// 20.9 ms at its 28th ACK (+21.6 ms, 144.0 ms), the ACK of segment 57, cwnd 10 + 57 = 67.
+    /// The delay test never fires: each round's first sample is 40.8 ms.
+    #[test]
+    fn hystart_ack_train_fires_where_linux_does_one_ack_per_segment() {
+        assert_eq!(first_exit(1), (144_000_000, 58, 67.0));
+    }
+
+    /// As above with an ACK every two segments: ACKs 1.6 ms apart, each growing cwnd by two
+    /// and releasing four segments; delay_min 41.6 ms (the first ACK is the second segment's).
+    /// The round starts on the first ACK of each flight (it covers one segment past end_seq):
+    /// 124.8 ms for the 40-segment flight 30..69. Its train passes (41.6 + 1) / 2 = 21.3 ms at
+    /// its 15th ACK (+22.4 ms, 147.2 ms), the ACK of segments 58-59, cwnd 10 + 58 = 68.
+    #[test]
+    fn hystart_ack_train_fires_where_linux_does_delayed_acks() {
+        assert_eq!(first_exit(2), (147_200_000, 60, 68.0));
+    }
+}
