@@ -1012,9 +1012,9 @@ mod hystart_tests {
 
     /// Linux CUBIC with Linux's HyStart in the first slow start of a bulk transfer (IW10) on
     /// a 40 ms path through a 10 Mb/s FIFO bottleneck that never drops, the receiver ACKing
-    /// every `ack_every` segments. Returns when ssthresh is first set: the time (ns), the
-    /// cumulative ACK that set it and ssthresh.
-    fn first_exit(ack_every: u64) -> (u64, u64, f64) {
+    /// each of the first `quickacks` segments, then every `ack_every` segments. Returns when
+    /// ssthresh is first set: the time (ns), the cumulative ACK that set it and ssthresh.
+    fn first_exit(ack_every: u64, quickacks: u64) -> (u64, u64, f64) {
         let mut g = Cubic::new(CubicParams {
             slow_start: CubicSlowStart::Hystart,
             rules: CubicRules::Linux,
@@ -1034,15 +1034,16 @@ mod hystart_tests {
         };
         send(&mut s, &mut path, Time::ZERO);
         loop {
-            let ack = s.snd_una + ack_every;
+            let ack = s.snd_una + if s.snd_una < quickacks { 1 } else { ack_every };
+            let newly = ack - s.snd_una;
             let (sent, left) = path[(ack - 1) as usize];
             let now = left + PROPAGATION;
             let rtt = now - sent;
             let ctx = AckCtx {
                 now,
                 rtt_sample: Some(rtt),
-                newly_acked: ack_every,
-                newly_delivered: ack_every,
+                newly_acked: newly,
+                newly_delivered: newly,
                 ..AckCtx::default()
             };
             g.on_ack_arrival(&Conn::new(&s), &ctx);
@@ -1068,7 +1069,7 @@ mod hystart_tests {
     /// The delay test never fires: each round's first sample is 40.8 ms.
     #[test]
     fn hystart_ack_train_fires_where_linux_does_one_ack_per_segment() {
-        assert_eq!(first_exit(1), (144_000_000, 58, 67.0));
+        assert_eq!(first_exit(1, 0), (144_000_000, 58, 67.0));
     }
 
     /// As above with an ACK every two segments: ACKs 1.6 ms apart, each growing cwnd by two
@@ -1078,7 +1079,19 @@ mod hystart_tests {
     /// its 15th ACK (+22.4 ms, 147.2 ms), the ACK of segments 58-59, cwnd 10 + 58 = 68.
     #[test]
     fn hystart_ack_train_fires_where_linux_does_delayed_acks() {
-        assert_eq!(first_exit(2), (147_200_000, 60, 68.0));
+        assert_eq!(first_exit(2, 0), (147_200_000, 60, 68.0));
+    }
+
+    /// Linux's receiver ACKs its first 16 segments at once (quick-ack mode,
+    /// TCP_MAX_QUICKACKS), then every two. delay_min 40.8 ms (segment 0 alone); the second
+    /// flight's ACKs (segments 10-15 alone, then pairs) take the round from segment 10 to
+    /// end_seq 30; the third flight, all in pairs from 123.2 ms (its segments left the
+    /// bottleneck back to back from 82.4 ms), starts the round ending at 70; its train
+    /// passes (40.8 + 1) / 2 = 20.9 ms at its 15th ACK (+22.4 ms, 145.6 ms), segments 58-59,
+    /// cwnd 68: the quick ACKs move the exit 1.6 ms earlier, not its window.
+    #[test]
+    fn hystart_exit_with_linux_quick_acks_first() {
+        assert_eq!(first_exit(2, 16), (145_600_000, 60, 68.0));
     }
 
     /// cubictcp_state(TCP_CA_Loss) → bictcp_hystart_reset(): HyStart looks again, from a
