@@ -817,14 +817,26 @@ def _with_plugin_params(cls: type) -> type:
     return cls
 
 
+def _with_sender_options(cls: type) -> type:
+    """Adds one field per sender-wide option of the engine's registry (False for a switch,
+    None for a tristate: the profile's default): the options are declared in the engine
+    only."""
+    for name, o in _variants.OPTIONS.items():
+        cls.__annotations__[name] = "bool | None"
+        setattr(cls, name, o.unset)
+    return cls
+
+
 @record
 @_with_plugin_params
+@_with_sender_options
 class Tcp(_Data):
     """A TCP sender's and receiver's settings (everything but the variant): sizes in bytes,
     windows in packets, timers in seconds. ``min_rto_s`` and ``initial_rto_s`` left out are
     0.2 s and 1 s; with ``fixed_rto_s`` (a constant timeout instead of RFC 6298's estimator)
-    they do not apply and may not be given. The knobs ``limited_transmit`` ...
-    ``timer_every_partial_ack`` left out take the profile's default; see
+    they do not apply and may not be given. The sender-wide options (``limited_transmit``,
+    ``eifel_undo``, ...: :data:`lossytcp.variants.OPTIONS`) are fields too, declared by the
+    engine: the knobs None for the profile's default, the switches False; see
     :func:`lossytcp.simulate`. Each variant's plugin parameters (``vegas_alpha``,
     ``cubic_beta``, ...: :data:`lossytcp.variants.PARAMS`) are fields too, None for the
     variant's default; a parameter the flow's variant does not take is refused."""
@@ -845,19 +857,11 @@ class Tcp(_Data):
     rto_estimator: str = "rfc6298"
     delayed_ack: bool = False
     profile: str = "rfc"
-    limited_transmit: bool | None = None
-    delay_growth: bool | None = None
-    partial_window_deflation: bool | None = None
-    recovery_exit_growth: bool | None = None
-    timer_every_partial_ack: bool | None = None
     tick_phase: float | None = None
-    eifel_undo: bool = False
-    frto: bool = False
-    dsack: bool = False
 
-    KNOBS: ClassVar[tuple[str, ...]] = ("limited_transmit", "delay_growth",
-                                        "partial_window_deflation", "recovery_exit_growth",
-                                        "timer_every_partial_ack")
+    #: The profile's knobs (the tristate options: None, the profile's default).
+    KNOBS: ClassVar[tuple[str, ...]] = tuple(k for k, o in _variants.OPTIONS.items()
+                                             if o.kind == "tristate")
     MIN_RTO_DEFAULT: ClassVar[float] = 0.2
     INITIAL_RTO_DEFAULT: ClassVar[float] = 1.0
 
@@ -918,9 +922,8 @@ class Tcp(_Data):
         _set(self, "rtt_sampling", v.choice("rtt_sampling", self.rtt_sampling,
                                             ["per_ack", "per_window"]))
         _set(self, "delayed_ack", v.boolean("delayed_ack", self.delayed_ack))
-        _set(self, "eifel_undo", v.boolean("eifel_undo", self.eifel_undo))
-        _set(self, "frto", v.boolean("frto", self.frto))
-        _set(self, "dsack", v.boolean("dsack", self.dsack))
+        for k, o in _variants.OPTIONS.items():
+            _set(self, k, o.validate(getattr(self, k)))
         _set(self, "profile", v.choice("profile", self.profile, ["rfc", "ns2"]))
         _set(self, "rto_estimator", v.choice("rto_estimator", self.rto_estimator,
                                              ["rfc6298", "last_sample", "linux"]))
@@ -930,19 +933,11 @@ class Tcp(_Data):
             raise ParameterError("rto_estimator", self.rto_estimator,
                                  "is a rule of the rfc profile's estimator: it needs "
                                  "profile='rfc', rtt_sampling='per_ack' and no fixed_rto_s")
-        for k in self.KNOBS:
-            _set(self, k, v.optional_boolean(
-                k, getattr(self, k), "the profile's default, see help(lossytcp.simulate)"))
-        if self.profile == "rfc" and self.partial_window_deflation is False:
-            raise ParameterError("partial_window_deflation", False,
-                                 "RFC 6582 always deflates; the undeflated NewReno is ns-2's "
-                                 "(profile='ns2')")
+        for k, o in _variants.OPTIONS.items():
+            o.check_profile(getattr(self, k), self.profile)
         for k, p in _variants.PARAMS.items():
             if getattr(self, k) is not None:
                 _set(self, k, p.validate(getattr(self, k)))
-        if self.dsack and self.profile == "ns2":
-            raise ParameterError("dsack", self.dsack, "is RFC 2883's report in RFC 2018's "
-                                 "SACK blocks; ns-2 2.35's sink (profile='ns2') sends none")
         if self.tick_phase is not None:
             if self.profile != "ns2":
                 raise ParameterError("tick_phase", self.tick_phase, "is the phase of ns-2's "
@@ -971,11 +966,8 @@ class Tcp(_Data):
         why = info.refuses_limited_transmit
         if why is not None and self.limited_transmit:
             raise ParameterError("limited_transmit", self.limited_transmit, why)
-        if self.dsack and not info.sack_blocks:
-            sack = ", ".join(n for n, x in _variants.REGISTRY.items() if x.sack_blocks)
-            raise ParameterError("dsack", self.dsack, f"reports duplicates in SACK blocks, "
-                                 f"which {variant}'s receiver does not send: a variant with "
-                                 f"SACK recovery ({sack}), or dsack=False")
+        for k, o in _variants.OPTIONS.items():
+            o.check_variant(getattr(self, k), variant)
 
     def engine(self) -> dict[str, Any]:
         return {
@@ -986,14 +978,18 @@ class Tcp(_Data):
             "granularity_s": self.granularity_s, "fixed_rto_s": self.fixed_rto_s,
             "max_backoff": (self.max_backoff or 64) if self.backoff else 1,
             "rtt_sampling": self.rtt_sampling, "delayed_ack": self.delayed_ack,
-            "profile": self.profile, **{k: getattr(self, k) for k in self.KNOBS},
+            # The knobs here and the switches last: the engine's JSON as it was when each was
+            # written by hand.
+            "profile": self.profile, **self._options("tristate"),
             "params": self.params, "tick_phase": self.tick_phase,
             **({} if self.rto_estimator == "rfc6298" else {"rto_estimator": self.rto_estimator}),
-            # Only when on: the scenarios (and run keys) of everything else stay as they were.
-            **({"eifel_undo": True} if self.eifel_undo else {}),
-            **({"frto": True} if self.frto else {}),
-            **({"dsack": True} if self.dsack else {}),
+            **self._options("switch"),
         }
+
+    def _options(self, kind: str) -> dict[str, Any]:
+        """The sender-wide options of this kind as the engine's JSON carries them."""
+        return {k: x for o in _variants.OPTIONS.values() if o.kind == kind
+                for k, x in o.engine(getattr(self, o.name)).items()}
 
 
 def _tcp(x: Any, path: str) -> Tcp:

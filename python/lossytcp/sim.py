@@ -428,10 +428,10 @@ _DEFAULTS: dict[str, Any] = dict(
     fixed_rto_s=None, backoff=None, max_backoff=None, rtt_sampling="per_ack",
     rto_estimator="rfc6298", delayed_ack=False,
     protect_retransmissions=False, delay=None, slot_model=False, ack_channel="none",
-    ack_size_bytes=40, transfer_bytes=None, profile="rfc", limited_transmit=None,
-    delay_growth=None, partial_window_deflation=None, recovery_exit_growth=None,
-    timer_every_partial_ack=None, tick_phase=None, trace_sends=False, trace_window=False,
-    trace_delay=False, hops=None, eifel_undo=False, frto=False, dsack=False,
+    ack_size_bytes=40, transfer_bytes=None, profile="rfc", tick_phase=None, trace_sends=False,
+    trace_window=False, trace_delay=False, hops=None,
+    # Every sender-wide option of the engine's registry (False, or None: the profile's).
+    **{k: o.unset for k, o in _variants.OPTIONS.items()},
     # Every plugin parameter of the engine's registry (None: the variant's default).
     **dict.fromkeys(_variants.PARAMS),
 )
@@ -489,9 +489,8 @@ def scenario_from_keywords(variant: str = "newreno", **kwargs: Any) -> Scenario:
         granularity_s=p["granularity_s"], fixed_rto_s=p["fixed_rto_s"], backoff=backoff,
         max_backoff=p["max_backoff"], rtt_sampling=p["rtt_sampling"],
         rto_estimator=p["rto_estimator"], delayed_ack=p["delayed_ack"], profile=p["profile"],
-        **{k: p[k] for k in sc_mod.Tcp.KNOBS}, **{k: p[k] for k in _variants.PARAMS},
-        tick_phase=p["tick_phase"], eifel_undo=p["eifel_undo"], frto=p["frto"],
-        dsack=p["dsack"])
+        **{k: p[k] for k in _variants.PARAMS},
+        **{k: p[k] for k in _variants.OPTIONS}, tick_phase=p["tick_phase"])
     app: Any = sc_mod.Bulk()
     if p["transfer_bytes"] is not None:
         app = sc_mod.Transfer(v.integer("transfer_bytes", p["transfer_bytes"], 1,
@@ -627,30 +626,12 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     has no propagation delay; not with ``rtt_s``), ``slot_model`` (paper 004: no propagation
     delay, ACKs of no size, an exact timer, so not with ``rtt_s``, ``ack_size_bytes`` or
     ``granularity_s``), ``ack_channel``, ``transfer_bytes`` (a finite transfer instead of a
-    bulk sender), ``profile`` ('rfc' or 'ns2'), ``limited_transmit`` (RFC 3042) and
-    ``delay_growth`` (ns-2's ``delay_growth_``: the first ACK does not open cwnd), each None
-    for the profile's default (on for 'ns2', off for 'rfc'), ``partial_window_deflation``
-    (NewReno partial ACKs deflate the window, RFC 6582 and ns-2 2.35; default on, off gives
-    the ns-2 NewReno of paper 000 Table III in profile 'ns2'), ``recovery_exit_growth`` (the
-    ACK ending fast recovery also opens cwnd, as ns-2 does; default on for 'ns2', off for
-    'rfc'), ``timer_every_partial_ack`` (NewReno restarts the timer on every partial ACK, RFC
-    6582's Slow-but-Steady; default: the first only), each variant's plugin parameters
+    bulk sender), ``profile`` ('rfc' or 'ns2'), each variant's plugin parameters
     (listed below, from the engine's registry), ``tick_phase``
     (profile 'ns2': the phase of ns-2's RTT tick clock, ``boot_time_ / tcpTick_`` in [0, 1);
-    default the phase ns-2 2.35 uses in the scripts of :mod:`lossytcp.ns2`), ``eifel_undo``
-    (RFC 3522 Eifel: segments carry RFC 7323 timestamps, and the first ACK covering a
-    congestion event's retransmission that echoes an earlier copy's timestamp makes the
-    growth plugin undo the event's cut, as Linux's undo_cwnd() (every variant's growth has
-    one); a timeout found spurious also ends its go-back-N, RFC 4015's response, and a
-    spurious fast retransmit's recovery ends; default
-    off), ``frto`` (RFC 5682 F-RTO, SACK-enhanced as Linux's tcp_frto=2: after a timeout two
-    new segments probe whether the originals were only delayed; if so the timeout is undone
-    as with ``eifel_undo``, else recovery goes on conventionally; default off), ``dsack``
-    (RFC 2883 DSACK: the receiver reports a duplicate segment in the first SACK block, and
-    when every retransmission of a loss episode has been reported so, the sender undoes the
-    episode's cut as Linux's undo_retrans does (RFC 3708's detection): after a timeout on
-    the next ACK that advances, as with ``eifel_undo``; a fast recovery ends with it; SACK
-    variants with profile 'rfc', which carry the blocks; default off), ``trace_sends``,
+    default the phase ns-2 2.35 uses in the scripts of :mod:`lossytcp.ns2`), the sender-wide
+    options (the profile's knobs and the undo switches, listed below, from the engine's
+    registry), ``trace_sends``,
     ``trace_window``, ``trace_delay`` (the semi-Markov delay's states, ``delay_trace``),
     ``hops`` (a chain of links instead of one: a list of dicts with
     ``rate_bps``, ``delay_s`` one way, optional ``queue_packets`` and ``channel``; ACKs return
@@ -661,14 +642,22 @@ def simulate(variant: str = "newreno", **kwargs: Any) -> SimReport:
     time of the path's slowest link, a two-state channel's periods at least one packet time,
     every time at most 1e9 s. Ctrl-C stops the run (``KeyboardInterrupt``).
 
+    Sender-wide options (:data:`lossytcp.variants.OPTIONS`; left out, or None for the knobs
+    whose default is the profile's: the default): OPTIONS
+
     Plugin parameters (:data:`lossytcp.variants.PARAMS`; None or left out: the default):
     """
     scenario = build_scenario(variant, **kwargs)
     return _run(scenario, v.choice("variant", variant, VARIANTS))
 
 
-simulate.__doc__ = (simulate.__doc__ or "").rstrip(" ") + textwrap.fill(
-    _variants.keywords_doc(), width=92, initial_indent="    ", subsequent_indent="    ") + "\n"
+def _paragraph(text: str) -> str:
+    return textwrap.fill(text, width=92, initial_indent="    ", subsequent_indent="    ")
+
+
+simulate.__doc__ = (simulate.__doc__ or "").rstrip(" ").replace(
+    " OPTIONS\n", "\n" + _paragraph(_variants.options_doc()) + "\n") + _paragraph(
+    _variants.keywords_doc()) + "\n"
 
 
 def _seed_list(seeds: object) -> tuple[Iterable[int], int]:

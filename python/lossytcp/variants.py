@@ -11,6 +11,16 @@ accepts a variant is built from it: the scenario's schema and validation
 keywords, the command line's flags, the TOML keys and the README's knob table
 (:func:`knob_table`). Adding a variant or a parameter is a change to the engine only.
 
+The sender-wide options (every variant's, not a plugin's: the profile's knobs such as
+``limited_transmit``, None for the profile's default, and the undo switches ``eifel_undo``,
+``frto``, ``dsack``) are declared once as well, in ``crates/lossytcp-sim/src/tcp/options.rs``,
+with their default per profile, the profile that refuses a value, what the variant must have
+for the option to be on (its receiver's SACK blocks), their counterparts in ns-2, ns-3 and
+Linux and their value in the engine's Linux-like configuration; :data:`OPTIONS` reads them, and
+the same places are built from them (:func:`option_table` for the README), as are the
+cross-checks' refusals (:func:`refuse_options_without`) and
+:func:`lossytcp.emulate.linux.engine_config`.
+
 >>> VARIANTS[:4]
 ('oldtahoe', 'tahoe', 'reno', 'newreno')
 >>> PARAMS["vegas_alpha"].default, PARAMS["vegas_alpha"].variants
@@ -28,8 +38,9 @@ from . import _validate as v
 from ._sim import registry_json
 from .errors import ParameterError
 
-__all__ = ["CLASSIFYING_VARIANTS", "PARAMS", "REGISTRY", "VARIANTS", "Param", "Variant",
-           "check_params", "engine_name", "keywords_doc", "knob_table", "resolved"]
+__all__ = ["CLASSIFYING_VARIANTS", "OPTIONS", "PARAMS", "REGISTRY", "VARIANTS", "Option",
+           "Param", "Variant", "check_params", "engine_name", "keywords_doc", "knob_table",
+           "option_table", "options_doc", "refuse_options_without", "resolved"]
 
 
 @dataclass(frozen=True)
@@ -142,7 +153,95 @@ class Variant:
     sack_blocks: bool
 
 
-def _load() -> tuple[dict[str, Variant], dict[str, Param]]:
+@dataclass(frozen=True)
+class Option:
+    """One sender-wide option as the engine declares it (``tcp/options.rs``)."""
+
+    name: str
+    doc: str
+    #: "switch" (off unless given; in the engine's JSON only when on) or "tristate" (None:
+    #: the profile's default; always in the engine's JSON, null for the default).
+    kind: str
+    #: The value when not given, by profile.
+    default: Mapping[str, bool]
+    #: ``{"profile", "value", "why"}``: a value a profile refuses.
+    refused: Mapping[str, Any] | None
+    #: ``{"what", "why"}``: what the variant must have when the option is on.
+    requires: Mapping[str, str] | None
+    ns2: str | None
+    ns3: str | None
+    linux: str | None
+    #: Its value in the engine's configuration closest to Linux's TCP
+    #: (:func:`lossytcp.emulate.linux.engine_config`); None: the rfc profile's default.
+    as_linux: bool | None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def unset(self) -> bool | None:
+        """The ``Tcp`` field's and simulate()'s keyword's value when not given."""
+        return False if self.kind == "switch" else None
+
+    def validate(self, value: object) -> bool | None:
+        """The value, checked (a switch True or False; a tristate None as well)."""
+        if self.kind == "switch":
+            return v.boolean(self.name, value)
+        return v.optional_boolean(self.name, value,
+                                  "the profile's default, see help(lossytcp.simulate)")
+
+    def check_profile(self, value: bool | None, profile: str) -> None:
+        """Refuses the value the profile refuses, with the declared reason."""
+        r = self.refused
+        if r is not None and profile == r["profile"] and value is not None \
+                and value == r["value"]:
+            raise ParameterError(self.name, value, r["why"])
+
+    def check_variant(self, value: bool | None, name: str) -> None:
+        """Refuses the option on for a variant that lacks what it requires."""
+        if not value or self.requires is None:
+            return
+        has, what = _REQUIREMENTS[self.requires["what"]]
+        if not has(variant(name)):
+            owners = ", ".join(n for n, x in REGISTRY.items() if has(x))
+            raise ParameterError(self.name, value, f"{self.requires['why']}, which {name}'s "
+                                 f"receiver does not send: a variant with {what} ({owners}), "
+                                 f"or {self.name}=False")
+
+    def engine(self, value: bool | None) -> dict[str, bool | None]:
+        """The option in the engine's JSON: a switch only when on (so scenarios, and run
+        keys, without it stay as they were), a tristate always."""
+        if self.kind == "switch":
+            return {self.name: True} if value else {}
+        return {self.name: value}
+
+    def default_text(self) -> str:
+        d = {k: "on" if x else "off" for k, x in self.default.items()}
+        return d["rfc"] if d["rfc"] == d["ns2"] else f"{d['rfc']} for 'rfc', {d['ns2']} for 'ns2'"
+
+
+#: What an option may require of the variant: the test on its registry entry, and the
+#: words naming it in the refusal.
+_REQUIREMENTS: dict[str, tuple[Any, str]] = {
+    "sack_blocks": (lambda x: x.sack_blocks, "SACK recovery"),
+}
+
+
+def _load_options(raw: list[Mapping[str, Any]]) -> dict[str, Option]:
+    out = {}
+    for o in raw:
+        if o["requires"] is not None and o["requires"]["what"] not in _REQUIREMENTS:
+            raise RuntimeError(f"option {o['name']} requires {o['requires']['what']!r}, which "
+                               "lossytcp.variants cannot check: add it to _REQUIREMENTS")
+        out[o["name"]] = Option(name=o["name"], doc=o["doc"], kind=o["kind"],
+                                default=o["default"], refused=o["refused"],
+                                requires=o["requires"], ns2=o["ns2"], ns3=o["ns3"],
+                                linux=o["linux"], as_linux=o["as_linux"])
+    return out
+
+
+def _load() -> tuple[dict[str, Variant], dict[str, Param], dict[str, Option]]:
     raw = json.loads(registry_json())
     params: dict[str, Param] = {}
     for p in raw["params"]:
@@ -159,10 +258,10 @@ def _load() -> tuple[dict[str, Variant], dict[str, Param]]:
                            refuses_limited_transmit=x["refuses_limited_transmit"],
                            sack_blocks=x["sack_blocks"])
         for x in raw["variants"]}
-    return variants, params
+    return variants, params, _load_options(raw["options"])
 
 
-REGISTRY, PARAMS = _load()
+REGISTRY, PARAMS, OPTIONS = _load()
 #: Every variant's name, in the registry's order.
 VARIANTS: tuple[str, ...] = tuple(REGISTRY)
 #: The senders that classify each loss (paper 003) and report their accuracy.
@@ -247,3 +346,35 @@ def keywords_doc(params: Iterable[Param] | None = None) -> str:
                      f"{p.default_text()}): {p.doc.rstrip('.')}")
     return "; ".join(parts) + "."
 
+
+
+def refuse_options_without(tool: str, given: Mapping[str, Any], error: type[ParameterError],
+                           label: str) -> None:
+    """Raises ``error`` naming the first option in ``given`` (an engine TCP config or
+    simulate()'s keywords), a switch on or a knob given, that has no counterpart in ``tool``
+    (``"ns2"`` or ``"ns3"``); ``label`` names the tool in the message."""
+    for o in OPTIONS.values():
+        x = given.get(o.name)
+        if (x if o.kind == "switch" else x is not None) and getattr(o, tool) is None:
+            how = "off" if o.kind == "switch" else "out (the profile's default)"
+            raise error(o.name, x, f"has no {label} counterpart; leave it {how} to "
+                        "cross-check")
+
+
+def options_doc() -> str:
+    """The sender-wide options as a paragraph of keyword documentation."""
+    return "; ".join(f"``{o.name}`` (default {o.default_text()}): {o.doc.rstrip('.')}"
+                     for o in OPTIONS.values()) + "."
+
+
+def option_table() -> str:
+    """The README's table of sender-wide options (markdown), generated from the registry:
+    ``tests/test_variants.py`` checks that the README holds the current one."""
+    rows = ["| option | default | flag | ns-2 | ns-3 | Linux | as Linux | meaning |",
+            "|---|---|---|---|---|---|---|---|"]
+    for o in OPTIONS.values():
+        flag = f"`{o.flag}`" if o.kind == "switch" else f"`{o.flag}` `true` or `false`"
+        as_linux = "" if o.as_linux is None else ("on" if o.as_linux else "off")
+        rows.append(f"| `{o.name}` | {o.default_text()} | {flag} | {o.ns2 or 'none'} | "
+                    f"{o.ns3 or 'none'} | {o.linux or 'none'} | {as_linux} | {o.doc} |")
+    return "\n".join(rows) + "\n"

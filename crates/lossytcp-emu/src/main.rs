@@ -8,7 +8,8 @@
 //! CONFIG is `{"scenario": <an engine scenario of one link each way and one flow, as
 //! lossytcp.build_scenario writes it>, "workload": {"kind": "tcp", "cc": "cubic",
 //! "sample_interval_s": 0.01} | {"kind": "udp", "rate_bps": .., "packet_size_bytes": ..},
-//! "log_dir": "...", "realtime": true, "preflight": true, "max_lateness_s": null}`.
+//! "log_dir": "...", "realtime": true, "preflight": true, "max_lateness_s": null,
+//! "sysctls": {"net.ipv4.tcp_timestamps": "0"}}` (sysctls written in both namespaces).
 //! The scenario's seed drives the links' channels, delays and queues exactly as in the
 //! engine (link 0 carries data, link 1 ACKs); each packet's fate is logged to
 //! `log_dir/{forward,reverse}.csv`.
@@ -94,6 +95,11 @@ struct Config {
     /// The bound on write lateness (p99); default 5% of half the shortest round trip.
     #[serde(default)]
     max_lateness_s: Option<f64>,
+    /// Sysctls written in both namespaces before the run (`net.ipv4.tcp_timestamps` ->
+    /// "0"): a new namespace starts from the kernel's defaults for the per-namespace TCP
+    /// settings, not from the host's, so a control run must set them here.
+    #[serde(default)]
+    sysctls: std::collections::BTreeMap<String, String>,
 }
 
 /// The machine's capacity measured before the run.
@@ -290,11 +296,13 @@ fn run(path: &str) -> i32 {
     let mut report = Report::new();
     report.log_dir = cfg.log_dir.clone();
 
-    let (sender, tun_a) = match End::spawn("ltcp0", SENDER_ADDR, RECEIVER_ADDR, packet_size) {
+    let sysctls: Vec<(String, String)> = cfg.sysctls.clone().into_iter().collect();
+    let spawn = |name, addr, peer| End::spawn(name, addr, peer, packet_size, &sysctls);
+    let (sender, tun_a) = match spawn("ltcp0", SENDER_ADDR, RECEIVER_ADDR) {
         Ok(x) => x,
         Err(e) => return fail(EXIT_CANNOT, format!("sender namespace: {e}")),
     };
-    let (receiver, tun_b) = match End::spawn("ltcp1", RECEIVER_ADDR, SENDER_ADDR, packet_size) {
+    let (receiver, tun_b) = match spawn("ltcp1", RECEIVER_ADDR, SENDER_ADDR) {
         Ok(x) => x,
         Err(e) => return fail(EXIT_CANNOT, format!("receiver namespace: {e}")),
     };

@@ -28,16 +28,19 @@ pub struct End {
 
 impl End {
     /// Starts the thread, moves it into a new namespace and creates its TUN device
-    /// `name` there with address `addr`, peer `peer` and MTU `mtu`; the device's descriptor.
+    /// `name` there with address `addr`, peer `peer` and MTU `mtu`, and writes `sysctls`
+    /// (dotted names, `net.ipv4.tcp_timestamps`) in that namespace; the device's descriptor.
     pub fn spawn(
         name: &str,
         addr: Ipv4Addr,
         peer: Ipv4Addr,
         mtu: u32,
+        sysctls: &[(String, String)],
     ) -> io::Result<(End, OwnedFd)> {
         let (jobs, rx) = mpsc::channel::<Job>();
         let (ready_tx, ready) = mpsc::channel::<io::Result<OwnedFd>>();
         let dev = name.to_string();
+        let sysctls = sysctls.to_vec();
         let thread = std::thread::Builder::new()
             .name(format!("ns-{name}"))
             .spawn(move || {
@@ -49,6 +52,9 @@ impl End {
                     sys::configure_p2p(&dev, addr, peer, mtu, 10_000)?;
                     let _ =
                         std::fs::write(format!("/proc/sys/net/ipv6/conf/{dev}/disable_ipv6"), "1");
+                    for (k, v) in &sysctls {
+                        write_sysctl(k, v)?;
+                    }
                     Ok(fd)
                 })();
                 let ok = setup.is_ok();
@@ -89,6 +95,26 @@ impl End {
     }
 }
 
+/// Writes the sysctl `name` (dotted, under `net.`: the namespace's own) as `value` in the
+/// calling thread's namespace and reads it back; an error names the setting.
+pub fn write_sysctl(name: &str, value: &str) -> io::Result<()> {
+    if !name.starts_with("net.") || name.contains("..") || name.contains('/') {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("sysctl {name}: only a network namespace's own settings (net.*)"),
+        ));
+    }
+    let path = format!("/proc/sys/{}", name.replace('.', "/"));
+    let fail = |e: io::Error| io::Error::new(e.kind(), format!("sysctl {name} = {value}: {e}"));
+    std::fs::write(&path, value).map_err(fail)?;
+    let got = std::fs::read_to_string(&path).map_err(fail)?;
+    // The kernel prints vectors tab-separated; compare the words.
+    if got.split_whitespace().ne(value.split_whitespace()) {
+        return Err(fail(io::Error::other(format!("reads back {}", got.trim()))));
+    }
+    Ok(())
+}
+
 /// Waits (5 s at most) for a receiving job's word that it listens.
 pub fn await_listening(ready: &mpsc::Receiver<()>, who: &str) -> Result<(), String> {
     ready
@@ -101,6 +127,26 @@ impl Drop for End {
         self.jobs.take();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_sysctl;
+
+    #[test]
+    fn only_a_namespaces_own_sysctls_are_written() {
+        // Refused before any file is touched: the host's settings stay out of reach.
+        for name in [
+            "kernel.panic",
+            "net/../kernel/panic",
+            "net..ipv4",
+            "vm.swappiness",
+        ] {
+            let e = write_sysctl(name, "1").unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{name}");
+            assert!(e.to_string().contains(name), "{e}");
         }
     }
 }

@@ -220,29 +220,20 @@ pub struct TcpConfig {
     pub delack_interval_s: f64,
     #[serde(default)]
     pub profile: Profile,
-    /// RFC 3042 limited transmit: each of the first DupThresh - 1 duplicate ACKs releases one
-    /// new segment. `None` = the profile's default (on for ns2, whose `singledup_` is 1; off
-    /// for rfc).
+    /// [`crate::tcp::options::LIMITED_TRANSMIT`] (`None`: the profile's default, as for the
+    /// four below).
     #[serde(default)]
     pub limited_transmit: Option<bool>,
-    /// ns-2's `delay_growth_`: the ACK of segment 0 resets cwnd to the initial window instead
-    /// of opening it. `None` = the profile's default (on for ns2, as in ns-2; off for rfc).
+    /// [`crate::tcp::options::DELAY_GROWTH`].
     #[serde(default)]
     pub delay_growth: Option<bool>,
-    /// NewReno partial ACKs deflate the window by the newly acknowledged amount less one
-    /// (RFC 6582 §3.2 step 5; ns-2's `partial_window_deflation_`, 1 in ns-2 2.35). `None` =
-    /// the profile's default: on for both (rfc always deflates; ns2 as ns-2 2.35).
+    /// [`crate::tcp::options::PARTIAL_WINDOW_DEFLATION`].
     #[serde(default)]
     pub partial_window_deflation: Option<bool>,
-    /// The ACK that ends fast recovery also opens cwnd (ns-2's `recv_newack_helper()` ->
-    /// `opencwnd()` after cwnd_ was restored). `None` = the profile's default: on for ns2,
-    /// off for rfc (RFC 5681 §3.2 step 6 / RFC 6582 set cwnd and stop).
+    /// [`crate::tcp::options::RECOVERY_EXIT_GROWTH`].
     #[serde(default)]
     pub recovery_exit_growth: Option<bool>,
-    /// NewReno restarts the retransmission timer on every partial ACK (RFC 6582 §4's
-    /// "Slow-but-Steady"; ns-2's `newreno_changes1_ 0`) instead of the first one only
-    /// ("Impatient", RFC 6582 §3.2 step 5; ns-2 2.35's default `newreno_changes1_ 1`).
-    /// `None` = first only, in both profiles.
+    /// [`crate::tcp::options::TIMER_EVERY_PARTIAL_ACK`].
     #[serde(default)]
     pub timer_every_partial_ack: Option<bool>,
     /// The variant's plugin parameters given, by name (each plugin declares its own: see
@@ -254,42 +245,15 @@ pub struct TcpConfig {
     /// the scripts `lossytcp.ns2` writes (see `variant::ns2_tick_phase`).
     #[serde(default)]
     pub tick_phase: Option<f64>,
-    /// RFC 3522 Eifel detection of spurious retransmissions with the timestamp echo, and
-    /// the growth plugin's undo of the congestion event found spurious (`CaEvent::Undo`).
-    /// Off by default.
+    /// [`crate::tcp::options::EIFEL_UNDO`].
     #[serde(default)]
     pub eifel_undo: bool,
-    /// F-RTO (RFC 5682, SACK-enhanced as Linux's `tcp_frto = 2`): after a timeout the
-    /// sender probes with new data whether the originals were only delayed, and undoes the
-    /// timeout if so (the growth plugin's `CaEvent::Undo`, no go-back-N). Off by default.
+    /// [`crate::tcp::options::FRTO`].
     #[serde(default)]
     pub frto: bool,
-    /// DSACK (RFC 2883): the receiver reports a duplicate segment in the first SACK block,
-    /// and the sender undoes a congestion response whose retransmissions all prove
-    /// duplicates (RFC 3708's detection, Linux's `undo_retrans` response). SACK senders with
-    /// RFC 2018 blocks only (ns-2's sink sends none). Off by default.
+    /// [`crate::tcp::options::DSACK`].
     #[serde(default)]
     pub dsack: bool,
-}
-
-impl TcpConfig {
-    pub fn limited_transmit_on(&self) -> bool {
-        self.limited_transmit
-            .unwrap_or(self.profile == Profile::Ns2)
-    }
-    pub fn delay_growth_on(&self) -> bool {
-        self.delay_growth.unwrap_or(self.profile == Profile::Ns2)
-    }
-    pub fn partial_window_deflation_on(&self) -> bool {
-        self.partial_window_deflation.unwrap_or(true)
-    }
-    pub fn timer_every_partial_ack_on(&self) -> bool {
-        self.timer_every_partial_ack.unwrap_or(false)
-    }
-    pub fn recovery_exit_growth_on(&self) -> bool {
-        self.recovery_exit_growth
-            .unwrap_or(self.profile == Profile::Ns2)
-    }
 }
 
 fn delack_default() -> f64 {
@@ -746,6 +710,7 @@ fn check_tcp(name: &str, variant: Variant, t: &TcpConfig) -> Result<(), String> 
         }
     }
     crate::tcp::variant::check_params(&format!("{name}.tcp"), variant, &t.params)?;
+    crate::tcp::options::check(&format!("{name}.tcp"), variant, t)?;
     Ok(())
 }
 

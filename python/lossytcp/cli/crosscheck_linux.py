@@ -95,7 +95,8 @@ def run(a: argparse.Namespace) -> int:
     engine = engine_config(packet_size_bytes=kw["packet_size_bytes"], window=kw["window"],
                            variant=variant)
     build_scenario(variant, **{k: x for k, x in kw.items()
-                               if k not in ("window", "sample_interval_s", "max_lateness_s")},
+                               if k not in ("window", "sample_interval_s", "max_lateness_s",
+                                            "sysctls")},
                    **engine)
     keep = Path(a.keep_logs) if a.keep_logs else None
     kernel, sims, notes = [], [], []

@@ -53,6 +53,10 @@ def add_path_arguments(p: argparse.ArgumentParser, cc: str = "cubic",
     p.add_argument("--max-lateness", default=None,
                    help="accuracy bound on how late packets are written (p99) [5%% of the "
                         "one-way delay]")
+    p.add_argument("--sysctl", action="append", default=None, metavar="NAME=VALUE",
+                   help="a network-namespace sysctl set in both of the emulator's namespaces "
+                        "(repeatable), e.g. net.ipv4.tcp_timestamps=0: they start from the "
+                        "kernel's defaults, not the host's [none]")
 
 
 def path_from_args(a: argparse.Namespace) -> dict[str, Any]:
@@ -79,6 +83,13 @@ def path_from_args(a: argparse.Namespace) -> dict[str, Any]:
         kw["queue"] = a.queue
     if a.max_lateness is not None:
         kw["max_lateness_s"] = units.time_s(a.max_lateness, "max-lateness")
+    if a.sysctl:
+        pairs = [x.partition("=") for x in a.sysctl]
+        bad = [x for x, (_, eq, _) in zip(a.sysctl, pairs, strict=True) if not eq]
+        if bad:
+            raise ParameterError("sysctl", bad[0], "must be NAME=VALUE, e.g. "
+                                 "net.ipv4.tcp_timestamps=0")
+        kw["sysctls"] = {k.strip(): val.strip() for k, _, val in pairs}
     return kw
 
 

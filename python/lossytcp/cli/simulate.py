@@ -21,7 +21,7 @@ from .. import _validate as v
 from .. import units
 from ..errors import ParameterError
 from ..sim import METRICS
-from ..variants import PARAMS, VARIANTS
+from ..variants import OPTIONS, PARAMS, VARIANTS
 
 __all__ = ["METRICS", "add_scenario_arguments", "json_safe", "register", "scenario_from_args",
            "seeds_from_args"]
@@ -83,17 +83,14 @@ def add_scenario_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rtt-sampling", default=None, choices=["per_ack", "per_window"],
                    help="[per_ack]")
     p.add_argument("--delayed-ack", action="store_true", default=None)
-    p.add_argument("--eifel-undo", action="store_true", default=None,
-                   help="detect spurious retransmissions by the timestamp echo (RFC 3522 "
-                        "Eifel) and undo their congestion response; a spurious timeout's "
-                        "go-back-N stops (RFC 4015)")
-    p.add_argument("--frto", action="store_true", default=None,
-                   help="F-RTO (RFC 5682, SACK-enhanced as Linux's tcp_frto=2): detect "
-                        "spurious timeouts by probing with new data, and undo them")
-    p.add_argument("--dsack", action="store_true", default=None,
-                   help="DSACK (RFC 2883): the receiver reports duplicate segments, and the "
-                        "sender undoes a loss response whose retransmissions all proved "
-                        "duplicates (RFC 3708, as Linux); SACK variants, profile rfc")
+    # Every sender-wide option of the engine's registry, as a flag.
+    for o in OPTIONS.values():
+        if o.kind == "switch":
+            p.add_argument(o.flag, action="store_true", default=None,
+                           help=o.doc.replace("%", "%%"))
+        else:
+            p.add_argument(o.flag, default=None, choices=("true", "false"),
+                           help=f"{o.doc} [{o.default_text()}]".replace("%", "%%"))
     p.add_argument("--protect-retransmissions", action="store_true", default=None,
                    help="retransmissions are never lost on the channel")
     p.add_argument("--transfer", default=None,
@@ -137,12 +134,10 @@ def _tcp_changes(a: argparse.Namespace) -> dict[str, Any]:
         out["backoff"] = False
     if a.delayed_ack:
         out["delayed_ack"] = True
-    if a.eifel_undo:
-        out["eifel_undo"] = True
-    if a.frto:
-        out["frto"] = True
-    if a.dsack:
-        out["dsack"] = True
+    for name, o in OPTIONS.items():
+        x = getattr(a, name, None)
+        if x is not None:
+            out[name] = x if o.kind == "switch" else x == "true"
     return out
 
 

@@ -20,7 +20,9 @@ the emulator's process, whatever ends it.
 from __future__ import annotations
 
 import math
+import re
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -83,9 +85,31 @@ def _scenario(*, rate_bps: float, rtt_s: float | None, packet_size_bytes: int,
     return build_scenario("newreno", **kw)
 
 
+_SYSCTL_NAME = re.compile(r"net(\.[A-Za-z0-9_-]+)+")
+
+
+def _sysctls(sysctls: Mapping[str, Any] | None) -> dict[str, str]:
+    """``sysctls`` checked: network-namespace settings (``net.*``) with integer values or
+    space-separated integers (vectors such as ``tcp_rmem``)."""
+    out: dict[str, str] = {}
+    for name, value in (sysctls or {}).items():
+        if not isinstance(name, str) or not _SYSCTL_NAME.fullmatch(name):
+            raise ParameterError("sysctls", name, "must name a network namespace's sysctl, "
+                                 "dotted, e.g. net.ipv4.tcp_timestamps")
+        if not Path("/proc/sys", *name.split(".")).exists():
+            raise ParameterError("sysctls", name, "is not a sysctl of this kernel "
+                                 "(/proc/sys/net/...)")
+        text = " ".join(str(value).split()) if not isinstance(value, bool) else ""
+        if not re.fullmatch(r"-?\d+( -?\d+)*", text):
+            raise ParameterError(f"sysctls[{name}]", value, "must be an integer or "
+                                 "space-separated integers")
+        out[name] = text
+    return out
+
+
 def _run(scenario: dict[str, Any], workload: dict[str, Any], log_dir: str | Path | None,
          realtime: bool, preflight: bool, max_lateness_s: float | None,
-         allow_inaccurate: bool, finish: Any) -> Any:
+         allow_inaccurate: bool, finish: Any, sysctls: dict[str, str] | None = None) -> Any:
     keep = log_dir is not None
     tmp = None if keep else tempfile.TemporaryDirectory(prefix="lossytcp-emulate-")
     d = Path(log_dir) if keep else Path(tmp.name)  # type: ignore[union-attr]
@@ -95,7 +119,8 @@ def _run(scenario: dict[str, Any], workload: dict[str, Any], log_dir: str | Path
                "realtime": v.boolean("realtime", realtime),
                "preflight": v.boolean("preflight", preflight),
                "max_lateness_s": None if max_lateness_s is None else v.in_range(
-                   "max_lateness_s", max_lateness_s, 1e-6, 10.0)}
+                   "max_lateness_s", max_lateness_s, 1e-6, 10.0),
+               "sysctls": sysctls or {}}
         code, raw = run_emulator(cfg)
         raise_for(code, raw)
         result = finish(raw)
@@ -113,7 +138,8 @@ def emulate(cc: str = "cubic", *, rate_bps: float = 10e6, rtt_s: float | None = 
             duration_s: float = 30.0, seed: int = 1, sample_interval_s: float = 0.01,
             protect_retransmissions: bool = False, log_dir: str | Path | None = None,
             realtime: bool = True, preflight: bool = True, max_lateness_s: float | None = None,
-            allow_inaccurate: bool = False) -> EmulationReport:
+            allow_inaccurate: bool = False,
+            sysctls: Mapping[str, Any] | None = None) -> EmulationReport:
     """A bulk transfer with the kernel's TCP (congestion control ``cc``, set per socket with
     TCP_CONGESTION) over the emulated path for ``duration_s`` of real time.
 
@@ -124,7 +150,11 @@ def emulate(cc: str = "cubic", *, rate_bps: float = 10e6, rtt_s: float | None = 
     size (1448 data bytes in 1500 with timestamps). ``window`` (segments) clamps the
     receiver's advertised window (TCP_WINDOW_CLAMP); left out, the kernel tunes it.
     TCP_INFO is sampled every ``sample_interval_s``. ``log_dir`` keeps the fate logs
-    (``forward.csv``, ``reverse.csv``) and the configuration.
+    (``forward.csv``, ``reverse.csv``) and the configuration. ``sysctls`` (``{"net.ipv4.
+    tcp_timestamps": 0}``) are written in both namespaces before the handshake: new
+    namespaces start from the kernel's defaults for the per-namespace TCP settings
+    (``tcp_timestamps``, ``tcp_recovery``, ``tcp_comp_sack_nr``, ...), not from the host's,
+    so a control run sets them here; the report's ``path`` records them.
 
     Raises :class:`EmulatorUnavailable` (not root, no TUN), :class:`EmulatorRefused` (the
     machine cannot hold this rate now), :class:`EmulatorInaccurate` (the run's accuracy did
@@ -138,6 +168,7 @@ def emulate(cc: str = "cubic", *, rate_bps: float = 10e6, rtt_s: float | None = 
                    delay=delay, duration_s=duration_s, seed=seed,
                    protect_retransmissions=protect_retransmissions)
     interval = v.in_range("sample_interval_s", sample_interval_s, 1e-3, 60.0)
+    knobs = _sysctls(sysctls)
     workload = {"kind": "tcp", "cc": cc, "sample_interval_s": interval}
     if window is not None:
         workload["window_clamp_bytes"] = window * (packet_size_bytes - LINUX_ACK_BYTES)
@@ -153,10 +184,12 @@ def emulate(cc: str = "cubic", *, rate_bps: float = 10e6, rtt_s: float | None = 
                       seed=seed, protect_retransmissions=protect_retransmissions,
                       **({"queue": queue} if queue is not None else {}),
                       **({"delay": delay} if delay is not None else {"rtt_s": rtt_s}))
+        if knobs:
+            r.path["sysctls"] = knobs
         return r
 
     return _run(sc, workload, log_dir, realtime, preflight, max_lateness_s, allow_inaccurate,
-                finish)
+                finish, knobs)
 
 
 class ProbeResult:

@@ -95,6 +95,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
+from ..variants import OPTIONS
 from . import LINUX_ACK_BYTES
 
 #: Kernel congestion control -> the engine variant closest to it.
@@ -165,8 +166,11 @@ def engine_config(*, packet_size_bytes: int, window: int | None,
     different)."""
     mss = packet_size_bytes - LINUX_ACK_BYTES
     return dict(**LINUX_KNOBS.get(variant or "", {}),
-        profile="rfc", frto=True, dsack=True, initial_window=10, delayed_ack=True,
-        limited_transmit=True, dupack_threshold=3, rtt_sampling="per_ack", granularity_s=0.2,
+        # The sender-wide options as their declarations set them for Linux (frto, dsack,
+        # limited_transmit on; eifel_undo off: see above).
+        **{k: o.as_linux for k, o in OPTIONS.items() if o.as_linux is not None},
+        profile="rfc", initial_window=10, delayed_ack=True,
+        dupack_threshold=3, rtt_sampling="per_ack", granularity_s=0.2,
         min_rto_s=0.2, initial_rto_s=1.0, max_rto_s=120.0, ack_size_bytes=LINUX_ACK_BYTES,
         window=window if window is not None else _autotuned_window_segments(mss))
 
@@ -197,7 +201,7 @@ def replay_keywords(report: Any, variant: str | None = None,
                                    d / "replay-data.txt")
     kw["ack_channel"] = _trace_channel(report.fates("reverse").channel_outcomes("ack"),
                                        d / "replay-acks.txt")
-    for k in ("channel", "ack_channel"):
+    for k in ("channel", "ack_channel", "sysctls"):
         path.pop(k, None)
     return v, {**path, **kw}
 

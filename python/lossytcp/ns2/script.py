@@ -41,7 +41,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..sim import build_scenario
-from ..variants import PARAMS, REGISTRY, resolved
+from ..variants import PARAMS, REGISTRY, refuse_options_without, resolved
 from . import _tcl
 
 __all__ = ["AGENTS", "Ns2Script", "Ns2Unsupported", "build_script", "ns2_seed"]
@@ -304,8 +304,10 @@ def tcp_agent(variant: str, tcp: dict[str, Any], agent_settings: dict[str, Any] 
               param: str = "variant") -> tuple[str, str, dict[str, Any], list[str]]:
     """ns-2's sender and receiver classes for an engine TCP config, the ``$tcp set`` lines
     (:func:`agent_lines`), and notes; raises :class:`Ns2Unsupported` for what ns-2's agents
-    cannot do (a variant without an agent names ``param``)."""
+    cannot do (a variant without an agent names ``param``, a sender-wide option on without
+    an ns-2 counterpart names the option)."""
     variant = ns2_variant(variant, param)
+    refuse_options_without("ns2", tcp, Ns2Unsupported, "ns-2 2.35")
     if variant == LINUX_VARIANT:
         from .linux import linux_agent
 

@@ -50,7 +50,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..sim import UNDO_METRICS, RunCounts
-from ..variants import PARAMS, variant
+from ..variants import PARAMS, refuse_options_without, variant
 
 __all__ = ["ENGINE_AS_NS3", "NS3_INSTALL", "NOT_OBSERVABLE", "Ns3Error", "Ns3NotInstalled",
            "Ns3Report", "Ns3Unsupported", "build_program", "like_ns3_notes", "ns3_arguments",
@@ -226,6 +226,7 @@ def ns3_arguments(name: str, kw: Mapping[str, Any]) -> tuple[list[str], list[str
         x = kw.get(k, _DEFAULTS.get(k))
         if x is not None and x != default:
             raise Ns3Unsupported(k, x, why)
+    refuse_options_without("ns3", kw, Ns3Unsupported, "ns-3 3.37")
     p = {**_DEFAULTS, **kw}
     if p["queue"] is not None:
         from ..scenario import DropTail, queue

@@ -107,7 +107,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         let mut receiver = Receiver::new(sender.wants_sack(), tcp.delayed_ack);
         if tcp.profile == Profile::Ns2 && sender.wants_sack() {
             receiver = receiver.with_ns2_blocks();
-        } else if tcp.dsack && sender.wants_sack() {
+        } else if crate::tcp::options::DSACK.on(tcp) && sender.wants_sack() {
             receiver = receiver.with_dsack();
         }
         let sack_block_bytes = sender.sack_block_bytes();

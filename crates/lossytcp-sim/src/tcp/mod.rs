@@ -56,6 +56,7 @@ pub mod cc;
 pub mod config;
 pub mod fine_clock;
 pub mod loss_class;
+pub mod options;
 pub mod pair;
 pub mod params;
 pub mod rate;

@@ -8,6 +8,10 @@ use super::cc::{
 };
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
 use super::loss_class::{ClassifierConfig, VegasPredictorParams};
+use super::options::{
+    DELAY_GROWTH, DSACK, EIFEL_UNDO, FRTO, LIMITED_TRANSMIT, PARTIAL_WINDOW_DEFLATION,
+    RECOVERY_EXIT_GROWTH, TIMER_EVERY_PARTIAL_ACK,
+};
 use super::params::{Kind, Param, Values};
 use super::recovery::{
     NewRenoParams, PartialAckWindow, RecoveryConfig, RenoRecoveryParams, VegasRecoveryParams,
@@ -82,7 +86,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         | Variant::NewRenoLp
         | Variant::IdealLp => GrowthConfig::Reno(RenoParams { halving }),
     };
-    let exit_growth = t.recovery_exit_growth_on();
+    let exit_growth = RECOVERY_EXIT_GROWTH.on(t);
     let recovery = match variant {
         Variant::OldTahoe => RecoveryConfig::RtoOnly,
         Variant::Tahoe => RecoveryConfig::Tahoe,
@@ -97,13 +101,13 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         | Variant::WestwoodPlus => RecoveryConfig::NewReno(NewRenoParams {
             window: if ns2 {
                 PartialAckWindow::Ns2 {
-                    deflation: t.partial_window_deflation_on(),
+                    deflation: PARTIAL_WINDOW_DEFLATION.on(t),
                 }
             } else {
                 PartialAckWindow::Rfc6582
             },
             exit_growth,
-            timer_every_partial_ack: t.timer_every_partial_ack_on(),
+            timer_every_partial_ack: TIMER_EVERY_PARTIAL_ACK.on(t),
             max_burst: ns2.then_some(2),
             ns2_partial_ack_timing: ns2,
             ns2_timeout: ns2,
@@ -137,7 +141,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             .fixed_rto_s
             .map_or(RtoRule::Estimated, |x| RtoRule::Fixed(Dur::from_secs(x))),
     };
-    let delay_growth = match (t.delay_growth_on(), vegas) {
+    let delay_growth = match (DELAY_GROWTH.on(t), vegas) {
         (false, _) => DelayGrowth::Off,
         (true, false) => DelayGrowth::AfterFirstAck,
         (true, true) => DelayGrowth::BeforeSecondAck,
@@ -151,7 +155,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             delay_growth,
             // Vegas has its own rule for the first duplicate ACKs (ns-2's Vegas never calls
             // send_one()); the Python front refuses limited_transmit=True for it.
-            limited_transmit: t.limited_transmit_on() && !vegas,
+            limited_transmit: LIMITED_TRANSMIT.on(t) && !vegas,
             ns2_rtt_timing: true,
             hold_ssthresh_on_repeated_timeout: false,
             // tcp-vegas.cc has its own duplicate-ACK rules, without dupack_action()'s guard.
@@ -160,7 +164,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
     } else {
         Compat {
             delay_growth,
-            limited_transmit: t.limited_transmit_on() && !vegas,
+            limited_transmit: LIMITED_TRANSMIT.on(t) && !vegas,
             ..Compat::default()
         }
     };
@@ -176,9 +180,9 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         },
         compat,
         timestamps: t.rto_estimator == RtoEstimator::LastSample,
-        eifel: t.eifel_undo,
-        frto: t.frto,
-        dsack: t.dsack,
+        eifel: EIFEL_UNDO.on(t),
+        frto: FRTO.on(t),
+        dsack: DSACK.on(t),
         max_window: t.max_window,
         initial_window: t.initial_window,
         dupthresh: t.dupack_threshold,
@@ -566,7 +570,10 @@ pub fn registry_json() -> String {
         }
     }
     let params: Vec<_> = params.into_iter().map(|(p, o)| param_json(p, o)).collect();
-    json!({"variants": variants, "params": params}).to_string()
+    json!({
+        "variants": variants, "params": params, "options": super::options::options_json(),
+    })
+    .to_string()
 }
 
 #[cfg(test)]

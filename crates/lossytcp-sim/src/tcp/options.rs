@@ -1,0 +1,377 @@
+//! The sender-wide TCP options (every variant's, unlike a plugin's parameters): the profile's
+//! knobs (on or off by the profile unless given) and the undo switches, declared once
+//! here, as [`super::params`] declares the plugins' parameters, and exported with the variant
+//! registry ([`super::variant::registry_json`]); the Python front builds from the export the
+//! `Tcp` record's fields and their validation, `simulate()`'s keywords, the command line's
+//! flags, the TOML keys and the README's table.
+//!
+//! One module for them all rather than one declaration beside each implementation: an
+//! option is read in several places at once (DSACK by the receiver that reports and the
+//! sender that undoes, `sim::tcp` pairing them; F-RTO and Eifel by the sender's undo
+//! machinery; the knobs by `variant::preset`, which hands them to the recovery plugins and
+//! the sender's `Compat`), and none of those files is its single home.
+//!
+//! Adding an option: one entry in [`OPTIONS`], its field in `TcpConfig` (the entry's `get`
+//! reads it; a test checks the entry's name is the field's JSON key), and its implementation.
+
+use crate::config::{Profile, TcpConfig, Variant};
+
+/// What the option's value means when the scenario does not give it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// Off unless given. A scenario carries it only when on, so a scenario that does not
+    /// use it (and its run key) is what it was before the option existed.
+    Switch,
+    /// On or off by the profile when not given (`None`); a scenario always carries it,
+    /// `null` for the profile's default.
+    Tristate { rfc: bool, ns2: bool },
+}
+
+/// What the flow's variant must have for the option to be on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requirement {
+    /// Its recovery reads SACK blocks, so its receiver sends them
+    /// ([`crate::config::Variant::reads_sack_blocks`]).
+    SackBlocks,
+}
+
+/// One sender-wide option.
+#[derive(Clone, Copy, Debug)]
+pub struct SenderOption {
+    /// The scenario's key, `simulate()`'s keyword, the TOML key; `--name-with-dashes` flag.
+    pub name: &'static str,
+    /// What it does and whose rule it is (one paragraph, the keyword's documentation).
+    pub doc: &'static str,
+    pub kind: OptionKind,
+    /// A value a profile refuses, and why (the error's text after the value).
+    pub refused: Option<(Profile, bool, &'static str)>,
+    /// What the variant needs when the option is on, and what the option does with it (the
+    /// error's text: "`why`, which `variant`'s receiver does not send: ...").
+    pub requires: Option<(Requirement, &'static str)>,
+    /// The ns-2 2.35 counterpart, if any (the agent variable the cross-check sets, or the
+    /// behaviour ns-2 always has): `crosscheck ns2` refuses a switch on, or a knob given,
+    /// without one.
+    pub ns2: Option<&'static str>,
+    /// The ns-3 3.37 counterpart, if any: `crosscheck ns3` refuses as `crosscheck ns2` does.
+    pub ns3: Option<&'static str>,
+    /// Linux's counterpart (the emulator runs the kernel's defaults; for the reader).
+    pub linux: Option<&'static str>,
+    /// Its value in the engine's configuration closest to Linux's TCP (`crosscheck linux`,
+    /// the emulator's replay: `lossytcp.emulate.linux.engine_config`); `None`: the rfc
+    /// profile's default.
+    pub as_linux: Option<bool>,
+    /// The scenario's value (`None`: not given, the kind's default).
+    pub get: fn(&TcpConfig) -> Option<bool>,
+}
+
+impl SenderOption {
+    const fn new(
+        name: &'static str,
+        kind: OptionKind,
+        get: fn(&TcpConfig) -> Option<bool>,
+    ) -> Self {
+        Self {
+            name,
+            doc: "",
+            kind,
+            refused: None,
+            requires: None,
+            ns2: None,
+            ns3: None,
+            linux: None,
+            as_linux: None,
+            get,
+        }
+    }
+    /// Off unless given; `get` reads its `TcpConfig` field.
+    pub const fn switch(name: &'static str, get: fn(&TcpConfig) -> Option<bool>) -> Self {
+        Self::new(name, OptionKind::Switch, get)
+    }
+    /// The profile's default unless given (`rfc`, `ns2`); `get` reads its `TcpConfig` field.
+    pub const fn knob(
+        name: &'static str,
+        rfc: bool,
+        ns2: bool,
+        get: fn(&TcpConfig) -> Option<bool>,
+    ) -> Self {
+        Self::new(name, OptionKind::Tristate { rfc, ns2 }, get)
+    }
+    pub const fn doc(mut self, doc: &'static str) -> Self {
+        self.doc = doc;
+        self
+    }
+    pub const fn refused(mut self, profile: Profile, value: bool, why: &'static str) -> Self {
+        self.refused = Some((profile, value, why));
+        self
+    }
+    pub const fn requires(mut self, what: Requirement, why: &'static str) -> Self {
+        self.requires = Some((what, why));
+        self
+    }
+    pub const fn ns2(mut self, setting: &'static str) -> Self {
+        self.ns2 = Some(setting);
+        self
+    }
+    pub const fn ns3(mut self, attribute: &'static str) -> Self {
+        self.ns3 = Some(attribute);
+        self
+    }
+    pub const fn linux(mut self, counterpart: &'static str, as_linux: Option<bool>) -> Self {
+        self.linux = Some(counterpart);
+        self.as_linux = as_linux;
+        self
+    }
+
+    /// Whether it is on in `t`.
+    pub fn on(&self, t: &TcpConfig) -> bool {
+        (self.get)(t).unwrap_or(self.default_for(t.profile))
+    }
+
+    /// Its value in `profile` when not given.
+    pub fn default_for(&self, profile: Profile) -> bool {
+        match (self.kind, profile) {
+            (OptionKind::Switch, _) => false,
+            (OptionKind::Tristate { rfc, .. }, Profile::Rfc) => rfc,
+            (OptionKind::Tristate { ns2, .. }, Profile::Ns2) => ns2,
+        }
+    }
+}
+
+/// RFC 3042 (`Compat::limited_transmit`).
+pub const LIMITED_TRANSMIT: SenderOption =
+    SenderOption::knob("limited_transmit", false, true, |t| t.limited_transmit)
+        .doc(
+            "RFC 3042 limited transmit: each of the first DupThresh - 1 duplicate ACKs \
+             releases one new segment (ns-2's singledup_, 1 in ns-2 2.35); Vegas refuses it, \
+             having its own rule for the first duplicate ACKs.",
+        )
+        .ns2("singledup_")
+        .linux("always on", Some(true));
+
+/// ns-2's `delay_growth_` (`Compat::delay_growth`).
+pub const DELAY_GROWTH: SenderOption =
+    SenderOption::knob("delay_growth", false, true, |t| t.delay_growth)
+        .doc(
+            "ns-2's delay_growth_: the ACK of segment 0 resets cwnd to the initial window \
+             instead of opening it.",
+        )
+        .ns2("delay_growth_");
+
+/// NewReno's partial window deflation (`PartialAckWindow::Ns2`).
+pub const PARTIAL_WINDOW_DEFLATION: SenderOption =
+    SenderOption::knob("partial_window_deflation", true, true, |t| {
+        t.partial_window_deflation
+    })
+    .doc(
+        "NewReno partial ACKs deflate the window by the newly acknowledged amount less one \
+         (RFC 6582 section 3.2 step 5; ns-2's partial_window_deflation_, 1 in ns-2 2.35); off \
+         gives the ns-2 NewReno of paper 000 Table III in profile 'ns2'.",
+    )
+    .refused(
+        Profile::Rfc,
+        false,
+        "RFC 6582 always deflates; the undeflated NewReno is ns-2's (profile='ns2')",
+    )
+    .ns2("partial_window_deflation_");
+
+/// Growth on the ACK that ends fast recovery (`exit_growth` of the Reno and NewReno
+/// recoveries).
+pub const RECOVERY_EXIT_GROWTH: SenderOption =
+    SenderOption::knob("recovery_exit_growth", false, true, |t| {
+        t.recovery_exit_growth
+    })
+    .doc(
+        "The ACK that ends fast recovery also opens cwnd, as ns-2's recv_newack_helper() \
+             does; RFC 5681 section 3.2 step 6 and RFC 6582 set cwnd and stop.",
+    )
+    .ns2("always on (recv_newack_helper)");
+
+/// NewReno's timer on partial ACKs (`NewRenoParams::timer_every_partial_ack`).
+pub const TIMER_EVERY_PARTIAL_ACK: SenderOption =
+    SenderOption::knob("timer_every_partial_ack", false, false, |t| {
+        t.timer_every_partial_ack
+    })
+    .doc(
+        "NewReno restarts the retransmission timer on every partial ACK (RFC 6582 section 4's \
+         Slow-but-Steady; ns-2's newreno_changes1_ 0) instead of the first one only \
+         (Impatient, RFC 6582 section 3.2 step 5; ns-2 2.35's default).",
+    )
+    .ns2("newreno_changes1_ (inverted)");
+
+/// RFC 3522 Eifel detection and the undo of what it finds spurious (`Sender`'s
+/// `eifel_probe`).
+pub const EIFEL_UNDO: SenderOption = SenderOption::switch("eifel_undo", |t| Some(t.eifel_undo))
+    .doc(
+        "RFC 3522 Eifel: segments carry RFC 7323 timestamps, and the first ACK covering a \
+         congestion event's retransmission that echoes an earlier copy's timestamp makes the \
+         growth plugin undo the event's cut, as Linux's undo_cwnd() (every variant's growth \
+         has one); a timeout found spurious also ends its go-back-N, RFC 4015's response, and \
+         a spurious fast retransmit's recovery ends.",
+    )
+    // Off in the engine's Linux configuration all the same: on paper 001's path it brings the
+    // engine's retransmissions nearer the kernel's but not its goodput (emulate/linux.py).
+    .linux(
+        "tcp_packet_delayed(), the timestamp undo (on with timestamps)",
+        Some(false),
+    );
+
+/// F-RTO (`Sender`'s `frto`). ns-2 2.35 has an F-RTO of its own (frto_enabled_,
+/// sfrto_enabled_: RFC 4138's, with spurious_response_), never checked against this one: not
+/// a counterpart yet.
+pub const FRTO: SenderOption = SenderOption::switch("frto", |t| Some(t.frto))
+    .doc(
+        "RFC 5682 F-RTO, SACK-enhanced as Linux's tcp_frto = 2: after a timeout two new \
+         segments probe whether the originals were only delayed; if so the timeout is undone \
+         as with eifel_undo (no go-back-N), else recovery goes on conventionally.",
+    )
+    .linux("net.ipv4.tcp_frto = 2", Some(true));
+
+/// DSACK: the receiver's report (`Receiver::with_dsack`) and the sender's undo (`Sender`'s
+/// `dsack_undo`).
+pub const DSACK: SenderOption = SenderOption::switch("dsack", |t| Some(t.dsack))
+    .doc(
+        "RFC 2883 DSACK: the receiver reports a duplicate segment in the first SACK block, and \
+         when every retransmission of a loss episode has been reported so the sender undoes \
+         the episode's cut as Linux's undo_retrans does (RFC 3708's detection): after a \
+         timeout on the next ACK that advances, as with eifel_undo; a fast recovery ends with \
+         it. SACK variants with profile 'rfc', which carry the blocks.",
+    )
+    .refused(
+        Profile::Ns2,
+        true,
+        "is RFC 2883's report in RFC 2018's SACK blocks; ns-2 2.35's sink (profile='ns2') \
+         sends none",
+    )
+    .requires(Requirement::SackBlocks, "reports duplicates in SACK blocks")
+    .linux("net.ipv4.tcp_dsack = 1", Some(true));
+
+/// Every sender-wide option, in the order users see them.
+pub static OPTIONS: &[SenderOption] = &[
+    LIMITED_TRANSMIT,
+    DELAY_GROWTH,
+    PARTIAL_WINDOW_DEFLATION,
+    RECOVERY_EXIT_GROWTH,
+    TIMER_EVERY_PARTIAL_ACK,
+    EIFEL_UNDO,
+    FRTO,
+    DSACK,
+];
+
+/// Refuses what the declaration refuses, for a scenario given to the engine directly (the
+/// Python front refuses the same before building one): a value its profile refuses, an
+/// option given on for a variant without what it requires. `owner` names the place
+/// (`flows[0].tcp`).
+pub fn check(owner: &str, variant: Variant, t: &TcpConfig) -> Result<(), String> {
+    for o in OPTIONS {
+        let given = (o.get)(t);
+        if let Some((profile, value, why)) = o.refused {
+            if t.profile == profile && given == Some(value) {
+                return Err(format!("{owner}.{} = {value} {why}", o.name));
+            }
+        }
+        if let (Some((Requirement::SackBlocks, why)), Some(true)) = (o.requires, given) {
+            if !variant.reads_sack_blocks() {
+                return Err(format!(
+                    "{owner}.{} = true {why}, which {}'s receiver does not send",
+                    o.name,
+                    variant.info().name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn profile_name(p: Profile) -> serde_json::Value {
+    serde_json::to_value(p).expect("a unit variant")
+}
+
+/// The options as JSON, for the registry's export.
+pub fn options_json() -> serde_json::Value {
+    use serde_json::json;
+    let options: Vec<_> = OPTIONS
+        .iter()
+        .map(|o| {
+            let (kind, defaults) = match o.kind {
+                OptionKind::Switch => ("switch", json!({"rfc": false, "ns2": false})),
+                OptionKind::Tristate { rfc, ns2 } => ("tristate", json!({"rfc": rfc, "ns2": ns2})),
+            };
+            json!({
+                "name": o.name, "doc": o.doc, "kind": kind, "default": defaults,
+                "refused": o.refused.map(|(p, value, why)| json!({
+                    "profile": profile_name(p), "value": value, "why": why,
+                })),
+                "requires": o.requires.map(|(r, why)| json!({
+                    "what": match r { Requirement::SackBlocks => "sack_blocks" },
+                    "why": why,
+                })),
+                "ns2": o.ns2, "ns3": o.ns3, "linux": o.linux, "as_linux": o.as_linux,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(extra: serde_json::Value) -> TcpConfig {
+        let mut base = serde_json::json!({
+            "packet_size_bytes": 1000, "ack_size_bytes": 40, "max_window": 20,
+            "initial_window": 1, "dupack_threshold": 3, "min_rto_s": 1.0,
+            "max_rto_s": 60.0, "initial_rto_s": 3.0, "granularity_s": 0.0,
+            "fixed_rto_s": null, "max_backoff": 64,
+        });
+        base.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        serde_json::from_value(base).expect("a TCP configuration")
+    }
+
+    #[test]
+    fn each_name_is_the_key_its_accessor_reads() {
+        for o in OPTIONS {
+            for profile in ["rfc", "ns2"] {
+                let absent = config(serde_json::json!({ "profile": profile }));
+                let p = absent.profile;
+                assert_eq!(o.on(&absent), o.default_for(p), "{} left out", o.name);
+                for value in [true, false] {
+                    let t = config(serde_json::json!({ "profile": profile, o.name: value }));
+                    assert_eq!((o.get)(&t), Some(value), "{} = {value}", o.name);
+                    assert!(o.on(&t) == value);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_engine_refuses_what_the_declaration_refuses() {
+        let ok = config(serde_json::json!({ "dsack": true }));
+        assert_eq!(check("f", Variant::Sack, &ok), Ok(()));
+        let e = check("f", Variant::NewReno, &ok).unwrap_err();
+        assert!(e.contains("f.dsack = true reports duplicates in SACK blocks, which newreno's"));
+        let ns2 = config(serde_json::json!({ "dsack": true, "profile": "ns2" }));
+        let e = check("f", Variant::Sack, &ns2).unwrap_err();
+        assert!(e.starts_with("f.dsack = true is RFC 2883's report"), "{e}");
+        let rfc = config(serde_json::json!({ "partial_window_deflation": false }));
+        assert!(check("f", Variant::NewReno, &rfc).is_err());
+        let off = config(serde_json::json!({ "dsack": false, "profile": "ns2" }));
+        assert_eq!(check("f", Variant::NewReno, &off), Ok(()));
+    }
+
+    #[test]
+    fn names_are_unique_and_documented() {
+        for (i, o) in OPTIONS.iter().enumerate() {
+            assert!(!o.doc.is_empty(), "{}", o.name);
+            assert!(OPTIONS[..i].iter().all(|p| p.name != o.name), "{}", o.name);
+        }
+        let json = options_json();
+        assert_eq!(json[7]["name"], "dsack");
+        assert_eq!(json[7]["requires"]["what"], "sack_blocks");
+        assert_eq!(json[7]["refused"]["profile"], "ns2");
+        assert_eq!(json[5]["kind"], "switch");
+        assert_eq!(json[0]["kind"], "tristate");
+        assert_eq!(json[0]["default"]["ns2"], true);
+    }
+}
