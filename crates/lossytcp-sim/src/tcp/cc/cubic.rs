@@ -125,16 +125,20 @@ struct Rounds {
 }
 
 impl Rounds {
-    /// A new round starts if the ACK covers the last one's end; returns whether it did.
-    fn update(&mut self, s: &impl SenderView) -> bool {
-        if self.started && s.snd_una() <= self.end {
+    /// A new round starts if the ACK covers the last one's end, the next ending at `next_end`;
+    /// returns whether it did.
+    fn update(&mut self, snd_una: u64, next_end: u64) -> bool {
+        if self.started && snd_una <= self.end {
             return false;
         }
+        self.restart(next_end);
+        true
+    }
+    fn restart(&mut self, end: u64) {
         self.started = true;
-        self.end = s.snd_nxt();
+        self.end = end;
         self.last_min = self.current_min.take();
         self.samples = 0;
-        true
     }
     fn sample(&mut self, rtt: Dur) {
         self.current_min = Some(self.current_min.map_or(rtt, |m| m.min(rtt)));
@@ -501,7 +505,6 @@ impl Cubic {
         self.ack_cnt = 0;
         self.tcp_cwnd = 0;
         self.delay_min = None;
-        self.found = false;
     }
 
     // ------------------------------------------------------------------------ slow start
@@ -509,7 +512,7 @@ impl Cubic {
     /// samples and the changes of phase (into CSS, back to slow start, on to congestion
     /// avoidance with ssthresh = cwnd).
     fn hystart_pp_detect(&mut self, w: &mut Window, ctx: &AckCtx) {
-        let new_round = self.rounds.update(w);
+        let new_round = self.rounds.update(w.snd_una(), w.snd_nxt());
         if let Some(r) = ctx.rtt_sample {
             self.rounds.sample(r);
         }
@@ -548,24 +551,48 @@ impl Cubic {
         }
     }
 
+    /// `bictcp_hystart_reset()`: a round starts now and ends with the ACK of the data sent
+    /// so far. Linux's end_seq is `snd_nxt`, which a timeout does not move back: the
+    /// engine's `snd_max`.
+    fn hystart_new_round(&mut self, w: &Window, now: Time) {
+        self.rounds.restart(w.snd_max());
+        self.round_start = now;
+        self.last_ack = now;
+    }
+
     /// Linux's HyStart (`hystart_update()`), on an ACK with an RTT sample in slow start.
     fn hystart(&mut self, w: &mut Window, now: Time, delay: Dur) {
-        let cwnd = w.cwnd() as u64;
-        if self.found || cwnd < hs::LOW_WINDOW {
+        if self.found {
             return;
         }
-        if self.rounds.update(w) {
-            self.round_start = now;
-            self.last_ack = now;
+        // hystart_update() restarts the round before its `hystart_low_window` test, so the
+        // rounds follow the flights from the first ACK on: the first round with cwnd >= 16
+        // starts with its flight's first ACK, not on the ACK that took cwnd to 16 (a round
+        // begun mid-flight sees only the flight's tail as a train, and its minimum RTT
+        // misses the flight's head, which is what the delay test compares).
+        if !self.rounds.started || w.snd_una() > self.rounds.end {
+            self.hystart_new_round(w, now);
+        }
+        if (w.cwnd() as u64) < hs::LOW_WINDOW {
+            return;
         }
         let delay_min = self.delay_min.unwrap_or(delay);
         // ACK train: ACKs closely spaced for longer than delay_min / 2 (plus the GSO
-        // cushion of hystart_ack_delay(), at most 1 ms, from Linux's slow-start pacing rate
-        // of twice cwnd per srtt; halved because the sender does not pace).
+        // cushion of hystart_ack_delay(), at most 1 ms; halved, SK_PACING_NONE, because the
+        // sender does not pace). The cushion comes from sk_pacing_rate, which
+        // tcp_update_pacing_rate() keeps even without pacing: segment x max(cwnd, flight) /
+        // srtt, doubled (tcp_pacing_ss_ratio) below ssthresh / 2, x 1.2 (tcp_pacing_ca_ratio)
+        // above.
         if now.since(self.last_ack) <= hs::ACK_DELTA {
             self.last_ack = now;
             let srtt = w.srtt().unwrap_or(delay).as_secs().max(1e-6);
-            let rate_bytes = 2.0 * w.cwnd() * 1448.0 / srtt;
+            let ratio = if w.cwnd() < w.ssthresh() / 2.0 {
+                2.0
+            } else {
+                1.2
+            };
+            let packets = w.cwnd().max(w.in_flight() as f64);
+            let rate_bytes = ratio * packets * f64::from(w.segment_bytes()) / srtt;
             let cushion = Dur::from_secs((hs::GSO_MAX_BYTES * 4.0 / rate_bytes).min(1e-3));
             let threshold = Dur((delay_min + cushion).0 / 2);
             if now.since(self.round_start) > threshold {
@@ -587,6 +614,15 @@ impl Cubic {
         if self.found {
             w.set_ssthresh(w.cwnd());
         }
+    }
+
+    /// Linux rules: `cubictcp_acked()` ignores the ACK's RTT sample within a second (HZ
+    /// jiffies) of the congestion-avoidance stage's start.
+    fn discards_delay(&self, now: Time) -> bool {
+        self.p.rules == CubicRules::Linux
+            && self
+                .epoch_start
+                .is_some_and(|e| jiffies(now).saturating_sub(e) < HZ)
     }
 
     /// HyStart++ runs: the first slow start, until it hands over to congestion avoidance.
@@ -631,10 +667,8 @@ impl Growth for Cubic {
         };
         // cubictcp_acked(): no delay samples within a second of a stage's start (right
         // after a recovery), the minimum RTT otherwise (at least 1 us).
-        if let (CubicRules::Linux, Some(e)) = (self.p.rules, self.epoch_start) {
-            if jiffies(ctx.now).saturating_sub(e) < HZ {
-                return;
-            }
+        if self.discards_delay(ctx.now) {
+            return;
         }
         let delay = delay.max(Dur(1_000));
         if self.delay_min.is_none_or(|m| delay < m) {
@@ -648,7 +682,8 @@ impl Growth for Cubic {
             if self.hystart_pp_on() {
                 self.hystart_pp_detect(w, ctx);
             } else if self.p.slow_start == CubicSlowStart::Hystart {
-                if let Some(r) = ctx.rtt_sample {
+                // cubictcp_acked() returns before hystart_update() on a sample it discards.
+                if let Some(r) = ctx.rtt_sample.filter(|_| !self.discards_delay(ctx.now)) {
                     self.hystart(w, ctx.now, r.max(Dur(1_000)));
                 }
             }
@@ -698,9 +733,17 @@ impl Growth for Cubic {
 
     fn on_event(&mut self, w: &mut Window, ev: CaEvent) {
         match ev {
-            CaEvent::Timeout if self.p.rules == CubicRules::Linux => {
-                self.linux_reset();
-                self.rounds = Rounds::default();
+            CaEvent::Timeout => {
+                if self.p.rules == CubicRules::Linux {
+                    self.linux_reset();
+                }
+                // cubictcp_state(TCP_CA_Loss): HyStart looks for an exit again, in a round
+                // that ends once all the data out at the timeout is acknowledged.
+                self.found = false;
+                if self.p.slow_start == CubicSlowStart::Hystart {
+                    let now = w.now();
+                    self.hystart_new_round(w, now);
+                }
             }
             CaEvent::TxStart { idle } if idle > Dur::ZERO => {
                 // RFC 9438 §5.8 / cubictcp_cwnd_event(CA_EVENT_TX_START): the idle time is
@@ -718,8 +761,7 @@ impl Growth for Cubic {
                     self.undo(w, p);
                 }
             }
-            CaEvent::Timeout
-            | CaEvent::TxStart { .. }
+            CaEvent::TxStart { .. }
             | CaEvent::EnterRecovery
             | CaEvent::ExitRecovery
             | CaEvent::LossRecovered => {}
@@ -955,5 +997,121 @@ mod tests {
         }
         assert_eq!(g.hspp, HsppPhase::Done);
         assert_eq!(s.ssthresh, s.cwnd);
+    }
+}
+
+#[cfg(test)]
+mod hystart_tests {
+    use super::*;
+    use crate::tcp::state::SenderState;
+
+    /// 10 Mb/s of 1000-byte segments: one leaves the bottleneck every 0.8 ms.
+    const SERVICE: Dur = Dur(800_000);
+    /// Propagation, both ways together.
+    const PROPAGATION: Dur = Dur(40_000_000);
+
+    /// Linux CUBIC with Linux's HyStart in the first slow start of a bulk transfer (IW10) on
+    /// a 40 ms path through a 10 Mb/s FIFO bottleneck that never drops, the receiver ACKing
+    /// each of the first `quickacks` segments, then every `ack_every` segments. Returns when
+    /// ssthresh is first set: the time (ns), the cumulative ACK that set it and ssthresh.
+    fn first_exit(ack_every: u64, quickacks: u64) -> (u64, u64, f64) {
+        let mut g = Cubic::new(CubicParams {
+            slow_start: CubicSlowStart::Hystart,
+            rules: CubicRules::Linux,
+            ..CubicParams::default()
+        });
+        let mut s = SenderState::new(10, 100_000, 3, u64::MAX);
+        let no_exit = s.ssthresh;
+        // When each segment was sent and when it leaves the bottleneck.
+        let mut path: Vec<(Time, Time)> = Vec::new();
+        let send = |s: &mut SenderState, path: &mut Vec<(Time, Time)>, now: Time| {
+            while (s.snd_nxt as f64) < s.snd_una as f64 + s.cwnd {
+                let free = path.last().map_or(Time::ZERO, |p| p.1);
+                path.push((now, now.max(free) + SERVICE));
+                s.snd_nxt += 1;
+                s.snd_max = s.snd_nxt;
+            }
+        };
+        send(&mut s, &mut path, Time::ZERO);
+        loop {
+            let ack = s.snd_una + if s.snd_una < quickacks { 1 } else { ack_every };
+            let newly = ack - s.snd_una;
+            let (sent, left) = path[(ack - 1) as usize];
+            let now = left + PROPAGATION;
+            let rtt = now - sent;
+            let ctx = AckCtx {
+                now,
+                rtt_sample: Some(rtt),
+                newly_acked: newly,
+                newly_delivered: newly,
+                ..AckCtx::default()
+            };
+            g.on_ack_arrival(&Conn::new(&s), &ctx);
+            s.snd_una = ack;
+            s.srtt = Some(rtt);
+            g.on_ack(&mut Window::new(&mut s), &ctx);
+            if s.ssthresh != no_exit {
+                return (now.0, ack, s.ssthresh);
+            }
+            send(&mut s, &mut path, now);
+        }
+    }
+
+    /// Derived by hand from Linux's tcp_cubic.c, `hystart_update()` called from
+    /// `cubictcp_acked()` before the ACK grows cwnd, one ACK per segment. Flights of 10, 20,
+    /// 40 segments; each ACK releases two, so a flight leaves the bottleneck back to back and
+    /// its ACKs come 0.8 ms apart; the first flight's first ACK is at 40.8 ms (RTT 40.8 ms:
+    /// delay_min, never beaten since the queue empties between flights). Rounds restart on the
+    /// ACK past the last round's snd_nxt whatever cwnd is: the ACK of segment 10 (81.6 ms,
+    /// end_seq 30), of segment 30 (122.4 ms, end_seq 70). The round of segment 30 is the first
+    /// with cwnd >= 16 from its start; its ACK train passes (delay_min + 1 ms cushion) / 2 =
+    /// 20.9 ms at its 28th ACK (+21.6 ms, 144.0 ms), the ACK of segment 57, cwnd 10 + 57 = 67.
+    /// The delay test never fires: each round's first sample is 40.8 ms.
+    #[test]
+    fn hystart_ack_train_fires_where_linux_does_one_ack_per_segment() {
+        assert_eq!(first_exit(1, 0), (144_000_000, 58, 67.0));
+    }
+
+    /// As above with an ACK every two segments: ACKs 1.6 ms apart, each growing cwnd by two
+    /// and releasing four segments; delay_min 41.6 ms (the first ACK is the second segment's).
+    /// The round starts on the first ACK of each flight (it covers one segment past end_seq):
+    /// 124.8 ms for the 40-segment flight 30..69. Its train passes (41.6 + 1) / 2 = 21.3 ms at
+    /// its 15th ACK (+22.4 ms, 147.2 ms), the ACK of segments 58-59, cwnd 10 + 58 = 68.
+    #[test]
+    fn hystart_ack_train_fires_where_linux_does_delayed_acks() {
+        assert_eq!(first_exit(2, 0), (147_200_000, 60, 68.0));
+    }
+
+    /// Linux's receiver ACKs its first 16 segments at once (quick-ack mode,
+    /// TCP_MAX_QUICKACKS), then every two. delay_min 40.8 ms (segment 0 alone); the second
+    /// flight's ACKs (segments 10-15 alone, then pairs) take the round from segment 10 to
+    /// end_seq 30; the third flight, all in pairs from 123.2 ms (its segments left the
+    /// bottleneck back to back from 82.4 ms), starts the round ending at 70; its train
+    /// passes (40.8 + 1) / 2 = 20.9 ms at its 15th ACK (+22.4 ms, 145.6 ms), segments 58-59,
+    /// cwnd 68: the quick ACKs move the exit 1.6 ms earlier, not its window.
+    #[test]
+    fn hystart_exit_with_linux_quick_acks_first() {
+        assert_eq!(first_exit(2, 16), (145_600_000, 60, 68.0));
+    }
+
+    /// cubictcp_state(TCP_CA_Loss) → bictcp_hystart_reset(): HyStart looks again, from a
+    /// round that ends past all the data sent before the timeout (Linux's snd_nxt, which the
+    /// timeout leaves alone; the engine's go-back-N snd_nxt goes back to snd_una).
+    #[test]
+    fn a_timeout_restarts_hystart_in_a_round_ending_past_the_highest_sent() {
+        let mut g = Cubic::new(CubicParams {
+            slow_start: CubicSlowStart::Hystart,
+            rules: CubicRules::Linux,
+            ..CubicParams::default()
+        });
+        g.found = true;
+        let mut s = SenderState::new(10, 100_000, 3, u64::MAX);
+        s.snd_una = 100;
+        s.snd_nxt = 100;
+        s.snd_max = 200;
+        s.now = Time::from_secs(3.0);
+        g.on_event(&mut Window::new(&mut s), CaEvent::Timeout);
+        assert!(!g.found);
+        assert_eq!((g.rounds.end, g.round_start), (200, s.now));
     }
 }
