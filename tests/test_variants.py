@@ -120,4 +120,5 @@ def test_the_kernels_cubic_and_bbr_have_engine_counterparts_configured_as_linux(
             # Linux's internal pacing sends tcp_tso_autosize() bursts (emulate/linux.py)
             assert params == {"bbr_pacing_burst": "tso"}
         else:
-            assert params == {}
+            # Linux's reno module counts delivered segments and halves cwnd
+            assert params == {"reno_rules": "linux"}

@@ -3,7 +3,12 @@
 **The closest configuration** (:func:`engine_config`), per setting, with Linux's source of it:
 
 * variant: ``reno`` -> the engine's ``sack`` (Linux's Reno congestion control recovers with
-  SACK, on by default, RFC 6675's scoreboard in spirit); ``cubic`` -> the engine's ``cubic``
+  SACK, on by default, RFC 6675's scoreboard in spirit) with Linux's reno module's window
+  (``reno_rules='linux'``: ``tcp_reno_cong_avoid()`` counts the segments each ACK delivers,
+  ``tcp_reno_ssthresh()`` halves cwnd; RFC 5681's per-ACK count, the engine's default, grows
+  half as fast with delayed ACKs: on a fixed 40 ms, 10 Mb/s path the first slow start then
+  overshoots by half as much, 76 queue drops against the kernel's 152-155, and 152 with
+  ``linux``); ``cubic`` -> the engine's ``cubic``
   with Linux's ``tcp_cubic.c`` rules and HyStart (``cubic_rules='linux'``,
   ``cubic_slow_start='hystart'``: the RFC 9438 arithmetic and HyStart++ are the engine's
   defaults, not the kernel's); ``bbr`` -> the engine's ``bbr`` (Linux's ``tcp_bbr.c``) with
@@ -105,7 +110,8 @@ from . import LINUX_ACK_BYTES
 ENGINE_VARIANT = {"reno": "sack", "cubic": "cubic", "bbr": "bbr"}
 #: The variant's own knobs that make it the kernel's (see the module documentation).
 LINUX_KNOBS = {"cubic": {"cubic_rules": "linux", "cubic_slow_start": "hystart"},
-               "bbr": {"bbr_pacing_burst": "tso"}}
+               "bbr": {"bbr_pacing_burst": "tso"},
+               "sack": {"reno_rules": "linux"}, "newreno": {"reno_rules": "linux"}}
 
 
 def _autotuned_window_segments(mss: int) -> int:

@@ -240,6 +240,7 @@ def ns3_arguments(name: str, kw: Mapping[str, Any]) -> tuple[list[str], list[str
         p["queue_packets"] = q.packets
     attrs: list[str] = []
     engine_only: list[str] = []
+    congestion_ops = var.ns3["congestion_ops"]
     for k in var.params:
         x = kw.get(k)
         spec = PARAMS[k]
@@ -252,12 +253,17 @@ def ns3_arguments(name: str, kw: Mapping[str, Any]) -> tuple[list[str], list[str
                 raise Ns3Unsupported(k, x, "ns-3 3.37's TcpCubic has Linux's HyStart "
                                      "(hystart) or none (reno), not HyStart++")
             attrs.append(f"ns3::TcpCubic::HyStart={'true' if x == 'hystart' else 'false'}")
+        elif k == "reno_rules":
+            # ns-3's TcpLinuxReno is Linux's reno module (segment counting, ssthresh from
+            # cwnd); its TcpNewReno counts per ACK and halves the flight, as RFC 5681.
+            if (x or spec.default) == "linux":
+                congestion_ops = "ns3::TcpLinuxReno"
         elif (x is not None and x != spec.default
               and ENGINE_AS_NS3.get(name, {}).get(k) != x):
             # A setting of the engine's side only (its rules): run, and say so (the
             # like-for-like settings have their own notes, like_ns3_notes()).
             engine_only.append(f"{k}={x}")
-    args = [f"--cc={var.ns3['congestion_ops']}", f"--recovery={var.ns3['recovery']}",
+    args = [f"--cc={congestion_ops}", f"--recovery={var.ns3['recovery']}",
             f"--sack={'1' if var.ns3['sack'] else '0'}",
             f"--rate={_num(p['rate_bps'])}", f"--rtt={_num(p['rtt_s'])}",
             f"--size={int(p['packet_size_bytes'])}", f"--window={int(p['window'])}",

@@ -3,8 +3,9 @@
 //! `TcpConfig`.
 
 use super::cc::{
-    Bbr3Params, BbrParams, CubicParams, GrowthConfig, Halving, RenoParams, VegasGrowthParams,
-    VegasParams, WestwoodEstimator, WestwoodFilterParams, WestwoodParams, WestwoodPlusParams,
+    Bbr3Params, BbrParams, CubicParams, GrowthConfig, Halving, RenoParams, RenoRulesParams,
+    VegasGrowthParams, VegasParams, WestwoodEstimator, WestwoodFilterParams, WestwoodParams,
+    WestwoodPlusParams,
 };
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
 use super::loss_class::{ClassifierConfig, VegasPredictorParams};
@@ -78,13 +79,16 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         Variant::Cubic => GrowthConfig::Cubic(CubicParams::from_values(values)),
         Variant::Bbr => GrowthConfig::Bbr(BbrParams::from_values(values)),
         Variant::Bbr3 => GrowthConfig::Bbr3(Bbr3Params::from_values(values)),
-        Variant::OldTahoe
-        | Variant::Tahoe
-        | Variant::Reno
-        | Variant::NewReno
-        | Variant::Sack
-        | Variant::NewRenoLp
-        | Variant::IdealLp => GrowthConfig::Reno(RenoParams { halving }),
+        Variant::Reno | Variant::NewReno | Variant::Sack => GrowthConfig::Reno(RenoParams {
+            halving,
+            rules: RenoRulesParams::from_values(values).rules,
+        }),
+        Variant::OldTahoe | Variant::Tahoe | Variant::NewRenoLp | Variant::IdealLp => {
+            GrowthConfig::Reno(RenoParams {
+                halving,
+                ..RenoParams::default()
+            })
+        }
     };
     let exit_growth = RECOVERY_EXIT_GROWTH.on(t);
     let recovery = match variant {
@@ -309,12 +313,15 @@ pub static VARIANTS: &[VariantInfo] = &[
         "fast retransmit, then slow start from one segment",
         ns2("Agent/TCP", NS2_SINK),
     ),
-    plain(
-        Variant::Reno,
-        "reno",
-        "RFC 5681: fast retransmit and fast recovery",
-        ns2("Agent/TCP/Reno", NS2_SINK),
-    ),
+    VariantInfo {
+        params: &[RenoRulesParams::PARAMS],
+        ..plain(
+            Variant::Reno,
+            "reno",
+            "RFC 5681: fast retransmit and fast recovery",
+            ns2("Agent/TCP/Reno", NS2_SINK),
+        )
+    },
     VariantInfo {
         ns3: Some(Ns3Socket {
             congestion_ops: "ns3::TcpNewReno",
@@ -325,6 +332,7 @@ pub static VARIANTS: &[VariantInfo] = &[
             congestion_control: "reno",
             sack: false,
         }),
+        params: &[RenoRulesParams::PARAMS],
         ..plain(
             Variant::NewReno,
             "newreno",
@@ -342,6 +350,7 @@ pub static VARIANTS: &[VariantInfo] = &[
             congestion_control: "reno",
             sack: true,
         }),
+        params: &[RenoRulesParams::PARAMS],
         ..plain(
             Variant::Sack,
             "sack",

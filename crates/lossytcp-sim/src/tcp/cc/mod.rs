@@ -19,7 +19,9 @@ mod westwood;
 pub use bbr::{Bbr, BbrParams, Mode as BbrMode};
 pub use bbr3::{Bbr3, Bbr3Params, Phase as Bbr3Phase};
 pub use cubic::{Cubic, CubicParams, CubicRules, CubicSlowStart};
-pub use reno::{Halving, LinuxReno, LinuxSlowStart, Reno, RenoParams, UndoState};
+pub use reno::{
+    Halving, LinuxReno, LinuxSlowStart, Reno, RenoParams, RenoRules, RenoRulesParams, UndoState,
+};
 pub use vegas::{Vegas, VegasGrowthParams, VegasParams};
 pub use westwood::{
     Estimator as WestwoodEstimator, Westwood, WestwoodFilterParams, WestwoodParams,

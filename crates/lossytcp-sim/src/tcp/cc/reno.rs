@@ -3,6 +3,7 @@
 //! and the papers' models do.
 
 use super::{CaEvent, Growth};
+use crate::tcp::params::Param;
 use crate::tcp::view::{Conn, SenderView, Window};
 use crate::tcp::{AckCtx, CongestionKind, Cut};
 
@@ -21,15 +22,47 @@ pub enum Halving {
     Ns2Slowdown,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+crate::param_choice! {
+    /// Whose rules the Reno family's window follows.
+    pub enum RenoRules {
+        /// RFC 5681: one segment per ACK in slow start, ssthresh = FlightSize / 2.
+        Rfc5681 = "rfc5681",
+        /// Linux's `tcp_reno_cong_avoid()` and `tcp_reno_ssthresh()`: the segments each ACK
+        /// delivers, an integer window, ssthresh = cwnd / 2 ([`LinuxReno`]).
+        Linux = "linux",
+    }
+}
+
+crate::declare_params! {
+    /// The Reno family's window rules.
+    pub struct RenoRulesParams {
+        /// `rfc5681` (RFC 5681, counted per ACK as ns-2 does) or `linux` (Linux's reno
+        /// module: the segments each ACK delivers, ssthresh = cwnd / 2; `crosscheck linux` runs it).
+        rules: RenoRules = Param::choice("reno_rules", RenoRules::WORDS, "rfc5681"),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RenoParams {
     pub halving: Halving,
+    pub rules: RenoRules,
+}
+
+impl Default for RenoParams {
+    fn default() -> Self {
+        Self {
+            halving: Halving::default(),
+            rules: RenoRules::Rfc5681,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct Reno {
     p: RenoParams,
     undo: UndoState,
+    /// Linux's counting, with `RenoRules::Linux`.
+    linux: LinuxReno,
 }
 
 /// What a loss episode's cut replaced, kept to undo it when the loss proves spurious
@@ -77,6 +110,7 @@ impl Reno {
         Self {
             p,
             undo: UndoState::default(),
+            linux: LinuxReno::default(),
         }
     }
 
@@ -89,6 +123,22 @@ impl Reno {
         (base / 2.0).floor().max(2.0)
     }
 
+    /// Linux's reno module at a congestion event: `tcp_reno_ssthresh()`, max(cwnd / 2, 2) on
+    /// the whole-segment window, and `snd_cwnd_cnt` cleared; a timeout that interrupts a fast
+    /// recovery keeps its ssthresh (`tcp_enter_loss()` asks the module only outside one).
+    fn linux_cut(&mut self, s: &Conn, kind: CongestionKind) -> Cut {
+        self.linux.reset();
+        let ssthresh = match kind {
+            CongestionKind::Timeout if s.in_recovery() => s.ssthresh(),
+            _ => ((s.cwnd() as u64) >> 1).max(2) as f64,
+        };
+        let cwnd = match kind {
+            CongestionKind::FastRetransmit => ssthresh,
+            CongestionKind::Timeout => 1.0,
+        };
+        Cut { ssthresh, cwnd }
+    }
+
     /// The window a fast retransmit continues from, before any inflation.
     pub fn halved_window(&self, s: &impl SenderView, ssthresh: f64) -> f64 {
         match self.p.halving {
@@ -99,7 +149,11 @@ impl Reno {
 }
 
 impl Growth for Reno {
-    fn on_ack(&mut self, w: &mut Window, _ctx: &AckCtx) {
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+        if self.p.rules == RenoRules::Linux {
+            self.linux.on_ack(w, ctx);
+            return;
+        }
         let cwnd = w.cwnd();
         if cwnd < w.ssthresh() {
             // RFC 5681 eq. (2): one segment per ACK in slow start.
@@ -112,6 +166,9 @@ impl Growth for Reno {
 
     fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
         self.undo.save(s);
+        if self.p.rules == RenoRules::Linux {
+            return self.linux_cut(s, kind);
+        }
         let ssthresh = self.ssthresh_on_loss(s);
         let cwnd = match kind {
             CongestionKind::FastRetransmit => self.halved_window(s, ssthresh),
@@ -241,6 +298,65 @@ mod tests {
         AckCtx::default()
     }
 
+    /// Linux's rules: a delayed ACK of two segments opens the window by two in slow start
+    /// (RFC 5681's rule: by one), congestion avoidance adds one per cwnd segments delivered,
+    /// and the cut halves the whole-segment window, not the flight.
+    #[test]
+    fn linux_rules_count_segments_and_halve_the_window() {
+        let linux = RenoParams {
+            rules: RenoRules::Linux,
+            ..RenoParams::default()
+        };
+        let two = AckCtx {
+            newly_acked: 2,
+            newly_delivered: 2,
+            ..ctx()
+        };
+        let mut s = SenderState::new(10, 1000, 3, u64::MAX);
+        s.ssthresh = 14.0;
+        // 10 segments out (cwnd-limited), one delayed ACK of 2: 10 -> 12 (RFC 5681: 11).
+        s.snd_max = 10;
+        s.snd_una = 2;
+        let mut g = Reno::new(linux);
+        g.on_ack(&mut Window::new(&mut s), &two);
+        assert_eq!(s.cwnd, 12.0);
+        let mut rfc = SenderState::new(10, 1000, 3, u64::MAX);
+        (rfc.ssthresh, rfc.snd_max, rfc.snd_una) = (14.0, 10, 2);
+        Reno::default().on_ack(&mut Window::new(&mut rfc), &two);
+        assert_eq!(rfc.cwnd, 11.0);
+        // Up to ssthresh, the rest to congestion avoidance (14 needs 14 delivered per step):
+        // 12 + 2 = 14 from the first two of three ACKs, then 2 + 2 credits of 14.
+        s.snd_max = 20;
+        g.on_ack(&mut Window::new(&mut s), &two);
+        assert_eq!(s.cwnd, 14.0);
+        for _ in 0..6 {
+            g.on_ack(&mut Window::new(&mut s), &two);
+        }
+        assert_eq!(s.cwnd, 14.0, "12 of 14 segments credited");
+        g.on_ack(&mut Window::new(&mut s), &two);
+        assert_eq!(s.cwnd, 15.0, "the 14th: one segment more");
+        // Not limited by the window (flight 5 of cwnd 15, in congestion avoidance): no growth.
+        s.snd_una = s.snd_max - 3;
+        g.on_ack(&mut Window::new(&mut s), &two);
+        assert_eq!(s.cwnd, 15.0);
+        // The cut: cwnd 15.7 -> ssthresh = cwnd = 7 (tcp_reno_ssthresh on 15), whatever the
+        // flight (RFC 5681: half the flight, here 3 -> 2).
+        s.cwnd = 15.7;
+        let fr = g.on_congestion_event(&Conn::new(&s), CongestionKind::FastRetransmit, &ctx());
+        assert_eq!((fr.ssthresh, fr.cwnd), (7.0, 7.0));
+        let rfc_cut = Reno::default().on_congestion_event(
+            &Conn::new(&s),
+            CongestionKind::FastRetransmit,
+            &ctx(),
+        );
+        assert_eq!(rfc_cut.ssthresh, 2.0);
+        // A timeout during a fast recovery keeps the recovery's ssthresh.
+        s.take(fr);
+        s.in_recovery = true;
+        let to = g.on_congestion_event(&Conn::new(&s), CongestionKind::Timeout, &ctx());
+        assert_eq!((to.ssthresh, to.cwnd), (7.0, 1.0));
+    }
+
     #[test]
     fn slow_start_then_congestion_avoidance() {
         let mut s = SenderState::new(1, 100, 3, u64::MAX);
@@ -361,6 +477,7 @@ mod tests {
         // cwnd_ = 1.5; window 9.7 -> 4.85 and ssthresh 4; the receiver's window caps it.
         let mut g = Reno::new(RenoParams {
             halving: Halving::Ns2Slowdown,
+            ..RenoParams::default()
         });
         for (cwnd, ssthresh, half) in [
             (3.0, 2.0, 1.5),

@@ -66,7 +66,10 @@ impl Vegas {
     pub fn new(p: VegasGrowthParams) -> Self {
         Self {
             p: p.thresholds,
-            halving: Reno::new(RenoParams { halving: p.halving }),
+            halving: Reno::new(RenoParams {
+                halving: p.halving,
+                ..RenoParams::default()
+            }),
             begseq: 0,
             begtime: 0.0,
             incr: 0.0,
