@@ -40,6 +40,7 @@ def run(cc: str, channel: str, rate: float, seed: int, duration: float, wd: Path
     from lossytcp.emulate import emulate, replay_in_engine
     from lossytcp.emulate.linux import ENGINE_VARIANT, loss_event_rate, model_predictions
     from lossytcp.scenario import VARIANTS
+    from lossytcp.variants import variant as variant_info
 
     r = emulate(cc, rate_bps=rate, rtt_s=0.04, packet_size_bytes=1500, queue=50,
                 channel=channel, duration_s=duration, seed=seed, log_dir=wd)
@@ -58,7 +59,11 @@ def run(cc: str, channel: str, rate: float, seed: int, duration: float, wd: Path
     row["models"] = model_predictions(r)
     variant = ENGINE_VARIANT.get(cc)
     if variant in VARIANTS:
-        for label, kw in (("engine", {}), ("per-segment", {"delayed_ack": False})):
+        runs = [("engine", {}), ("per-segment", {"delayed_ack": False})]
+        if "reno_rules" in variant_info(variant).params:
+            # the control for the engine's Linux window: RFC 5681's count, the default
+            runs.append(("rfc5681", {"reno_rules": "rfc5681"}))
+        for label, kw in runs:
             s = replay_in_engine(r, variant, **kw)
             row[label] = {m: s.metric(m) for m in row["kernel"]}
     return row
@@ -68,9 +73,10 @@ def table(rows: list[dict]) -> str:
     """Markdown: means over seeds of goodput (normalised) and loss detections."""
     keys = sorted({(r["cc"], r["channel"], r["rate_bps"]) for r in rows},
                   key=lambda k: (k[0], k[1], k[2]))
-    out = ["| cc | channel | Mb/s | kernel goodput | engine | per-segment | PFTK | Mathis | "
-           "kernel FR / TO / TLP | engine FR / TO | emulator p99 late, rate err |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
+    out = ["| cc | channel | Mb/s | kernel goodput | engine | per-segment | RFC 5681 count | "
+           "PFTK | Mathis | kernel FR / TO / TLP | engine FR / TO | emulator p99 late, "
+           "rate err |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|"]
     name = {v: k for k, v in CHANNELS.items()}
 
     def mean(xs: list[float]) -> str:
@@ -82,6 +88,7 @@ def table(rows: list[dict]) -> str:
         k = [r["kernel"]["goodput_norm"] for r in rs]
         e = [r["engine"]["goodput_norm"] for r in rs if "engine" in r]
         s = [r["per-segment"]["goodput_norm"] for r in rs if "per-segment" in r]
+        rfc = [r["rfc5681"]["goodput_norm"] for r in rs if "rfc5681" in r]
         pf = [r["models"].get("pftk", float("nan")) for r in rs]
         ma = [r["models"].get("mathis", float("nan")) for r in rs]
         det = (f"{mean([r['kernel']['fast_retransmits'] for r in rs])} / "
@@ -92,7 +99,7 @@ def table(rows: list[dict]) -> str:
         acc = (f"{max(r['lateness_p99_s'] for r in rs) * 1e6:.0f} us, "
                f"{max(abs(r['accuracy']['rate_error'] or 0) for r in rs) * 100:.2f}%")
         out.append(f"| {cc} | {name.get(ch, ch)} | {rate / 1e6:g} | {mean(k)} | {mean(e)} | "
-                   f"{mean(s)} | {mean(pf)} | {mean(ma)} | {det} | {edet} | {acc} |")
+                   f"{mean(s)} | {mean(rfc)} | {mean(pf)} | {mean(ma)} | {det} | {edet} | {acc} |")
     return "\n".join(out)
 
 

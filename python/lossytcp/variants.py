@@ -12,8 +12,8 @@ keywords, the command line's flags, the TOML keys and the README's knob table
 (:func:`knob_table`). Adding a variant or a parameter is a change to the engine only.
 
 The sender-wide options (every variant's, not a plugin's: the profile's knobs such as
-``limited_transmit``, None for the profile's default, and the undo switches ``eifel_undo``,
-``frto``, ``dsack``) are declared once as well, in ``crates/lossytcp-sim/src/tcp/options.rs``,
+``limited_transmit``, None for the profile's default, and the switches ``eifel_undo``,
+``frto``, ``dsack``, ``tlp``) are declared once as well, in ``crates/lossytcp-sim/src/tcp/options.rs``,
 with their default per profile, the profile that refuses a value, what the variant must have
 for the option to be on (its receiver's SACK blocks), their counterparts in ns-2, ns-3 and
 Linux and their value in the engine's Linux-like configuration; :data:`OPTIONS` reads them, and
@@ -345,7 +345,6 @@ def keywords_doc(params: Iterable[Param] | None = None) -> str:
         parts.append(f"``{p.name}`` ({owners} only; {p.range_text}, default "
                      f"{p.default_text()}): {p.doc.rstrip('.')}")
     return "; ".join(parts) + "."
-
 
 
 def refuse_options_without(tool: str, given: Mapping[str, Any], error: type[ParameterError],

@@ -77,17 +77,18 @@ def test_the_logged_fates_replayed_in_the_engine_give_the_same_drop_sequence(ren
 
 
 def test_the_engine_differs_from_the_kernel_where_its_growth_does(reno_ge):
-    # The engine's Reno grows cwnd by 1/cwnd per ACK; Linux's by the segments an ACK
-    # covers (tcp_cong_avoid_ai, RFC 3465's counting). With delayed ACKs the engine's
-    # window then grows half as fast in congestion avoidance, and it delivers less on the
-    # same losses. Without delayed ACKs (one ACK per segment) the two counts agree, and so
-    # does the goodput, within what RACK/TLP, PRR and the ACK clock leave.
+    # Linux's Reno grows by the segments an ACK covers (tcp_cong_avoid_ai, RFC 3465's
+    # counting); RFC 5681's count (reno_rules='rfc5681') adds 1/cwnd per ACK, so with delayed
+    # ACKs its window grows half as fast in congestion avoidance and it delivers less on the
+    # same losses. crosscheck linux's engine counts as Linux (reno_rules='linux'), and comes
+    # within what RACK/TLP, PRR and the ACK clock leave (emulate/README.md: within 0.025 of
+    # the kernel on 12 runs, RFC 5681's count up to 0.18 below).
     k = reno_ge.goodput_norm
     linux_like = replay_in_engine(reno_ge).goodput_norm
-    per_segment = replay_in_engine(reno_ge, delayed_ack=False).goodput_norm
-    assert linux_like < k, (linux_like, k)
-    assert abs(per_segment / k - 1) < 0.2, (per_segment, k)
-    assert abs(per_segment / k - 1) < abs(linux_like / k - 1)
+    rfc = replay_in_engine(reno_ge, reno_rules="rfc5681").goodput_norm
+    assert abs(linux_like / k - 1) < 0.15, (linux_like, k)
+    assert rfc < linux_like, (rfc, linux_like)
+    assert abs(rfc / k - 1) > abs(linux_like / k - 1), (rfc, linux_like, k)
 
 
 def test_the_models_see_the_runs_loss_events(reno_ge):
@@ -109,14 +110,14 @@ def test_the_models_see_the_runs_loss_events(reno_ge):
                                      "ge:alpha=0.002,beta=0.3,advance=transmission"])
 @pytest.mark.parametrize("rate_bps", [2e6, 10e6])
 def test_kernel_against_the_engine_and_the_models(cc, channel, rate_bps, tmp_path, held):
-    """20 s per case: the kernel's goodput against the engine on the same losses (reno: the
-    engine's sack with per-segment growth, as above) and against PFTK. The engine has no
+    """20 s per case: the kernel's goodput against the engine on the same losses (reno:
+    crosscheck linux's engine, Linux's window, as above) and against PFTK. The engine has no
     CUBIC yet: the kernel's CUBIC is held against its own Reno on the same channel, which it
     must not do worse than (CUBIC's window is at least Reno's, RFC 9438 §4.3)."""
     r = held(emulate, cc, rate_bps=rate_bps, rtt_s=0.04, packet_size_bytes=1500, queue=50,
                 channel=channel, duration_s=20.0, seed=1, log_dir=tmp_path)
     assert r.accuracy["ok"], r.accuracy
-    engine = replay_in_engine(r, "sack", delayed_ack=False)
+    engine = replay_in_engine(r, "sack")
     pftk = model_predictions(r)["pftk"]
     if cc == "reno":
         assert abs(engine.goodput_norm / r.goodput_norm - 1) < 0.25, (engine, r)
