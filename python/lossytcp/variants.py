@@ -13,7 +13,8 @@ keywords, the command line's flags, the TOML keys and the README's knob table
 
 The sender-wide options (every variant's, not a plugin's: the profile's knobs such as
 ``limited_transmit``, None for the profile's default, and the switches ``eifel_undo``,
-``frto``, ``dsack``, ``tlp``) are declared once as well, in ``crates/lossytcp-sim/src/tcp/options.rs``,
+``frto``, ``dsack``, ``tlp``) are declared once as well, in
+``crates/lossytcp-sim/src/tcp/options.rs``,
 with their default per profile, the profile that refuses a value, what the variant must have
 for the option to be on (its receiver's SACK blocks), their counterparts in ns-2, ns-3 and
 Linux and their value in the engine's Linux-like configuration; :data:`OPTIONS` reads them, and
