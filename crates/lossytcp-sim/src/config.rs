@@ -261,6 +261,9 @@ pub struct TcpConfig {
     /// Off by default.
     #[serde(default)]
     pub tlp: bool,
+    /// [`crate::tcp::options::PRR`].
+    #[serde(default)]
+    pub prr: bool,
 }
 
 fn delack_default() -> f64 {

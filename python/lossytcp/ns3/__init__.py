@@ -50,7 +50,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..sim import TLP_METRICS, UNDO_METRICS, RunCounts
-from ..variants import PARAMS, refuse_options_without, variant
+from ..variants import OPTIONS, PARAMS, refuse_options_without, variant
 
 __all__ = ["ENGINE_AS_NS3", "NS3_INSTALL", "NOT_OBSERVABLE", "Ns3Error", "Ns3NotInstalled",
            "Ns3Report", "Ns3Unsupported", "build_program", "like_ns3_notes", "ns3_arguments",
@@ -263,7 +263,9 @@ def ns3_arguments(name: str, kw: Mapping[str, Any]) -> tuple[list[str], list[str
             # A setting of the engine's side only (its rules): run, and say so (the
             # like-for-like settings have their own notes, like_ns3_notes()).
             engine_only.append(f"{k}={x}")
-    args = [f"--cc={congestion_ops}", f"--recovery={var.ns3['recovery']}",
+    # ns-3's PRR is a recovery of its own (the declaration's counterpart of prr).
+    recovery = OPTIONS["prr"].ns3 if kw.get("prr") else var.ns3["recovery"]
+    args = [f"--cc={congestion_ops}", f"--recovery={recovery}",
             f"--sack={'1' if var.ns3['sack'] else '0'}",
             f"--rate={_num(p['rate_bps'])}", f"--rtt={_num(p['rtt_s'])}",
             f"--size={int(p['packet_size_bytes'])}", f"--window={int(p['window'])}",

@@ -274,6 +274,30 @@ pub const TLP: SenderOption = SenderOption::switch("tlp", |t| Some(t.tlp))
         Some(true),
     );
 
+/// RFC 6937's Proportional Rate Reduction as Linux 6.x runs it (`Sack`'s `prr`).
+pub const PRR: SenderOption = SenderOption::switch("prr", |t| Some(t.prr))
+    .doc(
+        "RFC 6937 Proportional Rate Reduction as Linux 6.x's tcp_cwnd_reduction(): in SACK \
+         fast recovery cwnd is not set to ssthresh at entry but, on every ACK that delivers \
+         (cumulatively or by SACK), to the pipe plus what PRR releases: ssthresh/prior_cwnd \
+         of the data delivered since entry less what was sent, while the pipe exceeds \
+         ssthresh; up to ssthresh again by slow start (one more on an ACK that advances \
+         without new losses) below it; at least the fast retransmission; cwnd = ssthresh \
+         when recovery ends. Growth plugins that own the window (bbr, bbr3) get none, as \
+         Linux's cong_control.",
+    )
+    .refused(
+        Profile::Ns2,
+        true,
+        "is RFC 6937's rate reduction; ns-2 2.35's agents (profile='ns2') have none",
+    )
+    .requires(
+        Requirement::SackBlocks,
+        "counts the segments each ACK delivers by SACK",
+    )
+    .ns3("ns3::TcpPrrRecovery")
+    .linux("tcp_cwnd_reduction(), always on", Some(true));
+
 /// Every sender-wide option, in the order users see them.
 pub static OPTIONS: &[SenderOption] = &[
     LIMITED_TRANSMIT,
@@ -285,6 +309,7 @@ pub static OPTIONS: &[SenderOption] = &[
     FRTO,
     DSACK,
     TLP,
+    PRR,
 ];
 
 /// Refuses what the declaration refuses, for a scenario given to the engine directly (the

@@ -1458,7 +1458,7 @@ mod tests {
     pub(super) fn cfg(initial_window: u32) -> SenderConfig {
         SenderConfig {
             growth: GrowthConfig::Reno(RenoParams::default()),
-            recovery: RecoveryConfig::Sack,
+            recovery: RecoveryConfig::Sack { prr: false },
             rtt: RttConfig::default(),
             sampling: RttSampling::PerAck,
             compat: Compat::default(),

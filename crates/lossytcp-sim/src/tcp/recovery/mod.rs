@@ -162,10 +162,14 @@ pub enum RecoveryConfig {
     Tahoe,
     Reno(RenoRecoveryParams),
     NewReno(NewRenoParams),
-    /// RFC 6675.
-    Sack,
+    /// RFC 6675; `prr`: with RFC 6937's rate reduction (see [`Sack::with_prr`]).
+    Sack {
+        prr: bool,
+    },
     /// RFC 6675 with Linux's detection of lost retransmissions (CUBIC's and BBR's).
-    SackLinux,
+    SackLinux {
+        prr: bool,
+    },
     /// ns-2 2.35's `Agent/TCP/Sack1`.
     Sack1,
     Vegas(VegasRecoveryParams),
@@ -189,8 +193,8 @@ impl RecoveryImpl {
             RecoveryConfig::Tahoe => RecoveryImpl::Tahoe(Tahoe),
             RecoveryConfig::Reno(p) => RecoveryImpl::Reno(Reno::new(*p)),
             RecoveryConfig::NewReno(p) => RecoveryImpl::NewReno(NewReno::new(*p)),
-            RecoveryConfig::Sack => RecoveryImpl::Sack(Sack::default()),
-            RecoveryConfig::SackLinux => RecoveryImpl::Sack(Sack::linux()),
+            RecoveryConfig::Sack { prr } => RecoveryImpl::Sack(Sack::default().with_prr(*prr)),
+            RecoveryConfig::SackLinux { prr } => RecoveryImpl::Sack(Sack::linux().with_prr(*prr)),
             RecoveryConfig::Sack1 => RecoveryImpl::Sack1(Sack1::default()),
             RecoveryConfig::Vegas(p) => RecoveryImpl::Vegas(Vegas::new(*p)),
         }

@@ -34,6 +34,28 @@ pub struct Sack {
     lost_again: Vec<u64>,
     /// The same, not yet reported to the sender's accounting (`Recovery::take_relost`).
     relost: Vec<u64>,
+    /// RFC 6937's rate reduction in recovery (see [`Sack::with_prr`]).
+    prr_on: bool,
+    prr: Prr,
+}
+
+/// RFC 6937 PRR's state, Linux's `tcp_sock` fields of the same names.
+#[derive(Clone, Copy, Debug, Default)]
+struct Prr {
+    /// cwnd when recovery started (RecoverFS in RFC 6937; Linux takes cwnd).
+    prior_cwnd: u64,
+    /// Segments delivered (cumulatively ACKed or newly SACKed) since then.
+    delivered: u64,
+    /// Segments sent since then, retransmissions and new data.
+    out: u64,
+    /// Segments this ACK's blocks newly SACKed, until the ACK's duplicate or new ACK
+    /// processing takes them.
+    sacked_now: u64,
+    /// Below this every unSACKed segment was already counted lost (Linux's `lost_out`):
+    /// what IsLost newly covers on an ACK is its `newly_lost`.
+    lost_upto: u64,
+    /// This ACK's blocks found a retransmission lost.
+    relost_now: bool,
 }
 
 impl Sack {
@@ -43,6 +65,71 @@ impl Sack {
             detect_lost_retransmissions: true,
             ..Self::default()
         }
+    }
+
+    /// With RFC 6937's Proportional Rate Reduction in fast recovery, as Linux 6.x's
+    /// tcp_cwnd_reduction(): entry keeps cwnd (only ssthresh is cut) and every ACK that
+    /// delivers sets cwnd = pipe + sndcnt ([`Sack::prr_reduce`]); the exit sets cwnd =
+    /// ssthresh (tcp_end_cwnd_reduction()). Without it cwnd = ssthresh from entry on (RFC
+    /// 6675 §5 step 4.2).
+    pub fn with_prr(mut self, on: bool) -> Self {
+        self.prr_on = on;
+        self
+    }
+
+    /// tcp_cwnd_reduction() on an ACK in recovery that delivered `delivered` segments
+    /// (RFC 6937 §3's per-ACK step, with Linux's choice of the slow-start reduction bound,
+    /// PRR-SSRB): `una_advanced`, the ACK moved snd_una. The pipe is RFC 6675's, Linux's
+    /// tcp_packets_in_flight(), after the ACK marked its losses.
+    fn prr_reduce(&mut self, s: &mut SenderState, delivered: u64, una_advanced: bool) {
+        let lost_limit = self.lost_limit(s);
+        let newly_lost = self.prr_newly_lost(s, lost_limit);
+        let p = &mut self.prr;
+        if delivered == 0 || p.prior_cwnd == 0 {
+            return;
+        }
+        p.delivered += delivered;
+        let pipe = self.pipe_with(s, lost_limit) as i64;
+        let p = &mut self.prr;
+        // Linux's snd_ssthresh is a whole number of segments.
+        let ssthresh = s.ssthresh.max(0.0) as u64;
+        let delta = ssthresh as i64 - pipe;
+        let sndcnt = if delta < 0 {
+            // §3: the pipe above ssthresh: send ssthresh/RecoverFS of what was delivered,
+            // rounded up, less what was sent.
+            let due = (ssthresh * p.delivered).div_ceil(p.prior_cwnd);
+            due as i64 - p.out as i64
+        } else {
+            // PRR-SSRB: back up to ssthresh, by slow start (at most what was delivered and
+            // not yet matched by a send, at least this ACK's delivery), one more on an ACK
+            // that advances snd_una without a new loss.
+            let mut n = (p.delivered as i64 - p.out as i64).max(delivered as i64);
+            if una_advanced && !newly_lost {
+                n += 1;
+            }
+            n.min(delta)
+        };
+        // "Force a fast retransmit upon entering fast recovery".
+        let sndcnt = sndcnt.max(i64::from(p.out == 0));
+        s.cwnd = (pipe + sndcnt) as f64;
+    }
+
+    /// Whether this ACK found a segment lost that was not before (Linux's `newly_lost`,
+    /// `rs->losses`): IsLost reaching an unSACKed segment, or a retransmission found lost.
+    fn prr_newly_lost(&mut self, s: &SenderState, lost_limit: Option<u64>) -> bool {
+        let from = self.prr.lost_upto.max(s.snd_una);
+        let to = lost_limit.unwrap_or(0);
+        let mut newly = std::mem::take(&mut self.prr.relost_now);
+        if to > from {
+            newly |= self.board.sacked_in(from, to) < to - from;
+            self.prr.lost_upto = to;
+        }
+        newly
+    }
+
+    /// The segments this ACK's blocks newly SACKed, taken once.
+    fn take_sacked_now(&mut self) -> u64 {
+        std::mem::take(&mut self.prr.sacked_now)
     }
 
     fn retransmitted(&mut self, q: u64, s: &SenderState) {
@@ -59,8 +146,22 @@ impl Sack {
     /// [`Recovery::on_sack_blocks`] of an ACK with blocks, calling `new` for what they newly
     /// SACK (see `SackedRuns::mark_reporting`).
     #[inline(never)]
-    fn mark_blocks(&mut self, s: &SenderState, blocks: &[(u64, u64)], new: impl FnMut(u64, u64)) {
-        self.board.mark_reporting(s, blocks, new);
+    fn mark_blocks(
+        &mut self,
+        s: &SenderState,
+        blocks: &[(u64, u64)],
+        mut new: impl FnMut(u64, u64),
+    ) {
+        if self.prr_on {
+            let mut n = 0;
+            self.board.mark_reporting(s, blocks, |a, b| {
+                n += b - a;
+                new(a, b);
+            });
+            self.prr.sacked_now = n;
+        } else {
+            self.board.mark_reporting(s, blocks, new);
+        }
         // In fast recovery, and after a timeout while its retransmissions are out (Linux's
         // TCP_CA_Loss).
         if !self.detect_lost_retransmissions || self.rexmits.is_empty() {
@@ -76,6 +177,7 @@ impl Sack {
             if q >= s.snd_una && !self.board.is_sacked(q) {
                 self.lost_again.push(q);
                 self.relost.push(q);
+                self.prr.relost_now = true;
             }
         }
     }
@@ -203,6 +305,10 @@ impl Recovery for Sack {
 
     fn on_dupack(&mut self, s: &mut SenderState) -> DupAck {
         self.board.align(s.snd_una);
+        if s.in_recovery && self.prr_on {
+            let n = self.take_sacked_now();
+            self.prr_reduce(s, n, false);
+        }
         if s.in_recovery || !s.may_start_recovery() {
             return DupAck::Nothing;
         }
@@ -214,8 +320,23 @@ impl Recovery for Sack {
     }
 
     fn enter(&mut self, s: &mut SenderState, cut: Option<Cut>) {
-        // §5 step 4.2: ssthresh and cwnd from the cut (RFC 5681: cwnd = ssthresh).
-        if let Some(c) = cut {
+        if self.prr_on {
+            // tcp_init_cwnd_reduction(): ssthresh is cut, cwnd kept as prior_cwnd until
+            // this ACK's reduction, which counts the segments it SACKed (and forces the
+            // fast retransmission out: nothing sent yet).
+            self.prr = Prr {
+                prior_cwnd: s.cwnd.max(0.0) as u64,
+                sacked_now: self.prr.sacked_now,
+                ..Prr::default()
+            };
+            if let Some(c) = cut {
+                s.ssthresh = c.ssthresh;
+            }
+            let n = self.take_sacked_now();
+            self.prr_reduce(s, n, false);
+            self.prr.out = 1;
+        } else if let Some(c) = cut {
+            // §5 step 4.2: ssthresh and cwnd from the cut (RFC 5681: cwnd = ssthresh).
             s.take(c);
         }
         s.note_loss(LossKind::FastRetransmit);
@@ -229,17 +350,32 @@ impl Recovery for Sack {
     }
 
     #[inline]
-    fn on_new_ack(&mut self, s: &mut SenderState, _newly: u64) -> AckVerdict {
-        self.board.align(s.snd_una);
+    fn on_new_ack(&mut self, s: &mut SenderState, newly: u64) -> AckVerdict {
         if !s.in_recovery {
+            self.board.align(s.snd_una);
             return AckVerdict::NORMAL;
         }
+        // Delivered: the cumulatively ACKed segments not SACKed before (the scoreboard
+        // still holds them), and what the blocks newly SACKed.
+        let delivered = if self.prr_on {
+            let old_una = s.snd_una - newly;
+            newly - self.board.sacked_in(old_una, s.snd_una) + self.take_sacked_now()
+        } else {
+            0
+        };
+        self.board.align(s.snd_una);
         let exited = s.snd_una >= self.recovery_point;
         if exited {
             // §5.1 exit: recovery ends once RecoveryPoint is acknowledged.
             s.in_recovery = false;
             self.high_rxt = None;
             self.forget_retransmissions();
+            if self.prr_on {
+                // RFC 6937 §3 / tcp_end_cwnd_reduction(): the reduction ends at ssthresh.
+                s.cwnd = s.ssthresh;
+            }
+        } else if self.prr_on {
+            self.prr_reduce(s, delivered, true);
         }
         AckVerdict {
             grow: false,
@@ -330,6 +466,15 @@ impl Sack {
         if window_full {
             return None;
         }
+        let q = self.next_in_recovery(s, lost_limit);
+        if q.is_some() {
+            self.prr.out += 1;
+        }
+        q
+    }
+
+    /// RFC 6675 NextSeg with the window open, in recovery.
+    fn next_in_recovery(&mut self, s: &mut SenderState, lost_limit: Option<u64>) -> Option<u64> {
         // A retransmission found lost goes again first (Linux retransmits its lost
         // segments in order, this one among them).
         while !self.lost_again.is_empty() {
@@ -380,6 +525,138 @@ mod tests {
         s.snd_nxt = n;
         s.cwnd = n as f64;
         s
+    }
+
+    /// One ACK to a PRR sender as the sender feeds it (blocks, then the duplicate or new
+    /// ACK, entering recovery with `cut` when told to), then what the window releases:
+    /// returns cwnd after the ACK and the segments sent.
+    fn prr_ack(
+        r: &mut Sack,
+        s: &mut SenderState,
+        ack: u64,
+        blocks: &[(u64, u64)],
+        cut: Cut,
+    ) -> (f64, Vec<u64>) {
+        r.on_sack_blocks(s, blocks);
+        if ack > s.snd_una {
+            let newly = ack - s.snd_una;
+            s.snd_una = ack;
+            s.dupacks = 0;
+            r.on_new_ack(s, newly);
+        } else {
+            s.dupacks += 1;
+            if r.on_dupack(s) == DupAck::Enter {
+                r.enter(s, Some(cut));
+            }
+        }
+        let cwnd = s.cwnd;
+        let mut sent = std::mem::take(&mut s.retransmit_now);
+        while let Some(q) = r.next_segment(s) {
+            sent.push(q);
+        }
+        (cwnd, sent)
+    }
+
+    const HALF_OF_20: Cut = Cut {
+        ssthresh: 10.0,
+        cwnd: 10.0,
+    };
+
+    #[test]
+    fn prr_sends_half_a_segment_per_ack_down_to_ssthresh_then_one_per_ack() {
+        // RFC 6937 section 5's first example: cwnd 20, segment 0 of 0..20 lost, every
+        // later segment SACKed by its own ACK; Reno's ssthresh 10. By hand (pipe excludes
+        // 0 once IsLost, counts its retransmission): on entry (segment 3 SACKed) pipe 16 >
+        // ssthresh, sndcnt = ceil(10 * 1 / 20) - 0 = 1, the retransmission; then ceil(10 *
+        // prr_delivered / 20) - prr_out: 0, 1, 0, 1, ... with the pipe down one per two
+        // ACKs, until it is 10 at prr_delivered 13 (sndcnt 0, PRR-SSRB's min(delta = 0));
+        // from then on (pipe 9, delta 1) one segment per ACK, cwnd 10.
+        let mut s = state_with_flight(20);
+        let mut r = Sack::default().with_prr(true);
+        let mut log = Vec::new();
+        for k in 1..20u64 {
+            let (cwnd, sent) = prr_ack(&mut r, &mut s, 0, &[(1, k + 1)], HALF_OF_20);
+            log.push((cwnd, sent));
+        }
+        // Before recovery: nothing changes, nothing goes (no limited transmit here).
+        assert_eq!(log[0], (20.0, vec![]));
+        assert_eq!(log[1], (20.0, vec![]));
+        assert_eq!(s.ssthresh, 10.0);
+        let after: Vec<(f64, usize)> = log[2..].iter().map(|(c, v)| (*c, v.len())).collect();
+        #[rustfmt::skip]
+        let by_hand = vec![
+            (17.0, 1), (16.0, 0), (16.0, 1), (15.0, 0), (15.0, 1), (14.0, 0), (14.0, 1),
+            (13.0, 0), (13.0, 1), (12.0, 0), (12.0, 1), (11.0, 0), (10.0, 0),
+            (10.0, 1), (10.0, 1), (10.0, 1), (10.0, 1),
+        ];
+        assert_eq!(after, by_hand);
+        // What went: the retransmission first, then new data from 20 on.
+        assert_eq!(log[2].1, vec![0]);
+        assert_eq!(log[4].1, vec![20]);
+        assert_eq!(r.prr.out, 1 + 5 + 4);
+        // The retransmission's ACK covers everything but the new data 20..25: recovery
+        // point 20 reached, cwnd = ssthresh (tcp_end_cwnd_reduction()).
+        let (cwnd, _) = prr_ack(&mut r, &mut s, 20, &[], HALF_OF_20);
+        assert!(!s.in_recovery);
+        assert_eq!(cwnd, 10.0);
+    }
+
+    #[test]
+    fn without_prr_the_window_is_ssthresh_from_entry() {
+        // The same losses, RFC 6675 alone: cwnd 10 at once, and nothing but the
+        // retransmission until the pipe falls below 10 (segment 10 SACKed).
+        let mut s = state_with_flight(20);
+        let mut r = Sack::default();
+        let mut sent = Vec::new();
+        for k in 1..20u64 {
+            let (cwnd, v) = prr_ack(&mut r, &mut s, 0, &[(1, k + 1)], HALF_OF_20);
+            assert_eq!(cwnd, if k < 3 { 20.0 } else { 10.0 });
+            sent.push(v.len());
+        }
+        assert_eq!(
+            sent,
+            [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1]
+        );
+    }
+
+    #[test]
+    fn prr_slow_starts_back_to_ssthresh_after_a_burst_of_losses() {
+        // 0..11 lost of 0..20, one ACK SACKs 11..20 (9 delivered): pipe 0, below ssthresh
+        // 10. PRR-SSRB: sndcnt = min(delta 10, max(9 - 0, 9)) = 9: the retransmission of 0
+        // and 1..9. The ACK of 0 (1 delivered, snd_una advances, no new loss): prr_delivered
+        // 10, prr_out 9, sndcnt = min(delta 10 - 8, max(1, 1) + 1) = 2: 9 and 10. The ACK
+        // of 1: delta 10 - 9 = 1, sndcnt = min(1, max(0, 1) + 1) = 1, new data 20.
+        let mut s = state_with_flight(20);
+        let mut r = Sack::default().with_prr(true);
+        s.dupacks = 2;
+        let (cwnd, sent) = prr_ack(&mut r, &mut s, 0, &[(11, 20)], HALF_OF_20);
+        assert!(s.in_recovery);
+        assert_eq!((cwnd, sent), (9.0, (0..9).collect::<Vec<_>>()));
+        let (cwnd, sent) = prr_ack(&mut r, &mut s, 1, &[(11, 20)], HALF_OF_20);
+        assert_eq!((cwnd, sent), (10.0, vec![9, 10]));
+        let (cwnd, sent) = prr_ack(&mut r, &mut s, 2, &[(11, 20)], HALF_OF_20);
+        assert_eq!((cwnd, sent), (10.0, vec![20]));
+        // A duplicate ACK that SACKs 20: no +1 (snd_una did not advance); delta 10 - 9.
+        let (cwnd, sent) = prr_ack(&mut r, &mut s, 2, &[(11, 21)], HALF_OF_20);
+        assert_eq!((cwnd, sent), (10.0, vec![21]));
+    }
+
+    #[test]
+    fn prr_forces_the_fast_retransmission_and_counts_only_deliveries() {
+        // Entry on an ACK that SACKs nothing new (delivered 0): tcp_cwnd_reduction() leaves
+        // cwnd as it was, the retransmission still goes (RFC 6675 4.3), and an ACK that
+        // delivers nothing changes nothing.
+        let mut s = state_with_flight(20);
+        let mut r = Sack::default().with_prr(true);
+        r.on_sack_blocks(&s, &[(1, 4)]);
+        s.dupacks = 2;
+        let (cwnd, sent) = prr_ack(&mut r, &mut s, 0, &[(1, 4)], HALF_OF_20);
+        assert_eq!(s.ssthresh, 10.0);
+        assert_eq!(cwnd, 20.0, "prior_cwnd kept: nothing delivered");
+        // The pipe (16 + the retransmission) leaves room under 20: three new segments.
+        assert_eq!(sent, vec![0, 20, 21, 22]);
+        let (cwnd, sent) = prr_ack(&mut r, &mut s, 0, &[(1, 4)], HALF_OF_20);
+        assert_eq!((cwnd, sent), (20.0, vec![]));
     }
 
     #[test]
