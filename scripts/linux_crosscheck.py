@@ -16,7 +16,10 @@ by segments acked), lossytcp.emulate.linux.model_predictions:
   IW10, delayed ACKs, limited transmit, RTO = SRTT + max(200 ms, 4 RTTVAR));
 * ``per-segment`` -- the same without delayed ACKs: one ACK per segment, so the engine's
   per-ACK window growth equals Linux's per-segment growth (the control run that measures
-  how much of the difference that one mechanism makes).
+  how much of the difference that one mechanism makes);
+* ``rfc5681`` (reno) -- RFC 5681's window count instead of Linux's, the control for it;
+* ``no_prr`` (reno, cubic) -- without RFC 6937's rate reduction in fast recovery (cwnd =
+  ssthresh from the start of recovery, RFC 6675), the control for PRR.
 
 CUBIC and BBR: the kernel's against the engine's ``cubic`` (with Linux's rules and HyStart,
 lossytcp.emulate.linux.LINUX_KNOBS) and ``bbr``, and the models. Real time: duration x runs,
@@ -63,6 +66,10 @@ def run(cc: str, channel: str, rate: float, seed: int, duration: float, wd: Path
         if "reno_rules" in variant_info(variant).params:
             # the control for the engine's Linux window: RFC 5681's count, the default
             runs.append(("rfc5681", {"reno_rules": "rfc5681"}))
+        if variant in ("sack", "cubic"):
+            # the control for PRR (tcp_cwnd_reduction(); BBR has none): RFC 6675's cwnd =
+            # ssthresh from the recovery's start
+            runs.append(("no_prr", {"prr": False}))
         for label, kw in runs:
             s = replay_in_engine(r, variant, **kw)
             row[label] = {m: s.metric(m) for m in row["kernel"]}
@@ -74,9 +81,9 @@ def table(rows: list[dict]) -> str:
     keys = sorted({(r["cc"], r["channel"], r["rate_bps"]) for r in rows},
                   key=lambda k: (k[0], k[1], k[2]))
     out = ["| cc | channel | Mb/s | kernel goodput | engine | per-segment | RFC 5681 count | "
-           "PFTK | Mathis | kernel FR / TO / TLP | engine FR / TO | emulator p99 late, "
-           "rate err |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|"]
+           "no PRR | PFTK | Mathis | kernel FR / TO / TLP | engine FR / TO | emulator p99 "
+           "late, rate err |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"]
     name = {v: k for k, v in CHANNELS.items()}
 
     def mean(xs: list[float]) -> str:
@@ -89,6 +96,7 @@ def table(rows: list[dict]) -> str:
         e = [r["engine"]["goodput_norm"] for r in rs if "engine" in r]
         s = [r["per-segment"]["goodput_norm"] for r in rs if "per-segment" in r]
         rfc = [r["rfc5681"]["goodput_norm"] for r in rs if "rfc5681" in r]
+        nop = [r["no_prr"]["goodput_norm"] for r in rs if "no_prr" in r]
         pf = [r["models"].get("pftk", float("nan")) for r in rs]
         ma = [r["models"].get("mathis", float("nan")) for r in rs]
         det = (f"{mean([r['kernel']['fast_retransmits'] for r in rs])} / "
@@ -99,7 +107,8 @@ def table(rows: list[dict]) -> str:
         acc = (f"{max(r['lateness_p99_s'] for r in rs) * 1e6:.0f} us, "
                f"{max(abs(r['accuracy']['rate_error'] or 0) for r in rs) * 100:.2f}%")
         out.append(f"| {cc} | {name.get(ch, ch)} | {rate / 1e6:g} | {mean(k)} | {mean(e)} | "
-                   f"{mean(s)} | {mean(rfc)} | {mean(pf)} | {mean(ma)} | {det} | {edet} | {acc} |")
+                   f"{mean(s)} | {mean(rfc)} | {mean(nop)} | {mean(pf)} | {mean(ma)} | {det} | "
+                   f"{edet} | {acc} |")
     return "\n".join(out)
 
 

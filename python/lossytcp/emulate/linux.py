@@ -31,6 +31,10 @@
   RFC 8985 §7): the engine's ``tlp`` follows ``tcp_schedule_loss_probe()`` /
   ``tcp_send_loss_probe()`` / ``tcp_process_tlp_ack()`` with this kernel's HZ (250);
   ``tlps`` is judged against TCPLossProbes, ``tlp_recoveries`` against TCPLossProbeRecovery;
+* ``prr=True``: the kernel runs RFC 6937's Proportional Rate Reduction on every ACK of a fast
+  recovery (``tcp_cwnd_reduction()``, always, except under a congestion control with its own
+  ``cong_control``: BBR); the engine's ``prr`` follows it in its SACK recovery (sack,
+  cubic; none for bbr, as in the kernel);
 * ``initial_window=10`` (RFC 6928, ``TCP_INIT_CWND``); ``delayed_ack=True``;
   ``limited_transmit=True`` (RFC 3042, on in Linux); ``dupack_threshold=3``
   (``tcp_reordering``); per-ACK RTT samples (the timestamps option times every ACK);
@@ -176,7 +180,7 @@ def engine_config(*, packet_size_bytes: int, window: int | None,
     mss = packet_size_bytes - LINUX_ACK_BYTES
     return dict(**LINUX_KNOBS.get(variant or "", {}),
         # The sender-wide options as their declarations set them for Linux (frto, dsack,
-        # tlp, limited_transmit on; eifel_undo off: see above).
+        # tlp, prr, limited_transmit on; eifel_undo off: see above).
         **{k: o.as_linux for k, o in OPTIONS.items() if o.as_linux is not None},
         profile="rfc", initial_window=10, delayed_ack=True,
         dupack_threshold=3, rtt_sampling="per_ack", granularity_s=0.2,
