@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 
-from lossytcp import simulate
 from lossytcp import scenario as s
+from lossytcp import simulate
 from lossytcp.errors import ParameterError
 from lossytcp.sim import build_scenario
 
