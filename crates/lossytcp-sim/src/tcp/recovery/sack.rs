@@ -81,6 +81,7 @@ impl Sack {
     /// (RFC 6937 §3's per-ACK step, with Linux's choice of the slow-start reduction bound,
     /// PRR-SSRB): `una_advanced`, the ACK moved snd_una. The pipe is RFC 6675's, Linux's
     /// tcp_packets_in_flight(), after the ACK marked its losses.
+    #[inline(never)]
     fn prr_reduce(&mut self, s: &mut SenderState, delivered: u64, una_advanced: bool) {
         let lost_limit = self.lost_limit(s);
         let newly_lost = self.prr_newly_lost(s, lost_limit);
@@ -219,7 +220,9 @@ impl Sack {
         self.pipe_with(s, self.lost_limit(s))
     }
 
-    /// [`Sack::pipe`] given `lost_limit(s)`, which NextSeg needs too.
+    /// [`Sack::pipe`] given `lost_limit(s)`, which NextSeg needs too. (Inlined into NextSeg,
+    /// as before PRR called it as well.)
+    #[inline(always)]
     fn pipe_with(&self, s: &SenderState, lost_limit: Option<u64>) -> u64 {
         let (una, max) = (s.snd_una, s.snd_max);
         // (a) not SACKed and not lost (fewer than DupThresh SACKed segments above it, never
@@ -355,28 +358,8 @@ impl Recovery for Sack {
             self.board.align(s.snd_una);
             return AckVerdict::NORMAL;
         }
-        // Delivered: the cumulatively ACKed segments not SACKed before (the scoreboard
-        // still holds them), and what the blocks newly SACKed.
-        let delivered = if self.prr_on {
-            let old_una = s.snd_una - newly;
-            newly - self.board.sacked_in(old_una, s.snd_una) + self.take_sacked_now()
-        } else {
-            0
-        };
-        self.board.align(s.snd_una);
-        let exited = s.snd_una >= self.recovery_point;
-        if exited {
-            // §5.1 exit: recovery ends once RecoveryPoint is acknowledged.
-            s.in_recovery = false;
-            self.high_rxt = None;
-            self.forget_retransmissions();
-            if self.prr_on {
-                // RFC 6937 §3 / tcp_end_cwnd_reduction(): the reduction ends at ssthresh.
-                s.cwnd = s.ssthresh;
-            }
-        } else if self.prr_on {
-            self.prr_reduce(s, delivered, true);
-        }
+        // (The verdict built here: its constant parts stay known to the inlined caller.)
+        let exited = self.on_new_ack_in_recovery(s, newly);
         AckVerdict {
             grow: false,
             restart_timer: true,
@@ -441,6 +424,35 @@ impl Recovery for Sack {
 }
 
 impl Sack {
+    /// [`Recovery::on_new_ack`] in recovery (out of the open state's inlined path): whether
+    /// the ACK ends it.
+    #[inline(never)]
+    fn on_new_ack_in_recovery(&mut self, s: &mut SenderState, newly: u64) -> bool {
+        // Delivered: the cumulatively ACKed segments not SACKed before (the scoreboard
+        // still holds them), and what the blocks newly SACKed.
+        let delivered = if self.prr_on {
+            let old_una = s.snd_una - newly;
+            newly - self.board.sacked_in(old_una, s.snd_una) + self.take_sacked_now()
+        } else {
+            0
+        };
+        self.board.align(s.snd_una);
+        let exited = s.snd_una >= self.recovery_point;
+        if exited {
+            // §5.1 exit: recovery ends once RecoveryPoint is acknowledged.
+            s.in_recovery = false;
+            self.high_rxt = None;
+            self.forget_retransmissions();
+            if self.prr_on {
+                // RFC 6937 §3 / tcp_end_cwnd_reduction(): the reduction ends at ssthresh.
+                s.cwnd = s.ssthresh;
+            }
+        } else if self.prr_on {
+            self.prr_reduce(s, delivered, true);
+        }
+        exited
+    }
+
     fn next_segment_general(&mut self, s: &mut SenderState) -> Option<u64> {
         if !s.in_recovery {
             if let Some(q) = self.again_after_timeout(s) {
