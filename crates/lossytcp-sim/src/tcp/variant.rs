@@ -3,9 +3,9 @@
 //! `TcpConfig`.
 
 use super::cc::{
-    Bbr3Params, BbrParams, CubicParams, GrowthConfig, Halving, RenoParams, RenoRulesParams,
-    VegasGrowthParams, VegasParams, WestwoodEstimator, WestwoodFilterParams, WestwoodParams,
-    WestwoodPlusParams,
+    Bbr3Params, BbrParams, CubicParams, GrowthConfig, Halving, RenoParams, RenoRules,
+    RenoRulesParams, VegasGrowthParams, VegasParams, WestwoodEstimator, WestwoodFilterParams,
+    WestwoodParams, WestwoodPlusParams,
 };
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
 use super::loss_class::{ClassifierConfig, VegasPredictorParams};
@@ -79,16 +79,18 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         Variant::Cubic => GrowthConfig::Cubic(CubicParams::from_values(values)),
         Variant::Bbr => GrowthConfig::Bbr(BbrParams::from_values(values)),
         Variant::Bbr3 => GrowthConfig::Bbr3(Bbr3Params::from_values(values)),
-        Variant::Reno | Variant::NewReno | Variant::Sack => GrowthConfig::Reno(RenoParams {
-            halving,
-            rules: RenoRulesParams::from_values(values).rules,
-        }),
-        Variant::OldTahoe | Variant::Tahoe | Variant::NewRenoLp | Variant::IdealLp => {
-            GrowthConfig::Reno(RenoParams {
-                halving,
-                ..RenoParams::default()
-            })
+        Variant::Reno | Variant::NewReno | Variant::Sack
+            if RenoRulesParams::from_values(values).rules == RenoRules::Linux =>
+        {
+            GrowthConfig::RenoLinux
         }
+        Variant::OldTahoe
+        | Variant::Tahoe
+        | Variant::Reno
+        | Variant::NewReno
+        | Variant::Sack
+        | Variant::NewRenoLp
+        | Variant::IdealLp => GrowthConfig::Reno(RenoParams { halving }),
     };
     let exit_growth = RECOVERY_EXIT_GROWTH.on(t);
     let recovery = match variant {

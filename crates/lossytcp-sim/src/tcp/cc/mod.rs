@@ -20,7 +20,8 @@ pub use bbr::{Bbr, BbrParams, Mode as BbrMode};
 pub use bbr3::{Bbr3, Bbr3Params, Phase as Bbr3Phase};
 pub use cubic::{Cubic, CubicParams, CubicRules, CubicSlowStart};
 pub use reno::{
-    Halving, LinuxReno, LinuxSlowStart, Reno, RenoParams, RenoRules, RenoRulesParams, UndoState,
+    Halving, LinuxReno, LinuxSlowStart, Reno, RenoLinux, RenoParams, RenoRules, RenoRulesParams,
+    UndoState,
 };
 pub use vegas::{Vegas, VegasGrowthParams, VegasParams};
 pub use westwood::{
@@ -138,6 +139,8 @@ pub trait Growth {
 #[derive(Clone, Debug)]
 pub enum GrowthConfig {
     Reno(RenoParams),
+    /// The Reno family by Linux's reno module (`reno_rules = "linux"`).
+    RenoLinux,
     Cubic(CubicParams),
     Bbr(BbrParams),
     Bbr3(Bbr3Params),
@@ -148,6 +151,7 @@ pub enum GrowthConfig {
 #[derive(Clone, Debug)]
 pub enum GrowthImpl {
     Reno(Reno),
+    RenoLinux(RenoLinux),
     Cubic(Cubic),
     Bbr(Bbr),
     Bbr3(Bbr3),
@@ -159,6 +163,7 @@ macro_rules! dispatch {
     ($self:ident, $g:ident => $e:expr) => {
         match $self {
             GrowthImpl::Reno($g) => $e,
+            GrowthImpl::RenoLinux($g) => $e,
             GrowthImpl::Cubic($g) => $e,
             GrowthImpl::Bbr($g) => $e,
             GrowthImpl::Bbr3($g) => $e,
@@ -173,6 +178,7 @@ impl GrowthImpl {
     pub fn new(c: &GrowthConfig, seed: u64) -> Self {
         match c {
             GrowthConfig::Reno(p) => GrowthImpl::Reno(Reno::new(*p)),
+            GrowthConfig::RenoLinux => GrowthImpl::RenoLinux(RenoLinux::default()),
             GrowthConfig::Cubic(p) => GrowthImpl::Cubic(Cubic::new(*p)),
             GrowthConfig::Bbr(p) => GrowthImpl::Bbr(Bbr::new(*p, seed)),
             GrowthConfig::Bbr3(p) => GrowthImpl::Bbr3(Bbr3::new(*p, seed)),

@@ -42,27 +42,54 @@ crate::declare_params! {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct RenoParams {
     pub halving: Halving,
-    pub rules: RenoRules,
-}
-
-impl Default for RenoParams {
-    fn default() -> Self {
-        Self {
-            halving: Halving::default(),
-            rules: RenoRules::Rfc5681,
-        }
-    }
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct Reno {
     p: RenoParams,
     undo: UndoState,
-    /// Linux's counting, with `RenoRules::Linux`.
+}
+
+/// The Reno family's window by Linux's reno module (`RenoRules::Linux`): [`LinuxReno`]'s
+/// count, `tcp_reno_ssthresh()`'s cut, `tcp_reno_undo_cwnd()`'s undo. A plugin of its own,
+/// so that [`Reno`]'s per-ACK growth, the hot path of ns-2's and the papers' runs, tests
+/// nothing for it.
+#[derive(Clone, Debug, Default)]
+pub struct RenoLinux {
+    undo: UndoState,
     linux: LinuxReno,
+}
+
+impl Growth for RenoLinux {
+    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
+        self.linux.on_ack(w, ctx);
+    }
+
+    /// `tcp_reno_ssthresh()`, max(cwnd / 2, 2) on the whole-segment window, with
+    /// `snd_cwnd_cnt` cleared; a timeout that interrupts a fast recovery keeps its ssthresh
+    /// (`tcp_enter_loss()` asks the module only outside one).
+    fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
+        self.undo.save(s);
+        self.linux.reset();
+        let ssthresh = match kind {
+            CongestionKind::Timeout if s.in_recovery() => s.ssthresh(),
+            _ => ((s.cwnd() as u64) >> 1).max(2) as f64,
+        };
+        let cwnd = match kind {
+            CongestionKind::FastRetransmit => ssthresh,
+            CongestionKind::Timeout => 1.0,
+        };
+        Cut { ssthresh, cwnd }
+    }
+
+    fn on_event(&mut self, w: &mut Window, ev: CaEvent) {
+        if ev == CaEvent::Undo {
+            self.undo.undo(w);
+        }
+    }
 }
 
 /// What a loss episode's cut replaced, kept to undo it when the loss proves spurious
@@ -110,7 +137,6 @@ impl Reno {
         Self {
             p,
             undo: UndoState::default(),
-            linux: LinuxReno::default(),
         }
     }
 
@@ -123,22 +149,6 @@ impl Reno {
         (base / 2.0).floor().max(2.0)
     }
 
-    /// Linux's reno module at a congestion event: `tcp_reno_ssthresh()`, max(cwnd / 2, 2) on
-    /// the whole-segment window, and `snd_cwnd_cnt` cleared; a timeout that interrupts a fast
-    /// recovery keeps its ssthresh (`tcp_enter_loss()` asks the module only outside one).
-    fn linux_cut(&mut self, s: &Conn, kind: CongestionKind) -> Cut {
-        self.linux.reset();
-        let ssthresh = match kind {
-            CongestionKind::Timeout if s.in_recovery() => s.ssthresh(),
-            _ => ((s.cwnd() as u64) >> 1).max(2) as f64,
-        };
-        let cwnd = match kind {
-            CongestionKind::FastRetransmit => ssthresh,
-            CongestionKind::Timeout => 1.0,
-        };
-        Cut { ssthresh, cwnd }
-    }
-
     /// The window a fast retransmit continues from, before any inflation.
     pub fn halved_window(&self, s: &impl SenderView, ssthresh: f64) -> f64 {
         match self.p.halving {
@@ -149,11 +159,7 @@ impl Reno {
 }
 
 impl Growth for Reno {
-    fn on_ack(&mut self, w: &mut Window, ctx: &AckCtx) {
-        if self.p.rules == RenoRules::Linux {
-            self.linux.on_ack(w, ctx);
-            return;
-        }
+    fn on_ack(&mut self, w: &mut Window, _ctx: &AckCtx) {
         let cwnd = w.cwnd();
         if cwnd < w.ssthresh() {
             // RFC 5681 eq. (2): one segment per ACK in slow start.
@@ -166,9 +172,6 @@ impl Growth for Reno {
 
     fn on_congestion_event(&mut self, s: &Conn, kind: CongestionKind, _: &AckCtx) -> Cut {
         self.undo.save(s);
-        if self.p.rules == RenoRules::Linux {
-            return self.linux_cut(s, kind);
-        }
         let ssthresh = self.ssthresh_on_loss(s);
         let cwnd = match kind {
             CongestionKind::FastRetransmit => self.halved_window(s, ssthresh),
@@ -303,10 +306,6 @@ mod tests {
     /// and the cut halves the whole-segment window, not the flight.
     #[test]
     fn linux_rules_count_segments_and_halve_the_window() {
-        let linux = RenoParams {
-            rules: RenoRules::Linux,
-            ..RenoParams::default()
-        };
         let two = AckCtx {
             newly_acked: 2,
             newly_delivered: 2,
@@ -317,7 +316,7 @@ mod tests {
         // 10 segments out (cwnd-limited), one delayed ACK of 2: 10 -> 12 (RFC 5681: 11).
         s.snd_max = 10;
         s.snd_una = 2;
-        let mut g = Reno::new(linux);
+        let mut g = RenoLinux::default();
         g.on_ack(&mut Window::new(&mut s), &two);
         assert_eq!(s.cwnd, 12.0);
         let mut rfc = SenderState::new(10, 1000, 3, u64::MAX);
@@ -477,7 +476,6 @@ mod tests {
         // cwnd_ = 1.5; window 9.7 -> 4.85 and ssthresh 4; the receiver's window caps it.
         let mut g = Reno::new(RenoParams {
             halving: Halving::Ns2Slowdown,
-            ..RenoParams::default()
         });
         for (cwnd, ssthresh, half) in [
             (3.0, 2.0, 1.5),

@@ -66,10 +66,7 @@ impl Vegas {
     pub fn new(p: VegasGrowthParams) -> Self {
         Self {
             p: p.thresholds,
-            halving: Reno::new(RenoParams {
-                halving: p.halving,
-                ..RenoParams::default()
-            }),
+            halving: Reno::new(RenoParams { halving: p.halving }),
             begseq: 0,
             begtime: 0.0,
             incr: 0.0,
