@@ -479,13 +479,15 @@ impl Sack {
             return None;
         }
         let q = self.next_in_recovery(s, lost_limit);
-        if q.is_some() {
+        // (Counted with PRR only: a sender without it keeps NextSeg's code as it was.)
+        if self.prr_on && q.is_some() {
             self.prr.out += 1;
         }
         q
     }
 
     /// RFC 6675 NextSeg with the window open, in recovery.
+    #[inline(always)]
     fn next_in_recovery(&mut self, s: &mut SenderState, lost_limit: Option<u64>) -> Option<u64> {
         // A retransmission found lost goes again first (Linux retransmits its lost
         // segments in order, this one among them).
