@@ -55,8 +55,8 @@ implements its own, and these differ on purpose):
   counts duplicate ACKs / SACKed segments: where a tail probe's SACK lets the kernel's RACK
   mark the segments below it lost and recover, the engine waits for the RTO the probe
   restarted (``timeouts`` lower and ``fast_retransmits`` higher in the kernel).
-* PRR (RFC 6937): during recovery Linux paces retransmissions and new data to the ssthresh
-  it is heading for; the engine's RFC 6675 recovery sends what the pipe allows.
+* PRR (RFC 6937) is modelled (``prr=True`` above) in the SACK recovery; in Linux's CWR state
+  (ECN marks) it has nothing to act on here, the engine's queues marking nothing.
 * Undo (F-RTO RFC 5682, DSACK/Eifel): Linux reverts a window reduction it finds spurious.
   The configuration above runs the engine's F-RTO (RFC 5682 as the kernel's
   ``tcp_frto = 2``), which undoes a spurious timeout as ``tcp_try_undo_loss()`` does, without
@@ -92,13 +92,14 @@ implements its own, and these differ on purpose):
 * Receive-window autotuning: the advertised window grows with the measured rate; the engine's
   window is fixed.
 
-**A ``linux`` profile** (as ``profile='ns2'`` is for ns-2) would take the engine further:
-RACK-TLP as a recovery plugin (time-based loss marking and the probe timer), PRR in the
-SACK recovery, undo on DSACK/F-RTO, the quick-ack heuristic and the adaptive ``ato`` in the
-receiver, IW10 and the 200 ms RTTVAR floor as profile defaults, segment counting in bytes
-with the timestamp overhead, and the sender's pacing from ``sk_pacing_rate`` (the pacing
-timer issue 22 adds to the event loop). Those are the mechanisms the per-metric differences
-of ``lossytcp crosscheck linux`` point at.
+**A ``linux`` profile** (as ``profile='ns2'`` is for ns-2) would take the engine further.
+Of what it needs, the options above now model TLP, PRR, the DSACK and F-RTO undos and
+Linux's Reno window; still missing are RACK's time-based loss marking, the kernel's undo
+inside recovery (``tcp_try_undo_partial()`` and the reordering degree it raises), the
+quick-ack heuristic and the adaptive ``ato`` in the receiver, segment counting in bytes with
+the timestamp overhead, and the unpaced senders' pacing from ``sk_pacing_rate``; IW10 and
+the 200 ms RTTVAR floor would become profile defaults. Those are the mechanisms the
+per-metric differences of ``lossytcp crosscheck linux`` point at.
 """
 
 from __future__ import annotations
