@@ -36,7 +36,7 @@ import numpy as np
 
 from lossytcp.emulate import emulate, replay_in_engine
 from lossytcp.emulate.linux import engine_variant
-from lossytcp.figures.modern import rtt_jump_delay
+from lossytcp.figures.modern import rtt_jump_link
 
 KERNEL_COUNTERS = ("TCPTimeouts", "TCPSpuriousRTOs", "TCPLossUndo", "TCPFullUndo",
                    "TCPPartialUndo", "TCPDSACKUndo", "TCPDSACKRecv", "TCPDSACKOldSent",
@@ -52,8 +52,7 @@ STORED = ENGINE[:-2]
 
 def one(cc: str, high: float, seed: int, duration: float, logs: Path) -> dict:
     d = logs / f"{cc}-{high * 1000:.0f}-{seed}"
-    rep = emulate(cc, rate_bps=10e6, packet_size_bytes=1000, queue=100, delay=rtt_jump_delay(high),
-                  duration_s=duration, seed=seed, log_dir=d)
+    rep = emulate(cc, **rtt_jump_link(high), duration_s=duration, seed=seed, log_dir=d)
     t0, end = rep.raw["tcp"]["t0_s"], rep.raw["tcp"]["t0_s"] + rep.elapsed_s
     row = {"cc": cc, "high": high, "seed": seed,
            "kernel": {"goodput_norm": rep.goodput_norm, "retransmissions": rep.retransmissions,
@@ -80,9 +79,10 @@ def engine_at(cc: str, high: float, seed: int, t0: float, duration: float, **ext
     from lossytcp.sim import _run, build_scenario
 
     v = engine_variant(cc)
-    kw = dict(rate_bps=10e6, packet_size_bytes=1000, duration_s=duration, seed=seed,
-              queue=100, delay=rtt_jump_delay(high),
-              **{**engine_config(packet_size_bytes=1000, window=None, variant=v), **extra})
+    link = rtt_jump_link(high)
+    kw = dict(**link, duration_s=duration, seed=seed,
+              **{**engine_config(packet_size_bytes=link["packet_size_bytes"], window=None,
+                                 variant=v), **extra})
     sc = build_scenario(v, **kw)
     sc["flows"][0]["start_s"] = t0
     sc["duration_s"] = t0 + duration

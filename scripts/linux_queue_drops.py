@@ -27,10 +27,17 @@ import numpy as np
 
 from lossytcp.emulate import EmulatorInaccurate, emulate, replay_in_engine
 from lossytcp.emulate.linux import engine_variant
-from lossytcp.figures.modern import rtt_jump_delay
+from lossytcp.figures.modern import (
+    RTT_JUMP_PACKET_BYTES,
+    RTT_JUMP_QUEUE_PACKETS,
+    RTT_JUMP_RATE_BPS,
+    RTT_LOW_S,
+    rtt_jump_link,
+)
 
 #: The low state's pipe: 40 ms at 10 Mb/s of 1000 B packets, plus the 100-packet queue.
-LOW_PIPE_PACKETS = 50 + 100
+LOW_PIPE_PACKETS = round(RTT_JUMP_RATE_BPS * RTT_LOW_S / (8 * RTT_JUMP_PACKET_BYTES)) \
+    + RTT_JUMP_QUEUE_PACKETS
 #: The engine's controls, beside crosscheck linux's configuration.
 CONTROLS = {"engine": {}, "eifel": {"eifel_undo": True},
             "per_segment_ack": {"delayed_ack": False},
@@ -44,8 +51,7 @@ def _kernel_run(cc: str, high: float, seed: int, duration: float, sysctls: dict[
                 d: Path) -> Any:
     for _ in range(3):
         try:
-            return emulate(cc, rate_bps=10e6, packet_size_bytes=1000, queue=100,
-                           delay=rtt_jump_delay(high), rtt_s=None, duration_s=duration,
+            return emulate(cc, **rtt_jump_link(high), rtt_s=None, duration_s=duration,
                            seed=seed, log_dir=d, sysctls=sysctls)
         except EmulatorInaccurate as e:
             print(f"inaccurate, run again: {e}", flush=True)

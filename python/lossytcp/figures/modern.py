@@ -243,12 +243,26 @@ def rtt_jump_delay(rtt_high_s: float) -> dict[str, Any]:
                 excess_mean_s=[RTT_HOLD_S, RTT_HOLD_S])
 
 
+#: The ``beyond-rtt`` path's link: rate, packet size, DropTail in packets.
+RTT_JUMP_RATE_BPS = 10e6
+RTT_JUMP_PACKET_BYTES = 1000
+RTT_JUMP_QUEUE_PACKETS = 100
+
+
 def rtt_jump_path(rtt_high_s: float, duration_s: float) -> dict[str, Any]:
     """simulate()'s keywords of the ``beyond-rtt`` figure's path (10 Mb/s, 1000 B, a
     100-packet DropTail) with :func:`rtt_jump_delay`."""
-    return dict(rate_bps=10e6, packet_size_bytes=1000, window=1000, queue_packets=100,
+    return dict(rate_bps=RTT_JUMP_RATE_BPS, packet_size_bytes=RTT_JUMP_PACKET_BYTES,
+                window=1000, queue_packets=RTT_JUMP_QUEUE_PACKETS,
                 delay=rtt_jump_delay(rtt_high_s), duration_s=duration_s,
                 rto_estimator="linux")
+
+
+def rtt_jump_link(rtt_high_s: float) -> dict[str, Any]:
+    """The same path as :func:`lossytcp.emulate.emulate`'s keywords (the kernel's runs on it,
+    and the engine's replays of them)."""
+    return dict(rate_bps=RTT_JUMP_RATE_BPS, packet_size_bytes=RTT_JUMP_PACKET_BYTES,
+                queue=RTT_JUMP_QUEUE_PACKETS, delay=rtt_jump_delay(rtt_high_s))
 
 
 def rtt_experiments(quick: bool) -> list[Experiment]:
