@@ -40,7 +40,7 @@ from .scenario import (
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["METRICS", "TLP_METRICS", "UNDO_METRICS", "VARIANTS", "LinkReport", "NetReport",
+__all__ = ["METRICS", "RACK_METRICS", "TLP_METRICS", "UNDO_METRICS", "VARIANTS", "LinkReport", "NetReport",
            "NetSummary", "SeedSummary", "SimReport", "TrafficReport", "build_scenario",
            "engine_supports_networks", "run", "run_seeds", "scenario_from_keywords", "simulate",
            "simulate_seeds"]
@@ -51,13 +51,16 @@ UNDO_METRICS = ("undos", "undos_eifel_timeout", "undos_eifel_fast_retransmit", "
 #: The tail loss probe counters (``tlp``): probes sent, and episodes ended as a loss the
 #: probe repaired.
 TLP_METRICS = ("tlps", "tlp_recoveries")
+#: The RACK counters (``rack``): segments RACK marked lost, and of them the retransmissions
+#: (Linux's TCPLostRetransmit).
+RACK_METRICS = ("rack_lost", "rack_lost_retransmissions")
 
 #: Metrics reported per run, in display order.
 METRICS = (
     "goodput_norm", "throughput_norm", "goodput_pps", "throughput_pps", "packets_sent",
     "retransmissions", "channel_losses", "queue_drops", "timeouts", "fast_retransmits",
     "loss_events", "timeout_fraction", "spurious_timeouts", "spurious_fast_retransmits",
-    *UNDO_METRICS, *TLP_METRICS,
+    *UNDO_METRICS, *TLP_METRICS, *RACK_METRICS,
     "transmissions_per_delivered", "completion_time_s", "classification_accuracy",
 )
 
@@ -185,6 +188,10 @@ class SimReport(Record, RunMetrics):
     #: ended as a loss the probe repaired, with the window reduced (TCPLossProbeRecovery).
     tlps: int = 0
     tlp_recoveries: int = 0
+    #: ``rack``: segments RACK marked lost, and of them the retransmissions (Linux's
+    #: TCPLostRetransmit).
+    rack_lost: int = 0
+    rack_lost_retransmissions: int = 0
 
     @property
     def undos(self) -> int:
@@ -292,7 +299,7 @@ class TrafficReport(Record):
 _SUMMED = ("packets_sent", "retransmissions", "channel_losses", "queue_drops",
            "packets_received", "packets_delivered", "acks_sent", "timeouts",
            "fast_retransmits", "spurious_timeouts", "spurious_fast_retransmits", *UNDO_METRICS,
-           *TLP_METRICS)
+           *TLP_METRICS, *RACK_METRICS)
 
 
 @record

@@ -264,6 +264,9 @@ pub struct TcpConfig {
     /// [`crate::tcp::options::PRR`].
     #[serde(default)]
     pub prr: bool,
+    /// [`crate::tcp::options::RACK`].
+    #[serde(default)]
+    pub rack: bool,
 }
 
 fn delack_default() -> f64 {

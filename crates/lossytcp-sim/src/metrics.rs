@@ -51,6 +51,10 @@ pub struct FlowReport {
     /// the probe repaired, with the window reduced (TCPLossProbeRecovery); `tlp` senders.
     pub tlps: u64,
     pub tlp_recoveries: u64,
+    /// Segments RACK marked lost, and of them the retransmissions (Linux's
+    /// TCPLostRetransmit); `rack` senders.
+    pub rack_lost: u64,
+    pub rack_lost_retransmissions: u64,
     /// The true cause of every loss detection.
     pub loss_causes: LossCauses,
     /// A loss classifier's verdicts (paper 003), for the senders that have one.

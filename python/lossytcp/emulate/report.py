@@ -138,6 +138,8 @@ class EmulationReport(RunMetrics):
     undos_dsack: float = math.nan
     tlps: float = math.nan
     tlp_recoveries: float = math.nan
+    rack_lost: float = math.nan
+    rack_lost_retransmissions: float = math.nan
     completion_time_s: float = math.nan
     classification_accuracy: float = math.nan
 
@@ -197,6 +199,7 @@ def from_emulator(raw: dict[str, Any], *, seed: int, rate_bps: float,
         loss_probes=int(c.get("TcpExt.TCPLossProbes", 0)),
         tlps=int(c.get("TcpExt.TCPLossProbes", 0)),
         tlp_recoveries=int(c.get("TcpExt.TCPLossProbeRecovery", 0)),
+        rack_lost_retransmissions=int(c.get("TcpExt.TCPLostRetransmit", 0)),
         elapsed_s=float(tcp["duration_s"]),
         capacity_pps=rate_bps / (8.0 * packet_size_bytes),
         final_cwnd=float(fin["cwnd"]), final_ssthresh=float(fin["ssthresh"]),

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
-from ..sim import TLP_METRICS, UNDO_METRICS, RunCounts
+from ..sim import RACK_METRICS, TLP_METRICS, UNDO_METRICS, RunCounts
 from ..variants import OPTIONS, PARAMS, refuse_options_without, variant
 
 __all__ = ["ENGINE_AS_NS3", "NS3_INSTALL", "NOT_OBSERVABLE", "Ns3Error", "Ns3NotInstalled",
@@ -67,7 +67,7 @@ HEADER_BYTES = 42
 #: Metrics ns-3's run does not give: NaN, never judged.
 NOT_OBSERVABLE = ("channel_losses", "packets_received", "throughput_norm", "throughput_pps",
                   "spurious_timeouts", "spurious_fast_retransmits", "completion_time_s",
-                  *UNDO_METRICS, *TLP_METRICS)
+                  *UNDO_METRICS, *TLP_METRICS, *RACK_METRICS)
 
 #: simulate() keywords the ns-3 program expresses, beyond the variant's own parameters.
 _MAPPED = {"rate_bps", "rtt_s", "packet_size_bytes", "window", "channel", "duration_s",
@@ -102,6 +102,8 @@ _DEFAULT_ONLY = {
     "trace_delay": (False, "no semi-Markov delay"),
     "tlp": (False, "ns-3 3.37's TcpSocketBase has no tail loss probe (its recovery ops are "
                    "classic and PRR; its only probes are the persist timer's)"),
+    "rack": (False, "ns-3 3.37 has no RACK (no TcpRack; its loss detection is the "
+                    "duplicate-ACK count of its classic and PRR recovery ops)"),
 }
 
 #: The engine's settings that stand for what ns-3 3.37 runs by default, per variant, for a

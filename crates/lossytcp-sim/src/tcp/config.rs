@@ -35,6 +35,9 @@ pub struct SenderConfig {
     /// Tail Loss Probe (RFC 8985 §7 with Linux's timing and response, the sender's
     /// `schedule_probe` / `on_probe_timer` / `process_tlp_ack`); SACK senders only.
     pub tlp: bool,
+    /// RACK's time-based loss detection (RFC 8985 §6 as Linux 6.x, [`super::rack`]); SACK
+    /// senders only (the recovery plugin takes its verdicts).
+    pub rack: bool,
     pub compat: Compat,
     /// The receiver's advertised window, segments.
     pub max_window: u32,

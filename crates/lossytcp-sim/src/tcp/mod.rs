@@ -59,6 +59,7 @@ pub mod loss_class;
 pub mod options;
 pub mod pair;
 pub mod params;
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;

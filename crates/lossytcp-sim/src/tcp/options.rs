@@ -298,6 +298,33 @@ pub const PRR: SenderOption = SenderOption::switch("prr", |t| Some(t.prr))
     .ns3("ns3::TcpPrrRecovery")
     .linux("tcp_cwnd_reduction(), always on", Some(true));
 
+/// RFC 8985 section 6's RACK loss detection as Linux 6.x runs it (`Sender`'s `rack`,
+/// [`super::rack`]).
+pub const RACK: SenderOption = SenderOption::switch("rack", |t| Some(t.rack))
+    .doc(
+        "RFC 8985 section 6's RACK time-based loss detection as Linux 6.x runs it \
+         (tcp_rack_advance(), tcp_rack_detect_loss(), tcp_rack_reo_timeout()): a segment, \
+         original or retransmission, is lost once one sent after it is delivered and the \
+         latest delivered segment's RTT plus a reordering window has passed since it left; \
+         the window is 0 in recovery or with DupThresh segments SACKed while no reordering \
+         was seen, else min_rtt/4 (at most SRTT), and the segments still within it wait for \
+         a reordering timer (in 4 ms jiffies, HZ 250) that marks them and starts recovery; \
+         recovery starts once a loss is proven instead of on DupThresh duplicate ACKs, and a \
+         lost retransmission goes again without the RTO; flows report rack_lost and \
+         rack_lost_retransmissions.",
+    )
+    .refused(
+        Profile::Ns2,
+        true,
+        "is RFC 8985's loss detection as Linux runs it; ns-2 2.35's agents (profile='ns2') \
+         have none",
+    )
+    .requires(
+        Requirement::SackBlocks,
+        "detects losses from what SACK blocks deliver (RFC 8985 section 6)",
+    )
+    .linux("net.ipv4.tcp_recovery = 1 (RACK, the default)", Some(false));
+
 /// Every sender-wide option, in the order users see them.
 pub static OPTIONS: &[SenderOption] = &[
     LIMITED_TRANSMIT,
@@ -310,6 +337,7 @@ pub static OPTIONS: &[SenderOption] = &[
     DSACK,
     TLP,
     PRR,
+    RACK,
 ];
 
 /// Refuses what the declaration refuses, for a scenario given to the engine directly (the

@@ -6,6 +6,7 @@ use super::cc::{CaEvent, Growth, GrowthImpl};
 use super::config::{DelayGrowth, FineClockMode, SenderConfig};
 use super::fine_clock::FineClock;
 use super::loss_class::{wireless_cut, Classifier};
+use super::rack::{Rack, RackCtx};
 use super::rate::SendLog;
 use super::recovery::{DupAck, PartialAckTiming, Recovery, RecoveryImpl};
 use super::rtt::RttEstimator;
@@ -178,6 +179,16 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     tlp_high_before: u64,
     /// Probes sent, and episodes that ended as a loss the probe repaired.
     tlps: (u64, u64),
+    /// RACK's loss detection (`SenderConfig::rack`, for a sender that reads SACK blocks).
+    rack: Option<Box<Rack>>,
+    /// The timer's deadline is RACK's reordering timer (Linux's `ICSK_TIME_REO_TIMEOUT`,
+    /// which shares the retransmission timer as the probe's does), in front of the RTO
+    /// deadline `rto_behind_probe`.
+    reo_armed: bool,
+    /// The reordering timer the ACK being processed asks for.
+    reo_wait: Option<Dur>,
+    /// RACK's verdicts (a buffer reused).
+    rack_marked: Vec<(u64, bool)>,
 }
 
 impl Sender {
@@ -273,6 +284,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             dsack_tlp: false,
             tlp_high_before: 0,
             tlps: (0, 0),
+            rack: (cfg.rack && recovery_wants_sack).then(|| Box::new(Rack::new())),
+            reo_armed: false,
+            reo_wait: None,
+            rack_marked: Vec::new(),
         }
     }
 
@@ -326,9 +341,16 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.state.snd_una >= self.state.limit
     }
 
+    /// Segments RACK marked lost, and of them the retransmissions (Linux's
+    /// TCPLostRetransmit); zeros without `rack`.
+    pub fn rack_counts(&self) -> (u64, u64) {
+        self.rack.as_ref().map_or((0, 0), |r| r.counts())
+    }
+
     fn arm_timer(&mut self, now: Time) {
         self.rto_deadline = Some(now + self.rtt.rto());
         self.probe_armed = false;
+        self.reo_armed = false;
     }
 
     #[inline]
@@ -348,6 +370,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         self.last_sent_at = Some(now);
         self.log.on_send(seq, now, retransmission, outstanding);
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_send(seq, now, retransmission);
+        }
         if let Some(c) = &mut self.state.fine {
             c.record(seq);
         }
@@ -791,6 +816,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             s.acct = self.log.accounting();
         }
         self.frto = None;
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.unmark_lost();
+        }
         self.restore_congestion_state();
     }
 
@@ -1017,8 +1045,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if !self.sack_news_on {
             self.recovery.on_sack_blocks(&self.state, sack);
         }
+        if self.rack.is_some() {
+            self.rack_on_ack(now, ack.max(old_una), sack);
+        }
         if ack > old_una {
             self.on_new_ack(now, ack, &ctx);
+            if self.rack.is_some() {
+                self.rack_enter_on_new_ack(now, &ctx, truth);
+            }
         } else if ack == old_una
             && old_una < self.state.snd_max
             && self.recovery.counts_dupack(&self.state)
@@ -1052,6 +1086,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.frto_send_new(now, out);
         }
         self.send_pending(now, out);
+        if self.reo_wait.is_some() && self.arm_reo_timer(now) {
+            // tcp_identify_packet_loss(): the reordering timer stands; no probe or RTO now.
+            return;
+        }
         if self.tlp_on {
             self.set_xmit_timer(now, ack > old_una, self.tlp_high_before);
         }
@@ -1135,35 +1173,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         self.state.dupacks += 1;
         self.dup_run += 1;
-        let entered = match self.recovery.on_dupack(&mut self.state) {
-            DupAck::Nothing => None,
-            DupAck::Enter => {
-                let fs = self.recovery.flight_size(&self.state);
-                let (cut, v) =
-                    self.congestion_event(CongestionKind::FastRetransmit, fs, ctx, truth);
-                self.arm_eifel(false, true);
-                self.arm_dsack();
-                // tcp_enter_recovery() -> tcp_init_cwnd_reduction(): tlp_high_seq = 0.
-                self.tlp = None;
-                Some((Some(cut), v))
-            }
-            DupAck::EnterWithoutCut => Some((None, None)),
-        };
-        if let Some((cut, verdict)) = entered {
-            self.recovery.enter(&mut self.state, cut);
-            self.note_verdict(verdict);
-            if self.state.in_recovery {
-                self.state.ca_state = CaState::Recovery;
-                self.growth
-                    .on_event(&mut Window::new(&mut self.state), CaEvent::EnterRecovery);
-            }
-            if self.recovery.backs_off_rto_at_fast_retransmit() {
-                self.rtt.back_off();
-            }
-            self.arm_timer(now);
-            if self.compat.ns2_rtt_timing {
-                self.timed = None; // reset_rtx_timer(1, 0): rtt_active_ = 0
-            }
+        match self.recovery.on_dupack(&mut self.state) {
+            DupAck::Nothing => {}
+            DupAck::Enter => self.enter_recovery(now, ctx, truth, true),
+            DupAck::EnterWithoutCut => self.enter_recovery(now, ctx, truth, false),
         }
         if self.compat.limited_transmit
             && self.dup_run < self.state.dupthresh
@@ -1173,11 +1186,46 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
     }
 
+    /// A loss event starts, with the growth plugin's cut (`cut`) or without one
+    /// ([`DupAck::EnterWithoutCut`]): the recovery plugin enters.
+    #[inline(never)]
+    fn enter_recovery(&mut self, now: Time, ctx: &AckCtx, truth: &dyn LossTruth, cut: bool) {
+        let (cut, verdict) = if cut {
+            let fs = self.recovery.flight_size(&self.state);
+            let (cut, v) = self.congestion_event(CongestionKind::FastRetransmit, fs, ctx, truth);
+            self.arm_eifel(false, true);
+            self.arm_dsack();
+            // tcp_enter_recovery() -> tcp_init_cwnd_reduction(): tlp_high_seq = 0.
+            self.tlp = None;
+            (Some(cut), v)
+        } else {
+            (None, None)
+        };
+        self.recovery.enter(&mut self.state, cut);
+        self.note_verdict(verdict);
+        if self.state.in_recovery {
+            self.state.ca_state = CaState::Recovery;
+            self.growth
+                .on_event(&mut Window::new(&mut self.state), CaEvent::EnterRecovery);
+        }
+        if self.recovery.backs_off_rto_at_fast_retransmit() {
+            self.rtt.back_off();
+        }
+        self.arm_timer(now);
+        if self.compat.ns2_rtt_timing {
+            self.timed = None; // reset_rtx_timer(1, 0): rtt_active_ = 0
+        }
+    }
+
     /// The retransmission timer fired at `now` (the caller checks the deadline).
     pub fn on_timeout(&mut self, now: Time, truth: &dyn LossTruth, out: &mut Vec<Segment>) {
         self.clock_at(now);
         if self.probe_armed {
             self.on_probe_timer(now, out);
+            return;
+        }
+        if self.reo_armed {
+            self.on_reo_timer(now, truth, out);
             return;
         }
         self.rto_deadline = None;
@@ -1234,6 +1282,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let s = &mut self.state;
         s.snd_nxt = s.snd_una;
         self.recovery.after_timeout(s);
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_timeout();
+        }
         if self.log.sampling() {
             self.log.mark_all_lost(s.snd_una, s.snd_max);
             self.marked_upto = s.snd_max;
@@ -1430,6 +1481,136 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
     }
 
+    /// What RACK reads of the sender (`tcp_rack_reo_wnd()`'s inputs).
+    fn rack_ctx(&self, now: Time) -> RackCtx {
+        let s = &self.state;
+        RackCtx {
+            now,
+            recovering: s.ca_state != CaState::Open,
+            min_rtt: s.min_rtt,
+            srtt: self.rtt.srtt(),
+            dupthresh: s.dupthresh,
+        }
+    }
+
+    /// RACK on an ACK (`tcp_rack_advance()` for what it delivers, then
+    /// `tcp_identify_packet_loss()` -> `tcp_rack_mark_lost()`), after the scoreboard and
+    /// before the ACK's recovery decisions: its verdicts go to the recovery plugin; the
+    /// reordering timer it asks for is armed once the ACK's sends are done.
+    #[cold]
+    #[inline(never)]
+    fn rack_on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)]) {
+        let c = self.rack_ctx(now);
+        let Some(r) = self.rack.as_deref_mut() else {
+            return;
+        };
+        r.on_ack(now, ack, sack, self.state.min_rtt);
+        self.reo_wait = r.mark_lost(&c);
+        self.rack_verdicts();
+    }
+
+    /// Hands RACK's verdicts to the recovery plugin; whether there were any.
+    fn rack_verdicts(&mut self) -> bool {
+        let Some(r) = self.rack.as_deref_mut() else {
+            return false;
+        };
+        r.take_marked(&mut self.rack_marked);
+        let any = !self.rack_marked.is_empty();
+        for (q, retransmission) in self.rack_marked.drain(..) {
+            self.recovery.rack_lost(&self.state, q, retransmission);
+        }
+        any
+    }
+
+    /// An ACK that advanced snd_una in the open state while RACK proves a loss: Linux's
+    /// `tcp_fastretrans_alert()` runs on it too (the ACK is "dubious": it SACKs, or the
+    /// state is Disorder) and `tcp_time_to_recover()` starts the recovery.
+    #[cold]
+    #[inline(never)]
+    fn rack_enter_on_new_ack(&mut self, now: Time, ctx: &AckCtx, truth: &dyn LossTruth) {
+        let s = &self.state;
+        if s.ca_state == CaState::Open
+            && !s.in_recovery
+            && s.snd_una < s.snd_max
+            && self.recovery.loss_proven(s)
+        {
+            self.enter_recovery(now, ctx, truth, true);
+        }
+    }
+
+    /// `tcp_rack_mark_lost()`'s timer: `inet_csk_reset_xmit_timer(ICSK_TIME_REO_TIMEOUT, ...,
+    /// icsk_rto)`, no later than an RTO from now, in the place of the RTO or probe timer
+    /// (remembered: it is re-armed when this one fires). Not when this ACK retransmitted
+    /// snd_una: `tcp_xmit_retransmit_queue()` then re-arms the RTO over it. Returns whether
+    /// it was armed.
+    #[cold]
+    #[inline(never)]
+    fn arm_reo_timer(&mut self, now: Time) -> bool {
+        let Some(wait) = self.reo_wait.take() else {
+            return false;
+        };
+        let s = &self.state;
+        let Some(r) = self.rack.as_deref() else {
+            return false;
+        };
+        if s.snd_una >= s.snd_max || r.retransmitted_at(s.snd_una, now) {
+            return false;
+        }
+        if !self.reo_armed {
+            self.rto_behind_probe = if self.probe_armed {
+                self.rto_behind_probe
+            } else {
+                self.rto_deadline
+            };
+        }
+        self.rto_deadline = Some(now + wait.min(self.rtt.rto()));
+        self.probe_armed = false;
+        self.reo_armed = true;
+        true
+    }
+
+    /// RACK's reordering timer fired (`tcp_rack_reo_timeout()`): the segments whose window
+    /// has passed are marked lost; if any were, an open sender starts a recovery (the cut and
+    /// the retransmission of snd_una, `tcp_enter_recovery()`) and what the recovery allows
+    /// is sent. The RTO is re-armed: from now if snd_una went again (the head's
+    /// retransmission re-arms it in `tcp_xmit_retransmit_queue()`), else where it stood
+    /// (`tcp_rearm_rto()`'s delta from the head's send).
+    #[cold]
+    #[inline(never)]
+    fn on_reo_timer(&mut self, now: Time, truth: &dyn LossTruth, out: &mut Vec<Segment>) {
+        self.reo_armed = false;
+        self.rto_deadline = self.rto_behind_probe.map(|t| t.max(now));
+        let c = self.rack_ctx(now);
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_reo_timeout(&c);
+        }
+        if self.rack_verdicts() {
+            let s = &self.state;
+            if s.ca_state == CaState::Open && !s.in_recovery && self.recovery.loss_proven(s) {
+                let ctx = AckCtx {
+                    now,
+                    ..AckCtx::default()
+                };
+                self.enter_recovery(now, &ctx, truth, true);
+            }
+            if self.log.sampling() {
+                self.mark_losses();
+            }
+            let una = self.state.snd_una;
+            let before = out.len();
+            self.send_pending(now, out);
+            if out[before..]
+                .iter()
+                .any(|g| g.seq == una && g.retransmission)
+            {
+                self.arm_timer(now);
+            }
+        }
+        if self.rto_deadline.is_none() && self.state.snd_una < self.state.snd_max {
+            self.arm_timer(now);
+        }
+    }
+
     /// Whether loss events wait for [`Sender::drain_events`].
     #[inline]
     pub fn has_loss_events(&self) -> bool {
@@ -1458,7 +1639,10 @@ mod tests {
     pub(super) fn cfg(initial_window: u32) -> SenderConfig {
         SenderConfig {
             growth: GrowthConfig::Reno(RenoParams::default()),
-            recovery: RecoveryConfig::Sack { prr: false },
+            recovery: RecoveryConfig::Sack {
+                prr: false,
+                rack: false,
+            },
             rtt: RttConfig::default(),
             sampling: RttSampling::PerAck,
             compat: Compat::default(),
@@ -1472,6 +1656,7 @@ mod tests {
             frto: false,
             dsack: false,
             tlp: false,
+            rack: false,
             segment_bytes: 1000,
             seed: 0,
         }

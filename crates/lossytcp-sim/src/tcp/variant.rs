@@ -10,7 +10,7 @@ use super::cc::{
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
 use super::loss_class::{ClassifierConfig, VegasPredictorParams};
 use super::options::{
-    DELAY_GROWTH, DSACK, EIFEL_UNDO, FRTO, LIMITED_TRANSMIT, PARTIAL_WINDOW_DEFLATION, PRR,
+    DELAY_GROWTH, DSACK, EIFEL_UNDO, FRTO, LIMITED_TRANSMIT, PARTIAL_WINDOW_DEFLATION, PRR, RACK,
     RECOVERY_EXIT_GROWTH, TIMER_EVERY_PARTIAL_ACK, TLP,
 };
 use super::params::{Kind, Param, Values};
@@ -119,13 +119,22 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             ns2_timeout: ns2,
         }),
         Variant::Sack if ns2 => RecoveryConfig::Sack1,
-        Variant::Sack => RecoveryConfig::Sack { prr: PRR.on(t) },
+        Variant::Sack => RecoveryConfig::Sack {
+            prr: PRR.on(t),
+            rack: RACK.on(t),
+        },
         // Linux pairs CUBIC and BBR with SACK recovery that also finds lost retransmissions,
         // whatever the profile of the timers.
-        Variant::Cubic => RecoveryConfig::SackLinux { prr: PRR.on(t) },
+        Variant::Cubic => RecoveryConfig::SackLinux {
+            prr: PRR.on(t),
+            rack: RACK.on(t),
+        },
         // tcp_cong_control(): a congestion control with its own cong_control (BBR) runs no
         // tcp_cwnd_reduction().
-        Variant::Bbr | Variant::Bbr3 => RecoveryConfig::SackLinux { prr: false },
+        Variant::Bbr | Variant::Bbr3 => RecoveryConfig::SackLinux {
+            prr: false,
+            rack: RACK.on(t),
+        },
         // Brakmo & Peterson's Vegas changes both axes: the window rule and retransmission.
         Variant::Vegas => RecoveryConfig::Vegas(VegasRecoveryParams {
             zero_window_deflation: ns2,
@@ -193,6 +202,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         frto: FRTO.on(t),
         dsack: DSACK.on(t),
         tlp: TLP.on(t),
+        rack: RACK.on(t),
         max_window: t.max_window,
         initial_window: t.initial_window,
         dupthresh: t.dupack_threshold,

@@ -44,6 +44,7 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         frto: false,
         dsack: false,
         tlp: false,
+        rack: false,
         prr: false,
     }
 }

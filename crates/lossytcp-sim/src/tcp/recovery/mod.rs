@@ -147,6 +147,14 @@ pub trait Recovery {
     fn is_sacked(&self, _s: &SenderState, _seq: u64) -> Option<bool> {
         None
     }
+    /// RACK (the sender's `rack`, [`crate::tcp::rack`]) marked `seq` lost; `retransmission`:
+    /// a retransmission of it was in flight.
+    fn rack_lost(&mut self, _s: &SenderState, _seq: u64, _retransmission: bool) {}
+    /// A loss is proven (Linux's `lost_out`: RACK marked a segment lost that is not yet
+    /// sent again), which starts a recovery with RACK.
+    fn loss_proven(&self, _s: &SenderState) -> bool {
+        false
+    }
     /// The FlightSize a congestion event detected now halves (see
     /// `SenderView::flight_size`): RFC 5681's snd_max - snd_una unless the plugin knows
     /// better.
@@ -162,13 +170,16 @@ pub enum RecoveryConfig {
     Tahoe,
     Reno(RenoRecoveryParams),
     NewReno(NewRenoParams),
-    /// RFC 6675; `prr`: with RFC 6937's rate reduction (see [`Sack::with_prr`]).
+    /// RFC 6675; `prr`: with RFC 6937's rate reduction (see [`Sack::with_prr`]); `rack`:
+    /// with RACK's loss detection (see [`Sack::with_rack`]).
     Sack {
         prr: bool,
+        rack: bool,
     },
     /// RFC 6675 with Linux's detection of lost retransmissions (CUBIC's and BBR's).
     SackLinux {
         prr: bool,
+        rack: bool,
     },
     /// ns-2 2.35's `Agent/TCP/Sack1`.
     Sack1,
@@ -193,8 +204,12 @@ impl RecoveryImpl {
             RecoveryConfig::Tahoe => RecoveryImpl::Tahoe(Tahoe),
             RecoveryConfig::Reno(p) => RecoveryImpl::Reno(Reno::new(*p)),
             RecoveryConfig::NewReno(p) => RecoveryImpl::NewReno(NewReno::new(*p)),
-            RecoveryConfig::Sack { prr } => RecoveryImpl::Sack(Sack::default().with_prr(*prr)),
-            RecoveryConfig::SackLinux { prr } => RecoveryImpl::Sack(Sack::linux().with_prr(*prr)),
+            RecoveryConfig::Sack { prr, rack } => {
+                RecoveryImpl::Sack(Sack::default().with_prr(*prr).with_rack(*rack))
+            }
+            RecoveryConfig::SackLinux { prr, rack } => {
+                RecoveryImpl::Sack(Sack::linux().with_prr(*prr).with_rack(*rack))
+            }
             RecoveryConfig::Sack1 => RecoveryImpl::Sack1(Sack1::default()),
             RecoveryConfig::Vegas(p) => RecoveryImpl::Vegas(Vegas::new(*p)),
         }
@@ -282,6 +297,12 @@ impl Recovery for RecoveryImpl {
     }
     fn flight_size(&self, s: &SenderState) -> u64 {
         dispatch!(self, r => r.flight_size(s))
+    }
+    fn rack_lost(&mut self, s: &SenderState, seq: u64, retransmission: bool) {
+        dispatch!(self, r => r.rack_lost(s, seq, retransmission))
+    }
+    fn loss_proven(&self, s: &SenderState) -> bool {
+        dispatch!(self, r => r.loss_proven(s))
     }
     fn is_sacked(&self, s: &SenderState, seq: u64) -> Option<bool> {
         dispatch!(self, r => r.is_sacked(s, seq))

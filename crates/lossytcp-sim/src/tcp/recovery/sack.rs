@@ -37,6 +37,11 @@ pub struct Sack {
     /// RFC 6937's rate reduction in recovery (see [`Sack::with_prr`]).
     prr_on: bool,
     prr: Prr,
+    /// RACK's verdicts decide (see [`Sack::with_rack`]).
+    rack: bool,
+    /// Every segment below this one not SACKed and not retransmitted since was marked lost
+    /// by RACK (`Recovery::rack_lost`).
+    rack_upto: u64,
 }
 
 /// RFC 6937 PRR's state, Linux's `tcp_sock` fields of the same names.
@@ -74,6 +79,22 @@ impl Sack {
     /// 6675 §5 step 4.2).
     pub fn with_prr(mut self, on: bool) -> Self {
         self.prr_on = on;
+        self
+    }
+
+    /// With RACK's loss detection (the sender's `rack`, RFC 8985 §6, Linux 6.x): the
+    /// segments it marks lost count as lost beside those RFC 6675's IsLost finds (which
+    /// RACK's window of zero in recovery, and once DupThresh segments are SACKed, always
+    /// covers when nothing was reordered), a retransmission it marks lost goes again first,
+    /// and recovery starts once a loss is proven rather than on DupThresh duplicate ACKs
+    /// (Linux's `tcp_time_to_recover()` without the `!tcp_is_rack()` rule). Its own
+    /// detection of lost retransmissions ([`Sack::linux`]) gives way to RACK's, as Linux's
+    /// `tcp_mark_lost_retrans()` did.
+    pub fn with_rack(mut self, on: bool) -> Self {
+        self.rack = on;
+        if on {
+            self.detect_lost_retransmissions = false;
+        }
         self
     }
 
@@ -210,7 +231,11 @@ impl Sack {
     /// The segments at or above `snd_una` for which §4 IsLost holds are those below this
     /// (the DupThresh-th highest SACKed segment), if any.
     fn lost_limit(&self, s: &SenderState) -> Option<u64> {
-        self.board.kth_highest(s.dupthresh, s.snd_una)
+        let limit = self.board.kth_highest(s.dupthresh, s.snd_una);
+        if self.rack && self.rack_upto > s.snd_una {
+            return Some(limit.map_or(self.rack_upto, |l| l.max(self.rack_upto)));
+        }
+        limit
     }
 
     /// §4 SetPipe: segments believed to be in the network, counted over the runs of SACKed
@@ -230,6 +255,8 @@ impl Sack {
         // DupThresh-th highest SACKed segment, exactly DupThresh segments are SACKed.
         let mut pipe = match (s.dupthresh, lost_limit) {
             (0, _) => 0,
+            // (RACK's limit may lie lower, with more SACKed segments above it.)
+            (_, Some(limit)) if self.rack => (max - limit) - self.board.sacked_in(limit, max),
             (k, Some(limit)) => (max - limit) - u64::from(k),
             (_, None) => (max - una) - self.board.sacked_in(una, max),
         };
@@ -264,7 +291,8 @@ impl Sack {
             if self.board.is_sacked(q) {
                 continue;
             }
-            if s.dupthresh > 0 && !self.is_lost(q, s.dupthresh) {
+            let rack_lost = self.rack && q < self.rack_upto;
+            if s.dupthresh > 0 && !self.is_lost(q, s.dupthresh) && !rack_lost {
                 pipe += 1;
             }
             if self.high_rxt.is_some_and(|h| q <= h) && !self.lost_again.contains(&q) {
@@ -315,8 +343,10 @@ impl Recovery for Sack {
         if s.in_recovery || !s.may_start_recovery() {
             return DupAck::Nothing;
         }
-        // §5 step 4: DupThresh duplicates, or the first unacknowledged segment IsLost.
-        if s.dupacks < s.dupthresh && !self.is_lost(s.snd_una, s.dupthresh) {
+        // §5 step 4: DupThresh duplicates, or the first unacknowledged segment IsLost; with
+        // RACK a loss proven, not the count.
+        let lost = self.is_lost(s.snd_una, s.dupthresh) || self.loss_proven(s);
+        if !lost && (self.rack || s.dupacks < s.dupthresh) {
             return DupAck::Nothing;
         }
         DupAck::Enter
@@ -370,9 +400,35 @@ impl Recovery for Sack {
     /// §4 IsLost holds for every segment with DupThresh SACKed segments above it: below the
     /// DupThresh-th highest SACKed segment.
     fn lost_below(&self, s: &SenderState) -> u64 {
-        self.board
+        let limit = self
+            .board
             .kth_highest(s.dupthresh, s.snd_una.max(self.board.base()))
-            .unwrap_or(0)
+            .unwrap_or(0);
+        if self.rack {
+            limit.max(self.rack_upto)
+        } else {
+            limit
+        }
+    }
+
+    #[cold]
+    fn rack_lost(&mut self, s: &SenderState, seq: u64, retransmission: bool) {
+        if seq < s.snd_una || seq >= s.snd_max || self.board.is_sacked(seq) {
+            return;
+        }
+        if retransmission && (s.in_recovery || s.ca_state == CaState::Loss) {
+            // Sent again first, out of the pipe meanwhile (as a lost retransmission of
+            // Sack::linux()'s own detection).
+            self.lost_again.push(seq);
+            self.relost.push(seq);
+            self.prr.relost_now = true;
+        } else {
+            self.rack_upto = self.rack_upto.max(seq + 1);
+        }
+    }
+
+    fn loss_proven(&self, s: &SenderState) -> bool {
+        self.rack && self.rack_upto > s.snd_una
     }
 
     fn on_timeout(&mut self, _s: &mut SenderState) -> bool {
@@ -740,7 +796,8 @@ mod pipe_tests {
                 Sack::linux()
             } else {
                 Sack::default()
-            };
+            }
+            .with_rack(seed % 3 == 0);
             for _ in 0..400 {
                 let span = s.snd_max - s.snd_una + 2;
                 let blocks: Vec<(u64, u64)> = (0..rng.next_u64() % 4)
@@ -750,6 +807,11 @@ mod pipe_tests {
                     })
                     .collect();
                 r.on_sack_blocks(&s, &blocks);
+                if r.rack && rng.uniform() < 0.2 {
+                    // RACK's verdicts: an original, or a retransmission in recovery.
+                    let q = s.snd_una + rng.next_u64() % (s.snd_max - s.snd_una + 1);
+                    r.rack_lost(&s, q, rng.uniform() < 0.3);
+                }
                 if rng.uniform() < 0.15 {
                     s.snd_una = (s.snd_una + rng.next_u64() % 4).min(s.snd_max);
                     r.on_new_ack(&mut s, 0);
