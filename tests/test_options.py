@@ -64,7 +64,7 @@ def test_the_engine_as_linux_runs_the_options_it_ran_by_hand() -> None:
     assert {k: kw.get(k) for k in variants.OPTIONS} == {
         "limited_transmit": True, "delay_growth": None, "partial_window_deflation": None,
         "recovery_exit_growth": None, "timer_every_partial_ack": None, "eifel_undo": False,
-        "frto": True, "dsack": True, "tlp": True, "prr": True}
+        "frto": True, "dsack": True, "tlp": True, "prr": True, "rack": False}
     # the scenario branch tlp (3cf3125) built from it, with frto, dsack, tlp, limited_transmit
     # by hand (main fa6c6f1's, d2d737f167b32120, had no tlp); since, Linux's reno window
     # (the variant's reno_rules) is in it as well; since branch prr, PRR (prr = true) is in
@@ -79,7 +79,7 @@ def test_the_engine_as_linux_runs_the_options_it_ran_by_hand() -> None:
 def test_the_registry_exports_the_options() -> None:
     raw = json.loads(variants.registry_json())["options"]
     assert [o["name"] for o in raw] == list(s.Tcp.KNOBS) + SWITCHES
-    assert SWITCHES == ["eifel_undo", "frto", "dsack", "tlp", "prr"]
+    assert SWITCHES == ["eifel_undo", "frto", "dsack", "tlp", "prr", "rack"]
     assert s.Tcp.KNOBS == ("limited_transmit", "delay_growth", "partial_window_deflation",
                            "recovery_exit_growth", "timer_every_partial_ack")
     dsack = variants.OPTIONS["dsack"]
@@ -124,16 +124,16 @@ def test_the_cross_checks_refuse_an_option_on_without_a_counterpart(name: str) -
 
     with pytest.raises(Ns2Unsupported, match=f"'{name}' = True .*no ns-2 2.35 counterpart"):
         build_script("sack", **{name: True})
-    if name not in ("dsack", "tlp", "prr"):  # Westwood+ (ns-2's Agent/TCP/Linux): no SACK
+    if name not in ("dsack", "tlp", "prr", "rack"):  # Westwood+ (ns-2's Agent/TCP/Linux): no SACK
         with pytest.raises(Ns2Unsupported, match=f"'{name}' = True .*no ns-2 2.35"):
             build_script("westwood-plus", **{name: True})
     build_script("sack", granularity_s=0.01, **{name: False})
     ns3_arguments("sack", {name: False})
     if variants.OPTIONS[name].ns3 is not None:   # prr: tests/engine/test_prr.py
         return
-    # (tlp's own reason, ns-3's list of settings it cannot run, comes first)
-    with pytest.raises(Ns3Unsupported,
-                       match=f"'{name}' = True .*(no ns-3 3.37 counterpart|no tail loss probe)"):
+    # (tlp's and rack's own reasons, ns-3's list of settings it cannot run, come first)
+    with pytest.raises(Ns3Unsupported, match=f"'{name}' = True .*(no ns-3 3.37 counterpart|"
+                       "no tail loss probe|no RACK)"):
         ns3_arguments("sack", {name: True})
 
 

@@ -52,8 +52,9 @@ def test_two_lost_segments_are_probed_at_two_srtt_plus_2ms_but_a_sack_alone_ends
     # Segments 2 and 3 are lost. After segment 1's ACK (101.632 ms) two are out: PTO =
     # 2 x 100.932 + 2 = 203.864 ms, 204 ms in jiffies: the probe (segment 3) leaves at
     # 305.632 ms and the RTO restarts from it. Its SACK is a single duplicate ACK: without
-    # RACK (RFC 8985 §6, Linux's default loss detection, not modelled) nothing marks 2 lost,
-    # so the timer expires at 1305.632 ms, 204 ms later than without the probe.
+    # RACK (RFC 8985 §6, Linux's default loss detection: the `rack` option, off here, and
+    # test_rack.py) nothing marks 2 lost, so the timer expires at 1305.632 ms, 204 ms later
+    # than without the probe.
     drops = {"kind": "drops", "seqs": [2, 3]}
     off = simulate("sack", channel=drops, **TAIL)
     on = simulate("sack", channel=drops, tlp=True, **TAIL)

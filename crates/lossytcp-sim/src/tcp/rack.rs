@@ -75,6 +75,12 @@ pub struct Rack {
     lost_retransmissions: u64,
     /// Segments RACK marked lost, all told.
     lost_marked: u64,
+    /// The least RTT of a segment sent once and delivered (cumulatively or by SACK), µs:
+    /// Linux's min RTT and SRTT take the SACKed segments' RTTs as well (`sack_rtt_us` in
+    /// `tcp_ack_update_rtt()`) and start from the handshake's; the engine's flows start
+    /// established and its estimators take cumulative ACKs, so RACK's window falls back on
+    /// this where they have no sample yet, and the min RTT is the lower of the two.
+    clean_min_rtt_us: Option<u64>,
 }
 
 /// Microseconds, as Linux's `tcp_clock_us()` stamps.
@@ -137,6 +143,9 @@ impl Rack {
             return;
         };
         let rtt_us = us(now) - us(slot.sent_at);
+        if !slot.ever_retransmitted {
+            self.clean_min_rtt_us = Some(self.clean_min_rtt_us.map_or(rtt_us, |m| m.min(rtt_us)));
+        }
         if slot.ever_retransmitted && rtt_us < min_rtt_us {
             return;
         }
@@ -169,7 +178,8 @@ impl Rack {
     /// DSACK). The SACKed segments advance RACK first, then the cumulatively acknowledged
     /// ones not SACKed before, as `tcp_sacktag_write_queue()` then `tcp_clean_rtx_queue()`.
     pub fn on_ack(&mut self, now: Time, ack: u64, blocks: &[(u64, u64)], min_rtt: Option<Dur>) {
-        let min_rtt_us = min_rtt.map_or(u64::MAX, |d| d.0 / 1_000);
+        let own = self.clean_min_rtt_us.unwrap_or(u64::MAX);
+        let min_rtt_us = min_rtt.map_or(u64::MAX, |d| d.0 / 1_000).min(own);
         let prior_high = self.high_sacked;
         let top = self.base + self.slots.len() as u64;
         for &(a, b) in blocks {
@@ -204,8 +214,13 @@ impl Rack {
         if !self.reord_seen && (c.recovering || self.sacked_out >= u64::from(c.dupthresh)) {
             return 0;
         }
-        let quarter = c.min_rtt.map_or(u64::MAX, |d| (d.0 / 1_000) >> 2);
-        quarter.min(c.srtt.map_or(0, |d| d.0 / 1_000))
+        let own = self.clean_min_rtt_us;
+        let min_rtt = match (c.min_rtt.map(|d| d.0 / 1_000), own) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let srtt = c.srtt.map(|d| d.0 / 1_000).or(own);
+        min_rtt.map_or(u64::MAX, |m| m >> 2).min(srtt.unwrap_or(0))
     }
 
     /// `tcp_rack_detect_loss()` (RFC 8985 §6.2 step 5): walks the transmissions in the order
