@@ -43,13 +43,24 @@ CHANNELS = {"bernoulli 1%": "bernoulli:p=0.01",
 
 
 def run(cc: str, channel: str, rate: float, seed: int, duration: float, wd: Path) -> dict:
-    from lossytcp.emulate import emulate, replay_in_engine
+    import pickle
+
+    from lossytcp.emulate import emulate
+
+    r = emulate(cc, rate_bps=rate, rtt_s=0.04, packet_size_bytes=1500, queue=50,
+                channel=channel, duration_s=duration, seed=seed, log_dir=wd)
+    # The kernel run kept (its fate logs are in wd): `--replay` runs the engine on it again.
+    (wd / "report.pkl").write_bytes(pickle.dumps(r))
+    return engine_rows(r, cc, channel, rate, seed)
+
+
+def engine_rows(r, cc: str, channel: str, rate: float, seed: int) -> dict:
+    """The row of kernel run ``r``: its metrics, the models, the engine's replays."""
+    from lossytcp.emulate import replay_in_engine
     from lossytcp.emulate.linux import ENGINE_VARIANT, loss_event_rate, model_predictions
     from lossytcp.scenario import VARIANTS
     from lossytcp.variants import variant as variant_info
 
-    r = emulate(cc, rate_bps=rate, rtt_s=0.04, packet_size_bytes=1500, queue=50,
-                channel=channel, duration_s=duration, seed=seed, log_dir=wd)
     row = {"cc": cc, "channel": channel, "rate_bps": rate, "seed": seed,
            "kernel": {m: r.metric(m) for m in ("goodput_norm", "packets_sent",
                                                "retransmissions", "channel_losses",
@@ -154,9 +165,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rates", default="2e6,5e6,10e6")
     ap.add_argument("--cc", default="reno,cubic")
     ap.add_argument("--out", default=None, help="also write every row as JSON there")
+    ap.add_argument("--keep", default=None,
+                    help="keep the kernel runs (fate logs, reports) in this directory")
+    ap.add_argument("--replay", default=None,
+                    help="no kernel run: the engine on the runs --keep kept there")
     a = ap.parse_args(argv)
     rows = []
-    with tempfile.TemporaryDirectory(prefix="lossytcp-linux-") as tmp:
+    if a.replay:
+        import pickle
+
+        for p in sorted(Path(a.replay).glob("*/attempt*/report.pkl"),
+                        key=lambda p: int(p.parent.parent.name.rsplit("-", 1)[1])):
+            r = pickle.loads(p.read_bytes())
+            rows.append(engine_rows(r, r.cc, r.path["channel"], r.path["rate_bps"], r.seed))
+        if a.out:
+            Path(a.out).write_text(json.dumps(rows, indent=1))
+        print(table(rows))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="lossytcp-linux-") as tmp_dir:
+        tmp = a.keep or tmp_dir
         for cc in a.cc.split(","):
             for ch in CHANNELS.values():
                 for rate in (float(x) for x in a.rates.split(",")):

@@ -64,15 +64,18 @@ def test_the_engine_as_linux_runs_the_options_it_ran_by_hand() -> None:
     assert {k: kw.get(k) for k in variants.OPTIONS} == {
         "limited_transmit": True, "delay_growth": None, "partial_window_deflation": None,
         "recovery_exit_growth": None, "timer_every_partial_ack": None, "eifel_undo": False,
-        "frto": True, "dsack": True, "tlp": True, "prr": True, "rack": False}
+        "frto": True, "dsack": True, "tlp": True, "prr": True, "rack": True}
     # the scenario branch tlp (3cf3125) built from it, with frto, dsack, tlp, limited_transmit
     # by hand (main fa6c6f1's, d2d737f167b32120, had no tlp); since, Linux's reno window
     # (the variant's reno_rules) is in it as well; since branch prr, PRR (prr = true) is in
-    # it too, and the only change: without it the scenario is main ef500b9's, 4cb0103c111819f5
+    # it too, and the only change: without it the scenario is main ef500b9's, 4cb0103c111819f5;
+    # since branch rack, RACK (rack = true), without which it is main b0522df's
     assert kw.pop("reno_rules") == "linux"
     text = dumps(build_scenario("sack", **kw))
+    assert hashlib.sha256(text.encode()).hexdigest()[:16] == "f91ef10e46de9f31"
+    text = dumps(build_scenario("sack", **{**kw, "rack": False}))
     assert hashlib.sha256(text.encode()).hexdigest()[:16] == "d828e8e1314f7a27"
-    text = dumps(build_scenario("sack", **{**kw, "prr": False}))
+    text = dumps(build_scenario("sack", **{**kw, "rack": False, "prr": False}))
     assert hashlib.sha256(text.encode()).hexdigest()[:16] == "4cb0103c111819f5"
 
 

@@ -51,8 +51,8 @@ UNDO_METRICS = ("undos", "undos_eifel_timeout", "undos_eifel_fast_retransmit", "
 #: The tail loss probe counters (``tlp``): probes sent, and episodes ended as a loss the
 #: probe repaired.
 TLP_METRICS = ("tlps", "tlp_recoveries")
-#: The RACK counters (``rack``): segments RACK marked lost, and of them the retransmissions
-#: (Linux's TCPLostRetransmit).
+#: The RACK counters (``rack``): segments RACK marked lost, and retransmissions in flight
+#: marked lost, by RACK or a timeout (Linux's TCPLostRetransmit).
 RACK_METRICS = ("rack_lost", "rack_lost_retransmissions")
 
 #: Metrics reported per run, in display order.
@@ -188,8 +188,8 @@ class SimReport(Record, RunMetrics):
     #: ended as a loss the probe repaired, with the window reduced (TCPLossProbeRecovery).
     tlps: int = 0
     tlp_recoveries: int = 0
-    #: ``rack``: segments RACK marked lost, and of them the retransmissions (Linux's
-    #: TCPLostRetransmit).
+    #: ``rack``: segments RACK marked lost, and retransmissions in flight marked lost, by RACK
+    #: or a timeout (Linux's TCPLostRetransmit).
     rack_lost: int = 0
     rack_lost_retransmissions: int = 0
 

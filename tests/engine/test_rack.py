@@ -112,3 +112,28 @@ def test_ns2_and_ns3_report_the_rack_counters_as_not_observed() -> None:
     from lossytcp.sim import METRICS, RACK_METRICS
 
     assert set(RACK_METRICS) <= set(NS2) & set(NS3) & set(METRICS)
+
+
+def test_crosscheck_linux_runs_the_engine_with_rack_and_judges_its_lost_retransmissions() -> None:
+    from lossytcp.cli.crosscheck_linux import LINUX_JUDGED
+    from lossytcp.emulate.linux import engine_config
+    from lossytcp.emulate.report import NOT_OBSERVABLE
+
+    for v in ("sack", "cubic", "bbr"):
+        assert engine_config(packet_size_bytes=1500, window=100, variant=v)["rack"] is True
+    assert "rack_lost_retransmissions" in set(LINUX_JUDGED) - set(NOT_OBSERVABLE)
+    assert "rack_lost" in NOT_OBSERVABLE and "rack_lost" not in LINUX_JUDGED
+
+
+def test_a_timeout_counts_the_retransmission_it_finds_in_flight() -> None:
+    # Linux's TCPLostRetransmit counts a retransmission in flight that a timeout marks lost
+    # as it counts RACK's (tcp_mark_skb_lost()). Segment 0 of 0..3 lost: its third SACK
+    # (103.232 ms, three SACKed: window 0) marks it lost and it leaves again; that
+    # retransmission is lost too and nothing is sent after it (the transfer is 4 segments),
+    # so RACK has nothing to judge it by: the RTO (103.232 + 1000 ms) finds it in flight.
+    drops = {"kind": "drops", "seqs": [0, 0]}
+    r = simulate("sack", channel=drops, rack=True, **TAIL)
+    assert retransmitted(r) == [(0.103232, 0), (1.103232, 0)]
+    assert (r.timeouts, r.fast_retransmits) == (1, 1)
+    assert (r.rack_lost, r.rack_lost_retransmissions) == (1, 1)
+    assert r.completion_time_s == 1.204064

@@ -51,8 +51,8 @@ pub struct FlowReport {
     /// the probe repaired, with the window reduced (TCPLossProbeRecovery); `tlp` senders.
     pub tlps: u64,
     pub tlp_recoveries: u64,
-    /// Segments RACK marked lost, and of them the retransmissions (Linux's
-    /// TCPLostRetransmit); `rack` senders.
+    /// Segments RACK marked lost, and retransmissions in flight marked lost, by RACK or a
+    /// timeout (Linux's TCPLostRetransmit); `rack` senders.
     pub rack_lost: u64,
     pub rack_lost_retransmissions: u64,
     /// The true cause of every loss detection.

@@ -55,9 +55,13 @@ from .emulate import (
 #: models (``frto``, ``dsack`` in its configuration): all of them (the kernel's TCPLossUndo,
 #: TCPFullUndo, TCPPartialUndo and TCPDSACKUndo) and F-RTO's (TCPSpuriousRTOs, which
 #: tcp_try_undo_loss() counts beside TCPLossUndo), and the tail loss probes (``tlp``:
-#: TCPLossProbes) and the losses they repaired (TCPLossProbeRecovery). Not
-#: ``spurious_timeouts``: the kernel's are F-RTO's detections, the engine's its oracle's truth.
-LINUX_JUDGED = (*JUDGED, "undos", "undos_frto", "tlps", "tlp_recoveries")
+#: TCPLossProbes) and the losses they repaired (TCPLossProbeRecovery), and the retransmissions
+#: found lost (``rack``: TCPLostRetransmit, which Linux counts for RACK's and a timeout's
+#: marks alike, as the engine does). Not ``spurious_timeouts``: the kernel's are F-RTO's
+#: detections, the engine's its oracle's truth; nor ``rack_lost``, which no kernel counter
+#: counts.
+LINUX_JUDGED = (*JUDGED, "undos", "undos_frto", "tlps", "tlp_recoveries",
+                "rack_lost_retransmissions")
 
 
 def _differences_by_construction() -> list[str]:

@@ -35,6 +35,13 @@
   recovery (``tcp_cwnd_reduction()``, always, except under a congestion control with its own
   ``cong_control``: BBR); the engine's ``prr`` follows it in its SACK recovery (sack,
   cubic; none for bbr, as in the kernel);
+* ``rack=True``: the kernel detects losses by RACK (``net.ipv4.tcp_recovery`` = 1 by
+  default, RFC 8985 §6): the engine's ``rack`` follows ``tcp_rack_advance()`` /
+  ``tcp_rack_detect_loss()`` / ``tcp_rack_reo_timeout()`` (the reordering timer in this
+  kernel's 4 ms jiffies) and starts a recovery on a proven loss, not on the duplicate-ACK
+  count (``tcp_time_to_recover()``); ``rack_lost_retransmissions`` is judged against
+  TCPLostRetransmit. On the crosscheck's fixed lossy paths it takes the engine's timeouts
+  to the kernel's (none) and its goodput nearer the kernel's (emulate/README.md, RACK);
 * ``initial_window=10`` (RFC 6928, ``TCP_INIT_CWND``); ``delayed_ack=True``;
   ``limited_transmit=True`` (RFC 3042, on in Linux); ``dupack_threshold=3``
   (``tcp_reordering``); per-ACK RTT samples (the timestamps option times every ACK);
@@ -50,11 +57,11 @@
 **What cannot match by construction** (the engine implements RFC algorithms; the kernel
 implements its own, and these differ on purpose):
 
-* RACK (RFC 8985 §6): Linux detects losses by time (a segment is lost when one sent after
-  it is delivered, plus a reordering window), not by three duplicate ACKs. The engine
-  counts duplicate ACKs / SACKed segments: where a tail probe's SACK lets the kernel's RACK
-  mark the segments below it lost and recover, the engine waits for the RTO the probe
-  restarted (``timeouts`` lower and ``fast_retransmits`` higher in the kernel).
+* RACK (RFC 8985 §6) is modelled (``rack=True`` above) beside RFC 6675's IsLost, which it
+  always covers on a path that does not reorder; not modelled: the reordering window's
+  growth on DSACKs (``tcp_rack_update_reo_wnd()``) and the reordering degree
+  (``tp->reordering``) that reordering raises, and a timeout's sparing of the segments sent
+  within RACK.rtt (``tcp_timeout_mark_lost()``): the engine's go-back-N resends them all.
 * PRR (RFC 6937) is modelled (``prr=True`` above) in the SACK recovery; in Linux's CWR state
   (ECN marks) it has nothing to act on here, the engine's queues marking nothing.
 * Undo (F-RTO RFC 5682, DSACK/Eifel): Linux reverts a window reduction it finds spurious.
@@ -93,8 +100,8 @@ implements its own, and these differ on purpose):
   window is fixed.
 
 **A ``linux`` profile** (as ``profile='ns2'`` is for ns-2) would take the engine further.
-Of what it needs, the options above now model TLP, PRR, the DSACK and F-RTO undos and
-Linux's Reno window; still missing are RACK's time-based loss marking, the kernel's undo
+Of what it needs, the options above now model TLP, PRR, RACK, the DSACK and F-RTO undos and
+Linux's Reno window; still missing are the kernel's undo
 inside recovery (``tcp_try_undo_partial()`` and the reordering degree it raises), the
 quick-ack heuristic and the adaptive ``ato`` in the receiver, segment counting in bytes with
 the timestamp overhead, and the unpaced senders' pacing from ``sk_pacing_rate``; IW10 and
@@ -181,7 +188,7 @@ def engine_config(*, packet_size_bytes: int, window: int | None,
     mss = packet_size_bytes - LINUX_ACK_BYTES
     return dict(**LINUX_KNOBS.get(variant or "", {}),
         # The sender-wide options as their declarations set them for Linux (frto, dsack,
-        # tlp, prr, limited_transmit on; eifel_undo off: see above).
+        # tlp, prr, rack, limited_transmit on; eifel_undo off: see above).
         **{k: o.as_linux for k, o in OPTIONS.items() if o.as_linux is not None},
         profile="rfc", initial_window=10, delayed_ack=True,
         dupack_threshold=3, rtt_sampling="per_ack", granularity_s=0.2,

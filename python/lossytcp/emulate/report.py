@@ -17,7 +17,10 @@ NOT_OBSERVABLE = ("spurious_fast_retransmits", "completion_time_s", "classificat
                   # The kernel counts its undos by where they happen (TCPLossUndo,
                   # TCPFullUndo, TCPPartialUndo, TCPDSACKUndo), not by what detected them:
                   # timestamps and DSACK share the first three.
-                  "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_dsack")
+                  "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_dsack",
+                  # No counter of the segments RACK marks (TCPLostRetransmit counts the
+                  # retransmissions only: rack_lost_retransmissions).
+                  "rack_lost")
 
 #: Outcomes in the fate log (crates/lossytcp-emu/src/forward.rs ``Outcome``).
 OUTCOMES = ("delivered", "lost", "early", "forced", "ignored")

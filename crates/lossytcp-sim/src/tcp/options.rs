@@ -310,8 +310,9 @@ pub const RACK: SenderOption = SenderOption::switch("rack", |t| Some(t.rack))
          was seen, else min_rtt/4 (at most SRTT), and the segments still within it wait for \
          a reordering timer (in 4 ms jiffies, HZ 250) that marks them and starts recovery; \
          recovery starts once a loss is proven instead of on DupThresh duplicate ACKs, and a \
-         lost retransmission goes again without the RTO; flows report rack_lost and \
-         rack_lost_retransmissions.",
+         lost retransmission goes again without the RTO; flows report rack_lost (segments \
+         RACK marked lost) and rack_lost_retransmissions (retransmissions marked lost by RACK \
+         or a timeout, Linux's TCPLostRetransmit).",
     )
     .refused(
         Profile::Ns2,
@@ -323,7 +324,7 @@ pub const RACK: SenderOption = SenderOption::switch("rack", |t| Some(t.rack))
         Requirement::SackBlocks,
         "detects losses from what SACK blocks deliver (RFC 8985 section 6)",
     )
-    .linux("net.ipv4.tcp_recovery = 1 (RACK, the default)", Some(false));
+    .linux("net.ipv4.tcp_recovery = 1 (RACK, the default)", Some(true));
 
 /// Every sender-wide option, in the order users see them.
 pub static OPTIONS: &[SenderOption] = &[

@@ -71,7 +71,8 @@ pub struct Rack {
     /// Segments marked lost since last taken: the segment, and whether it was a
     /// retransmission in flight (a lost retransmission).
     marked: Vec<(u64, bool)>,
-    /// Retransmissions marked lost, all told (Linux's `TCPLostRetransmit`).
+    /// Retransmissions in flight marked lost, all told, by RACK or by a timeout (Linux's
+    /// `TCPLostRetransmit`, which `tcp_mark_skb_lost()` counts for both).
     lost_retransmissions: u64,
     /// Segments RACK marked lost, all told.
     lost_marked: u64,
@@ -291,6 +292,15 @@ impl Rack {
         self.detect(c);
     }
 
+    /// The transmission of `seq` just recorded was a tail loss probe: Linux sends it with
+    /// `__tcp_retransmit_skb()`, which leaves it out of `retrans_out` (no
+    /// `TCPCB_SACKED_RETRANS`): not a retransmission RACK or a timeout can find lost again.
+    pub fn on_probe(&mut self, seq: u64) {
+        if let Some(s) = self.slot(seq) {
+            s.retransmission_out = false;
+        }
+    }
+
     /// Whether `seq` was retransmitted at `now`.
     pub fn retransmitted_at(&self, seq: u64, now: Time) -> bool {
         seq.checked_sub(self.base)
@@ -305,11 +315,14 @@ impl Rack {
     }
 
     /// A timeout marks every segment not SACKed lost, retransmissions in flight included
-    /// (`tcp_enter_loss()`).
+    /// (`tcp_enter_loss()`; Linux 6.x's `tcp_timeout_mark_lost()` spares the segments sent
+    /// within RACK.rtt, except the head, which the engine's go-back-N does not: all of
+    /// them).
     pub fn on_timeout(&mut self) {
         for s in &mut self.slots {
             if s.sent && !s.sacked {
                 s.lost = true;
+                self.lost_retransmissions += u64::from(s.retransmission_out);
                 s.retransmission_out = false;
             }
         }
@@ -323,7 +336,8 @@ impl Rack {
         }
     }
 
-    /// Segments RACK marked lost, and of them the retransmissions (TCPLostRetransmit).
+    /// Segments RACK marked lost, and retransmissions in flight marked lost by RACK or a
+    /// timeout (TCPLostRetransmit).
     pub fn counts(&self) -> (u64, u64) {
         (self.lost_marked, self.lost_retransmissions)
     }

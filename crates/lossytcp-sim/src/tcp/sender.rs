@@ -341,8 +341,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.state.snd_una >= self.state.limit
     }
 
-    /// Segments RACK marked lost, and of them the retransmissions (Linux's
-    /// TCPLostRetransmit); zeros without `rack`.
+    /// Segments RACK marked lost, and retransmissions in flight marked lost by RACK or a
+    /// timeout (Linux's TCPLostRetransmit); zeros without `rack`.
     pub fn rack_counts(&self) -> (u64, u64) {
         self.rack.as_ref().map_or((0, 0), |r| r.counts())
     }
@@ -1076,9 +1076,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             }
             // (The plugins that pace own the window: the other senders skip the test.)
             if self.held_back(now) {
-                if self.tlp_on {
-                    self.set_xmit_timer(now, ack > old_una, self.tlp_high_before);
-                }
+                self.ack_timers(now, ack > old_una);
                 return;
             }
         }
@@ -1086,12 +1084,19 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.frto_send_new(now, out);
         }
         self.send_pending(now, out);
+        self.ack_timers(now, ack > old_una);
+    }
+
+    /// The timers an ACK arms once its sends are done: RACK's reordering timer if it asked
+    /// for one (`tcp_identify_packet_loss()` then clears `FLAG_SET_XMIT_TIMER`: no probe or
+    /// RTO now), else the probe's or the RTO (`tcp_set_xmit_timer()`).
+    #[inline]
+    fn ack_timers(&mut self, now: Time, advanced: bool) {
         if self.reo_wait.is_some() && self.arm_reo_timer(now) {
-            // tcp_identify_packet_loss(): the reordering timer stands; no probe or RTO now.
             return;
         }
         if self.tlp_on {
-            self.set_xmit_timer(now, ack > old_una, self.tlp_high_before);
+            self.set_xmit_timer(now, advanced, self.tlp_high_before);
         }
     }
 
@@ -1331,7 +1336,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     #[inline(never)]
     fn set_xmit_timer(&mut self, now: Time, advanced: bool, high_before: u64) {
         let sent_new = self.state.snd_max > high_before;
-        if !(advanced || sent_new) {
+        // (RACK's reordering timer waits on SACKed data: Linux's Disorder, where no probe
+        // is scheduled.)
+        if !(advanced || sent_new) || self.reo_armed {
             return;
         }
         if !self.schedule_probe(now, advanced && !sent_new) && self.probe_armed {
@@ -1423,6 +1430,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 let episode = self.dsack_undo.take();
                 self.transmit(now, self.state.snd_max - 1, true, out);
                 self.dsack_undo = episode;
+                if let Some(r) = self.rack.as_deref_mut() {
+                    r.on_probe(self.state.snd_max - 1);
+                }
                 true
             }
         };

@@ -340,7 +340,14 @@ impl Recovery for Sack {
             let n = self.take_sacked_now();
             self.prr_reduce(s, n, false);
         }
-        if s.in_recovery || !s.may_start_recovery() {
+        // With RACK as Linux: no RFC 6582 guard (a loss right above the last recovery's
+        // point starts the next, tcp_fastretrans_alert()), only none during a timeout's.
+        let guarded = if self.rack {
+            s.ca_state == CaState::Loss
+        } else {
+            !s.may_start_recovery()
+        };
+        if s.in_recovery || guarded {
             return DupAck::Nothing;
         }
         // §5 step 4: DupThresh duplicates, or the first unacknowledged segment IsLost; with
