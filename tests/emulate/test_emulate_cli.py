@@ -46,7 +46,8 @@ def test_crosscheck_linux_judges_each_metric_on_the_kernels_losses(capsys):
     assert code == out["exit_code"] in (0, 1)
     assert out["paired"] and out["engine_variant"] == "sack"
     rows = {r["metric"]: r for r in out["metrics"]}
-    assert {"goodput_norm", "timeouts", "fast_retransmits", "tlps"} <= set(rows)
+    assert {"goodput_norm", "timeouts", "fast_retransmits", "tlps",
+            "rack_lost_retransmissions"} <= set(rows)
     # One seed, the same losses: the channel losses are the kernel's for as many
     # transmissions as the engine made, so never more than the kernel's.
     cl = rows["channel_losses"]
