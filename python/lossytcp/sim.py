@@ -40,8 +40,8 @@ from .scenario import (
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["METRICS", "RACK_METRICS", "TLP_METRICS", "UNDO_METRICS", "VARIANTS", "LinkReport", "NetReport",
-           "NetSummary", "SeedSummary", "SimReport", "TrafficReport", "build_scenario",
+__all__ = ["METRICS", "RACK_METRICS", "TLP_METRICS", "UNDO_METRICS", "VARIANTS", "LinkReport",
+           "NetReport", "NetSummary", "SeedSummary", "SimReport", "TrafficReport", "build_scenario",
            "engine_supports_networks", "run", "run_seeds", "scenario_from_keywords", "simulate",
            "simulate_seeds"]
 

@@ -9,6 +9,7 @@ engine without RACK waits for its retransmission timer and with it recovers at o
 from __future__ import annotations
 
 import pytest
+from test_tlp import TAIL, retransmitted
 
 from lossytcp import scenario as s
 from lossytcp import simulate
@@ -17,17 +18,10 @@ from lossytcp.sim import build_scenario
 
 pytest.importorskip("lossytcp._sim")
 
-# test_tlp.py's path: 10 Mb/s (0.8 ms per 1000-byte packet, 0.032 ms per 40-byte ACK), 100 ms
-# RTT, IW 4 (all four segments leave at 0), a 4-segment transfer, RFC 6298's 1 s RTO floor.
-# Segment k's ACK comes back at 0.8 (k + 1) + 100.032 ms; the first, 100.832 ms, is the min
-# RTT and the first SRTT.
-TAIL = dict(rate_bps=1e7, rtt_s=0.1, packet_size_bytes=1000, window=20, initial_window=4,
-            min_rto_s=1.0, transfer_bytes=4000, duration_s=5, trace_sends=True)
-
-
-def retransmitted(r) -> list[tuple[float, int]]:
-    """(time rounded to the engine's nanosecond, segment) of every retransmission."""
-    return [(round(t, 9), seq) for t, seq, retx in r.send_trace if retx]
+# TAIL is test_tlp.py's path: 10 Mb/s (0.8 ms per 1000-byte packet, 0.032 ms per 40-byte
+# ACK), 100 ms RTT, IW 4 (all four segments leave at 0), a 4-segment transfer, RFC 6298's 1 s
+# RTO floor. Segment k's ACK comes back at 0.8 (k + 1) + 100.032 ms; the first, 100.832 ms, is
+# the min RTT and the first SRTT.
 
 
 def test_the_reordering_timer_recovers_a_hole_with_too_few_sacks_above_it() -> None:
