@@ -7,9 +7,10 @@
 //!
 //! What Linux keeps per segment (its `tsorted_sent_queue`, the skb's send time and its
 //! `TCPCB_*` bits) is kept here, so that the recovery plugin is told only the verdicts: the
-//! sender feeds every transmission ([`Rack::on_send`]) and every ACK ([`Rack::on_ack`]),
-//! and hands the segments marked lost ([`Rack::take_marked`]) to its recovery plugin
-//! (`Recovery::rack_lost`). Times are Linux's: microseconds for the RTT, the reordering
+//! sender's send log has every transmission's time, which RACK takes up when it next
+//! decides ([`Rack::sync`]: nothing is added to the per-segment send path), the sender feeds
+//! every ACK ([`Rack::on_ack`]), and hands the segments marked lost ([`Rack::take_marked`])
+//! to its recovery plugin (`Recovery::rack_lost`). Times are Linux's: microseconds for the RTT, the reordering
 //! window and what remains of it, and the reordering timer in whole jiffies (HZ 250).
 //!
 //! Not modelled: the reordering window's growth on DSACKs (`tcp_rack_update_reo_wnd()`,
@@ -20,6 +21,7 @@
 
 use std::collections::VecDeque;
 
+use super::rate::SendLog;
 use crate::time::{Dur, Time};
 
 /// One jiffy of the kernel whose timing the sender follows (HZ 250; `sender::LINUX_JIFFY`).
@@ -44,6 +46,10 @@ struct Slot {
     /// Sent at all (a slot past snd_max is not).
     sent: bool,
 }
+
+/// A transmission found by [`Rack::sync`]: the segment, when, and whether it was a
+/// retransmission.
+type Found = (u64, Time, bool);
 
 /// RACK's state (Linux's `tp->rack` and the per-segment bits it reads).
 #[derive(Clone, Debug, Default)]
@@ -82,6 +88,11 @@ pub struct Rack {
     /// established and its estimators take cumulative ACKs, so RACK's window falls back on
     /// this where they have no sample yet, and the min RTT is the lower of the two.
     clean_min_rtt_us: Option<u64>,
+    /// The reordering timer the ACK being processed asks for (the sender's to arm).
+    pub reo_wait: Option<Dur>,
+    /// Buffers reused: the transmissions a sync found, and the verdicts being handed over.
+    found: Vec<Found>,
+    pub handed: Vec<(u64, bool)>,
 }
 
 /// Microseconds, as Linux's `tcp_clock_us()` stamps.
@@ -117,23 +128,51 @@ impl Rack {
         self.slots.get_mut(i)
     }
 
-    /// A transmission of `seq` at `now` (every send, new data and retransmission).
-    pub fn on_send(&mut self, seq: u64, now: Time, retransmission: bool) {
-        if seq < self.base {
-            return;
+    /// Takes up the transmissions since the last call from the send log (which holds every
+    /// outstanding segment's latest send time): a segment whose time changed was sent again
+    /// (a retransmission now in flight, `TCPCB_SACKED_RETRANS`); the new ones join the
+    /// transmissions in the order sent (by time, then sequence, `tcp_skb_sent_after()`).
+    pub fn sync(&mut self, log: &SendLog, snd_una: u64, snd_max: u64) {
+        if self.base < snd_una {
+            self.forget_below(snd_una);
         }
-        let i = (seq - self.base) as usize;
-        if self.slots.len() <= i {
-            self.slots.resize(i + 1, Slot::default());
+        let top = self.base + self.slots.len() as u64;
+        if top < snd_max {
+            self.slots
+                .resize((snd_max - self.base) as usize, Slot::default());
         }
-        let s = &mut self.slots[i];
-        s.sent_at = now;
-        if s.sent && retransmission {
-            s.ever_retransmitted = true;
-            s.retransmission_out = true;
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            let seq = self.base + i as u64;
+            let Some((t, retransmitted)) = log.last_send(seq) else {
+                continue;
+            };
+            if slot.sent && slot.sent_at == t {
+                continue;
+            }
+            let again = slot.sent || retransmitted;
+            slot.sent_at = t;
+            slot.sent = true;
+            if again {
+                slot.ever_retransmitted = true;
+                slot.retransmission_out = true;
+            }
+            self.found.push((seq, t, again));
         }
-        s.sent = true;
-        self.sent.push_back((seq, now));
+        self.found.sort_unstable_by_key(|&(seq, t, _)| (t, seq));
+        for (seq, t, _) in self.found.drain(..) {
+            self.sent.push_back((seq, t));
+        }
+    }
+
+    /// Forgets the segments below `snd_una` (a cumulative ACK RACK did not see: none but
+    /// after a timeout's undo).
+    fn forget_below(&mut self, snd_una: u64) {
+        while self.base < snd_una {
+            if self.slots.pop_front().is_some_and(|s| s.sacked) {
+                self.sacked_out -= 1;
+            }
+            self.base += 1;
+        }
     }
 
     /// `tcp_rack_advance()`: a segment newly delivered (RFC 8985 §6.2 step 2): RACK.rtt is
@@ -301,17 +340,10 @@ impl Rack {
         }
     }
 
-    /// Whether `seq` was retransmitted at `now`.
-    pub fn retransmitted_at(&self, seq: u64, now: Time) -> bool {
-        seq.checked_sub(self.base)
-            .and_then(|i| self.slots.get(i as usize))
-            .is_some_and(|s| s.ever_retransmitted && s.sent_at == now)
-    }
-
     /// The segments marked lost since last asked, each with whether it was a retransmission
-    /// in flight.
-    pub fn take_marked(&mut self, out: &mut Vec<(u64, bool)>) {
-        out.append(&mut self.marked);
+    /// in flight, into `handed`.
+    pub fn take_marked(&mut self) {
+        self.handed.append(&mut self.marked);
     }
 
     /// A timeout marks every segment not SACKed lost, retransmissions in flight included
@@ -361,19 +393,42 @@ mod tests {
         }
     }
 
-    /// Segments 0..n sent 1 ms apart from t = 0.
-    fn sent_1ms_apart(n: u64) -> Rack {
-        let mut r = Rack::new();
-        for q in 0..n {
-            r.on_send(q, ms(q as f64), false);
+    /// RACK beside the sender's send log, as the sender keeps them.
+    struct Flow {
+        r: Rack,
+        log: SendLog,
+        snd_max: u64,
+    }
+
+    impl Flow {
+        fn new() -> Self {
+            Self {
+                r: Rack::new(),
+                log: SendLog::new(64, false),
+                snd_max: 0,
+            }
         }
-        r
+        /// Sends `seq` at `t` (again if it was sent before); RACK takes it up.
+        fn send(&mut self, seq: u64, t: f64) {
+            let again = seq < self.snd_max;
+            self.log.on_send(seq, ms(t), again, 0);
+            self.snd_max = self.snd_max.max(seq + 1);
+            self.r.sync(&self.log, self.r.base, self.snd_max);
+        }
+    }
+
+    /// Segments 0..n sent 1 ms apart from t = 0.
+    fn sent_1ms_apart(n: u64) -> Flow {
+        let mut f = Flow::new();
+        for q in 0..n {
+            f.send(q, q as f64);
+        }
+        f
     }
 
     fn marked(r: &mut Rack) -> Vec<(u64, bool)> {
-        let mut v = Vec::new();
-        r.take_marked(&mut v);
-        v
+        r.take_marked();
+        std::mem::take(&mut r.handed)
     }
 
     #[test]
@@ -383,16 +438,17 @@ mod tests {
         // - 49 = 1 ms left: it waits, and the reordering timer is (1 + 2) ms rounded up to
         // jiffies, 4 ms. 2 (sent reo_wnd after 0) SACKed at 50 ms: 40 + 10 - 50 = 0 left:
         // lost (Linux's `remaining <= 0`), and nothing waits.
-        let mut r = Rack::new();
+        let mut f = Flow::new();
         for (q, t) in [(0, 0.0), (1, 9.0), (2, 10.0)] {
-            r.on_send(q, ms(t), false);
+            f.send(q, t);
         }
+        let r = &mut f.r;
         r.on_ack(ms(49.0), 0, &[(1, 2)], Some(Dur(40_000_000)));
         assert_eq!(r.mark_lost(&ctx(ms(49.0), false)), Some(Dur(4_000_000)));
-        assert!(marked(&mut r).is_empty());
+        assert!(marked(r).is_empty());
         r.on_ack(ms(50.0), 0, &[(1, 3)], Some(Dur(40_000_000)));
         assert_eq!(r.mark_lost(&ctx(ms(50.0), false)), None);
-        assert_eq!(marked(&mut r), vec![(0, false)]);
+        assert_eq!(marked(r), vec![(0, false)]);
         assert_eq!(r.counts(), (1, 0));
         // No new delivery: no detection (`rack.advanced` clear).
         assert_eq!(r.mark_lost(&ctx(ms(60.0), false)), None);
@@ -400,7 +456,8 @@ mod tests {
 
     #[test]
     fn the_reordering_window() {
-        let mut r = sent_1ms_apart(10);
+        let mut f = sent_1ms_apart(10);
+        let r = &mut f.r;
         // No reordering seen: none in recovery, a quarter of the min RTT in the open state.
         assert_eq!(r.reo_wnd_us(&ctx(ms(0.0), true)), 0);
         assert_eq!(r.reo_wnd_us(&ctx(ms(0.0), false)), 10_000);
@@ -427,14 +484,15 @@ mod tests {
         // One SACK (segment 1 at 41 ms): 0 has 40 + 10 - 41 = 9 ms left; the timer is (9 + 2)
         // ms rounded up to jiffies: 12 ms, at 53 ms. At 50 ms 0 would still wait (0 left is
         // lost, 1 ms is not); at 53 ms it is lost.
-        let mut r = sent_1ms_apart(4);
+        let mut f = sent_1ms_apart(4);
+        let r = &mut f.r;
         r.on_ack(ms(41.0), 0, &[(1, 2)], Some(Dur(40_000_000)));
         assert_eq!(r.mark_lost(&ctx(ms(41.0), false)), Some(Dur(12_000_000)));
         let mut early = r.clone();
         early.on_reo_timeout(&ctx(ms(49.0), false));
         assert!(marked(&mut early).is_empty());
         r.on_reo_timeout(&ctx(ms(53.0), false));
-        assert_eq!(marked(&mut r), vec![(0, false)]);
+        assert_eq!(marked(r), vec![(0, false)]);
     }
 
     #[test]
@@ -444,29 +502,31 @@ mod tests {
         // 40 + 0 - 41 < 0, lost again: a lost retransmission (TCPLostRetransmit), which only
         // the RTO finds without RACK; and 4, sent at 4 ms and never SACKed, lost as well (in
         // the order sent). Sent again, the retransmission is judged again.
-        let mut r = sent_1ms_apart(5);
-        r.on_ack(ms(43.0), 0, &[(1, 4)], Some(Dur(40_000_000)));
-        assert_eq!(r.mark_lost(&ctx(ms(43.0), false)), None);
-        assert_eq!(marked(&mut r), vec![(0, false)]);
-        r.on_send(0, ms(50.0), true);
-        r.on_send(5, ms(51.0), false);
+        let mut f = sent_1ms_apart(5);
+        f.r.on_ack(ms(43.0), 0, &[(1, 4)], Some(Dur(40_000_000)));
+        assert_eq!(f.r.mark_lost(&ctx(ms(43.0), false)), None);
+        assert_eq!(marked(&mut f.r), vec![(0, false)]);
+        f.send(0, 50.0);
+        f.send(5, 51.0);
+        let r = &mut f.r;
         r.on_ack(ms(91.0), 0, &[(1, 4), (5, 6)], Some(Dur(40_000_000)));
         assert_eq!(r.mark_lost(&ctx(ms(91.0), true)), None);
-        assert_eq!(marked(&mut r), vec![(4, false), (0, true)]);
+        assert_eq!(marked(r), vec![(4, false), (0, true)]);
         assert_eq!(r.counts(), (3, 1));
-        r.on_send(0, ms(92.0), true);
-        assert!(r.retransmitted_at(0, ms(92.0)));
-        r.on_ack(ms(132.0), 6, &[], Some(Dur(40_000_000)));
-        assert_eq!(r.mark_lost(&ctx(ms(132.0), true)), None);
-        assert!(marked(&mut r).is_empty());
+        f.send(0, 92.0);
+        assert!(f.r.slots[0].retransmission_out);
+        f.r.on_ack(ms(132.0), 6, &[], Some(Dur(40_000_000)));
+        assert_eq!(f.r.mark_lost(&ctx(ms(132.0), true)), None);
+        assert!(marked(&mut f.r).is_empty());
     }
 
     #[test]
     fn a_retransmission_acked_sooner_than_the_min_rtt_does_not_advance() {
         // 0 retransmitted at 50 ms and SACKed at 60 ms: 10 ms is less than the min RTT, so
         // the ACK may be the original's (tcp_rack_advance()): RACK stays where it was.
-        let mut r = sent_1ms_apart(3);
-        r.on_send(0, ms(50.0), true);
+        let mut f = sent_1ms_apart(3);
+        f.send(0, 50.0);
+        let r = &mut f.r;
         r.on_ack(ms(60.0), 0, &[(0, 1)], Some(Dur(40_000_000)));
         assert_eq!(r.latest, None);
         assert!(!r.advanced);

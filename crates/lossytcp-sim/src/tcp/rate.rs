@@ -314,6 +314,13 @@ impl SendLog {
         (s.seq == seq && !s.retransmitted).then_some(s.sent_at)
     }
 
+    /// The latest send time of `seq` and whether it was ever sent again (RACK's
+    /// `tcp_skb_timestamp_us()` and `TCPCB_EVER_RETRANS`), if the log holds it.
+    pub fn last_send(&self, seq: u64) -> Option<(Time, bool)> {
+        let s = self.slot(seq);
+        (s.seq == seq).then_some((s.sent_at, s.retransmitted))
+    }
+
     /// First send time of `seq`, retransmitted or not (the echo of a timestamp option on a
     /// path that loses nothing).
     pub fn first_send_time(&self, seq: u64) -> Option<Time> {

@@ -150,8 +150,10 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     dsack_on: bool,
     /// The current episode's DSACK-based undo (None without `dsack_on`, and once undone).
     dsack_undo: Option<DsackUndo>,
-    /// `eifel || dsack_on || tlp_on`: what `undo_before_ack` has to do.
+    /// `eifel || dsack_on || tlp_on || rack`: what `undo_before_ack` has to do.
     undo_tests: bool,
+    /// `tlp_on || rack`: timers to choose after an ACK (`ack_timers`).
+    ack_timer_choice: bool,
     /// The ACK being processed only reported a duplicate (`undo_before_ack`).
     dsack_only: bool,
     /// The send log delivers what the recovery's scoreboard reports an ACK's blocks newly
@@ -185,10 +187,6 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     /// which shares the retransmission timer as the probe's does), in front of the RTO
     /// deadline `rto_behind_probe`.
     reo_armed: bool,
-    /// The reordering timer the ACK being processed asks for.
-    reo_wait: Option<Dur>,
-    /// RACK's verdicts (a buffer reused).
-    rack_marked: Vec<(u64, bool)>,
 }
 
 impl Sender {
@@ -272,7 +270,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             undos: Undos::default(),
             dsack_on: cfg.dsack,
             dsack_undo: None,
-            undo_tests: cfg.eifel || cfg.dsack || (cfg.tlp && recovery_wants_sack),
+            undo_tests: cfg.eifel || cfg.dsack || (cfg.tlp || cfg.rack) && recovery_wants_sack,
+            ack_timer_choice: (cfg.tlp || cfg.rack) && recovery_wants_sack,
             dsack_only: false,
             sack_news_on,
             sack_news: Vec::new(),
@@ -286,8 +285,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             tlps: (0, 0),
             rack: (cfg.rack && recovery_wants_sack).then(|| Box::new(Rack::new())),
             reo_armed: false,
-            reo_wait: None,
-            rack_marked: Vec::new(),
         }
     }
 
@@ -370,9 +367,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         self.last_sent_at = Some(now);
         self.log.on_send(seq, now, retransmission, outstanding);
-        if let Some(r) = self.rack.as_deref_mut() {
-            r.on_send(seq, now, retransmission);
-        }
         if let Some(c) = &mut self.state.fine {
             c.record(seq);
         }
@@ -679,7 +673,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     /// A sampling sender marks in its send log the segments its recovery now deems lost (the
     /// retransmissions it asked for, and below the recovery plugin's `lost_below`), as
-    /// Linux's scoreboard does before `cong_control()` sees the ACK.
+    /// Linux's scoreboard does before `cong_control()` sees the ACK. (Inlined into the ACK
+    /// path as when it had no other caller than it: RACK's reordering timer calls it too.)
+    #[inline(always)]
     fn mark_losses(&mut self) {
         for &q in &self.state.retransmit_now {
             self.log.mark_lost(q);
@@ -886,6 +882,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if self.tlp_on {
             self.tlp_before_ack(ack, rest);
         }
+        if self.rack.is_some() {
+            let s = &self.state;
+            self.rack_on_ack(s.now, ack.min(s.snd_max).max(s.snd_una), rest);
+        }
         if !self.dsack_on {
             return rest;
         }
@@ -1045,9 +1045,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if !self.sack_news_on {
             self.recovery.on_sack_blocks(&self.state, sack);
         }
-        if self.rack.is_some() {
-            self.rack_on_ack(now, ack.max(old_una), sack);
-        }
         if ack > old_una {
             self.on_new_ack(now, ack, &ctx);
             if self.rack.is_some() {
@@ -1092,7 +1089,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// RTO now), else the probe's or the RTO (`tcp_set_xmit_timer()`).
     #[inline]
     fn ack_timers(&mut self, now: Time, advanced: bool) {
-        if self.reo_wait.is_some() && self.arm_reo_timer(now) {
+        if self.ack_timer_choice {
+            self.choose_ack_timer(now, advanced);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn choose_ack_timer(&mut self, now: Time, advanced: bool) {
+        if self.rack.is_some() && self.arm_reo_timer(now) {
             return;
         }
         if self.tlp_on {
@@ -1288,6 +1293,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         s.snd_nxt = s.snd_una;
         self.recovery.after_timeout(s);
         if let Some(r) = self.rack.as_deref_mut() {
+            r.sync(&self.log, s.snd_una, s.snd_max);
             r.on_timeout();
         }
         if self.log.sampling() {
@@ -1431,7 +1437,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 self.transmit(now, self.state.snd_max - 1, true, out);
                 self.dsack_undo = episode;
                 if let Some(r) = self.rack.as_deref_mut() {
-                    r.on_probe(self.state.snd_max - 1);
+                    let s = &self.state;
+                    r.sync(&self.log, s.snd_una, s.snd_max);
+                    r.on_probe(s.snd_max - 1);
                 }
                 true
             }
@@ -1504,9 +1512,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     }
 
     /// RACK on an ACK (`tcp_rack_advance()` for what it delivers, then
-    /// `tcp_identify_packet_loss()` -> `tcp_rack_mark_lost()`), after the scoreboard and
-    /// before the ACK's recovery decisions: its verdicts go to the recovery plugin; the
-    /// reordering timer it asks for is armed once the ACK's sends are done.
+    /// `tcp_identify_packet_loss()` -> `tcp_rack_mark_lost()`), before the ACK's recovery
+    /// decisions (RACK keeps its own record of what is SACKed): its verdicts go to the
+    /// recovery plugin; the reordering timer it asks for is armed once the ACK's sends are
+    /// done. (Run with the undo tests, on the path ACKs already take for them: the RTT
+    /// estimators have not yet taken this ACK's sample.)
     #[cold]
     #[inline(never)]
     fn rack_on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)]) {
@@ -1514,8 +1524,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
-        r.on_ack(now, ack, sack, self.state.min_rtt);
-        self.reo_wait = r.mark_lost(&c);
+        let s = &self.state;
+        r.sync(&self.log, s.snd_una, s.snd_max);
+        r.on_ack(now, ack, sack, s.min_rtt);
+        r.reo_wait = r.mark_lost(&c);
         self.rack_verdicts();
     }
 
@@ -1524,9 +1536,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let Some(r) = self.rack.as_deref_mut() else {
             return false;
         };
-        r.take_marked(&mut self.rack_marked);
-        let any = !self.rack_marked.is_empty();
-        for (q, retransmission) in self.rack_marked.drain(..) {
+        r.take_marked();
+        let any = !r.handed.is_empty();
+        for (q, retransmission) in r.handed.drain(..) {
             self.recovery.rack_lost(&self.state, q, retransmission);
         }
         any
@@ -1556,14 +1568,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     #[cold]
     #[inline(never)]
     fn arm_reo_timer(&mut self, now: Time) -> bool {
-        let Some(wait) = self.reo_wait.take() else {
+        let Some(wait) = self.rack.as_deref_mut().and_then(|r| r.reo_wait.take()) else {
             return false;
         };
         let s = &self.state;
-        let Some(r) = self.rack.as_deref() else {
-            return false;
-        };
-        if s.snd_una >= s.snd_max || r.retransmitted_at(s.snd_una, now) {
+        if s.snd_una >= s.snd_max || self.log.last_send(s.snd_una) == Some((now, true)) {
             return false;
         }
         if !self.reo_armed {
@@ -1592,6 +1601,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.rto_deadline = self.rto_behind_probe.map(|t| t.max(now));
         let c = self.rack_ctx(now);
         if let Some(r) = self.rack.as_deref_mut() {
+            let s = &self.state;
+            r.sync(&self.log, s.snd_una, s.snd_max);
             r.on_reo_timeout(&c);
         }
         if self.rack_verdicts() {

@@ -232,7 +232,7 @@ impl Sack {
     /// (the DupThresh-th highest SACKed segment), if any.
     fn lost_limit(&self, s: &SenderState) -> Option<u64> {
         let limit = self.board.kth_highest(s.dupthresh, s.snd_una);
-        if self.rack && self.rack_upto > s.snd_una {
+        if self.rack_upto > s.snd_una {
             return Some(limit.map_or(self.rack_upto, |l| l.max(self.rack_upto)));
         }
         limit
@@ -407,15 +407,11 @@ impl Recovery for Sack {
     /// §4 IsLost holds for every segment with DupThresh SACKed segments above it: below the
     /// DupThresh-th highest SACKed segment.
     fn lost_below(&self, s: &SenderState) -> u64 {
-        let limit = self
-            .board
+        // (rack_upto stays 0 without RACK: no test on a sampling sender's every ACK.)
+        self.board
             .kth_highest(s.dupthresh, s.snd_una.max(self.board.base()))
-            .unwrap_or(0);
-        if self.rack {
-            limit.max(self.rack_upto)
-        } else {
-            limit
-        }
+            .unwrap_or(0)
+            .max(self.rack_upto)
     }
 
     #[cold]
