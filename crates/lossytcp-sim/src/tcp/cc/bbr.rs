@@ -656,8 +656,13 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
-        // (It returns at once unless it uses or samples a long-term rate, or this ACK lost.)
-        if self.lt_busy || (ctx.losses > 0 && self.p.lt_bw) {
+        // It changes nothing unless this ACK lost, or it uses or samples a long-term rate
+        // and a round starts or the sample is application-limited: within a round a
+        // sampling interval's count stays at most 16 (it is reset as it passes), and without
+        // a loss the interval does not end.
+        if (ctx.losses > 0 && self.p.lt_bw)
+            || (self.lt_busy && (self.round_start || rs.is_app_limited))
+        {
             self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
         }
         // An application-limited sample counts only if it raises the estimate.
