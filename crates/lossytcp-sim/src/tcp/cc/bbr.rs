@@ -244,6 +244,8 @@ pub struct Bbr {
     ack_epoch_acked: u64,
     extra_acked: [u64; 2],
     extra_acked_win_rtts: u32,
+    /// Which of `extra_acked` is the current half (0 or 1, a mask for the index: no bounds
+    /// check on every ACK).
     extra_acked_win_idx: usize,
 }
 
@@ -682,8 +684,8 @@ impl Bbr {
             self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
             if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
                 self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx = 1 - self.extra_acked_win_idx;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked[self.extra_acked_win_idx & 1] = 0;
             }
         }
         let epoch = self.delivered_mstamp.since(self.ack_epoch_mstamp);
@@ -705,7 +707,7 @@ impl Bbr {
         } else {
             extra.min(to_u64(cwnd))
         };
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
+        let slot = &mut self.extra_acked[self.extra_acked_win_idx & 1];
         *slot = (*slot).max(extra);
     }
 
@@ -861,13 +863,13 @@ impl Bbr {
         }
         // An ACK releases at most twice what it delivered: first take off what it found lost.
         if ctx.losses > 0 {
-            cwnd = (cwnd - ctx.losses as f64).max(1.0);
+            cwnd = (cwnd - to_f64(ctx.losses)).max(1.0);
         }
         if state == CaState::Recovery && self.prev_ca_state != CaState::Recovery {
             // The first round of recovery: conserve packets, from the flight now.
             self.packet_conservation = true;
             self.next_rtt_delivered = w.delivered();
-            cwnd = (w.in_flight() + acked) as f64;
+            cwnd = to_f64(w.in_flight() + acked);
         } else if self.prev_ca_state >= CaState::Recovery && state < CaState::Recovery {
             // Recovery is over: the window saved before it.
             cwnd = cwnd.max(self.prior_cwnd);
@@ -875,7 +877,7 @@ impl Bbr {
         }
         self.prev_ca_state = state;
         if self.packet_conservation {
-            return (cwnd.max((w.in_flight() + acked) as f64), true);
+            return (cwnd.max(to_f64(w.in_flight() + acked)), true);
         }
         (cwnd, false)
     }
