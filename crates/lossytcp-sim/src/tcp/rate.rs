@@ -322,9 +322,6 @@ impl SendLog {
     }
 
     /// Segment `seq` is delivered now (by the cumulative ACK, or `by_sack`); counts it once.
-    /// (Out of line in `on_sack_news` too: inlined in its loop, the accounting was kept in
-    /// spilled registers, 90 instructions for the usual one-segment range against 82.)
-    #[inline(never)]
     pub fn on_delivered(&mut self, seq: u64, now: Time, by_sack: bool) -> bool {
         let i = (seq & self.mask) as usize;
         let s = &mut self.slots[i];
