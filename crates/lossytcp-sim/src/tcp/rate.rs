@@ -323,6 +323,14 @@ impl SendLog {
 
     /// Segment `seq` is delivered now (by the cumulative ACK, or `by_sack`); counts it once.
     pub fn on_delivered(&mut self, seq: u64, now: Time, by_sack: bool) -> bool {
+        self.deliver(seq, now, by_sack)
+    }
+
+    /// [`SendLog::on_delivered`], always in line: `on_sack_news` has its own copy for SACKs,
+    /// so that the sender's out-of-line one, called for cumulative ACKs only, is compiled
+    /// for `by_sack` false (one instruction less on every ACK of a sender without SACKs).
+    #[inline(always)]
+    fn deliver(&mut self, seq: u64, now: Time, by_sack: bool) -> bool {
         let i = (seq & self.mask) as usize;
         let s = &mut self.slots[i];
         if s.seq != seq {
@@ -415,10 +423,22 @@ impl SendLog {
     /// never in it). Returns the segments newly delivered.
     #[inline(never)]
     pub fn on_sack_news(&mut self, news: &[(u64, u64)], lo: u64, now: Time) -> u64 {
+        // The usual news of an ACK behind a hole: the one segment that just arrived above it
+        // (without the general walk's frame, which costs more than the delivery itself).
+        if let [(a, b)] = *news {
+            if a >= lo && b == a + 1 {
+                return u64::from(self.deliver(a, now, true));
+            }
+        }
+        self.on_sack_news_walk(news, lo, now)
+    }
+
+    #[inline(never)]
+    fn on_sack_news_walk(&mut self, news: &[(u64, u64)], lo: u64, now: Time) -> u64 {
         let mut newly = 0;
         for &(a, b) in news {
             for q in a.max(lo)..b {
-                newly += u64::from(self.on_delivered(q, now, true));
+                newly += u64::from(self.deliver(q, now, true));
             }
         }
         newly
