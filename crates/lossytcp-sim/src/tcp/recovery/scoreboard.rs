@@ -84,11 +84,18 @@ pub struct SackedRuns {
     base: u64,
     /// One past the highest SACKed segment (kept when `align` forgets it).
     high_sacked: u64,
+    /// Counts the changes of `runs`, `base` and `high_sacked` (every `mark_reporting`, every
+    /// `align` that moves `base`): an answer kept with it holds while it stands.
+    generation: u64,
 }
 
 impl SackedRuns {
     pub fn base(&self) -> u64 {
         self.base
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     pub fn high_sacked(&self) -> u64 {
@@ -102,6 +109,7 @@ impl SackedRuns {
             return;
         }
         self.base = snd_una;
+        self.generation += 1;
         // Most ACKs: nothing SACKed, or the first hole not yet filled.
         match self.runs.first_mut() {
             None => {}
@@ -133,6 +141,7 @@ impl SackedRuns {
         mut new: impl FnMut(u64, u64),
     ) {
         self.align(s.snd_una);
+        self.generation += 1;
         for &(start, end) in blocks {
             let start = start.max(s.snd_una);
             let end = end.min(s.snd_max);
