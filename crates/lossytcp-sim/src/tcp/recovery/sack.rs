@@ -48,8 +48,9 @@ fn new_in_pipe(s: &SenderState) -> u64 {
     u64::from(s.dupthresh > 0)
 }
 
-/// NextSeg's state after it sent new data (rule 2): the scoreboard's generation, snd_una,
-/// snd_max and HighRxt then, and the pipe with that segment.
+/// NextSeg's state after it sent new data (rule 2): the scoreboard's generation, snd_una
+/// (together they stand for the runs), snd_max and HighRxt then, and the pipe with that
+/// segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct NewDataMemo {
     generation: u64,

@@ -84,8 +84,8 @@ pub struct SackedRuns {
     base: u64,
     /// One past the highest SACKed segment (kept when `align` forgets it).
     high_sacked: u64,
-    /// Counts the changes of `runs`, `base` and `high_sacked` (every `mark_reporting`, every
-    /// `align` that moves `base`): an answer kept with it holds while it stands.
+    /// Counts the calls of `mark_reporting`: an answer kept with it and with snd_una holds
+    /// while both stand (`align` changes the runs only when snd_una moves past `base`).
     generation: u64,
 }
 
@@ -109,7 +109,6 @@ impl SackedRuns {
             return;
         }
         self.base = snd_una;
-        self.generation += 1;
         // Most ACKs: nothing SACKed, or the first hole not yet filled.
         match self.runs.first_mut() {
             None => {}
