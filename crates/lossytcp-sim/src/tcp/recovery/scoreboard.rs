@@ -202,7 +202,12 @@ impl SackedRuns {
         if seq < self.base {
             return seq;
         }
-        self.run_of(seq).map_or(seq, |r| r.1)
+        // NextSeg asks from above HighRxt, in recovery mostly in or above the top run: no
+        // search there.
+        match self.runs.last() {
+            Some(&(s, e)) if seq >= s => seq.max(e),
+            _ => self.run_of(seq).map_or(seq, |r| r.1),
+        }
     }
 
     /// SACKed segments in `[from, to)` (`from` at or above `base`).
