@@ -11,7 +11,8 @@
 //! decides ([`Rack::sync`]: nothing is added to the per-segment send path), the sender feeds
 //! every ACK ([`Rack::on_ack`]), and hands the segments marked lost ([`Rack::take_marked`])
 //! to its recovery plugin (`Recovery::rack_lost`). Times are Linux's: microseconds for the RTT, the reordering
-//! window and what remains of it, and the reordering timer in whole jiffies (HZ 250).
+//! window and what remains of it, and the reordering timer in whole jiffies of the one Linux
+//! clock (`linux_clock`, HZ 250).
 //!
 //! Not modelled: the reordering window's growth on DSACKs (`tcp_rack_update_reo_wnd()`,
 //! `reo_wnd_steps` stays 1; Linux counts a DSACK towards it only once reordering was seen,
@@ -21,11 +22,9 @@
 
 use std::collections::VecDeque;
 
+use super::linux_clock;
 use super::rate::SendLog;
 use crate::time::{Dur, Time};
-
-/// One jiffy of the kernel whose timing the sender follows (HZ 250; `sender::LINUX_JIFFY`).
-const JIFFY_US: u64 = 4_000;
 /// Linux's `TCP_TIMEOUT_MIN_US` (2 ms), added to the reordering timeout before it is
 /// rounded up to jiffies (`tcp_rack_mark_lost()`).
 const TIMEOUT_MIN_US: u64 = 2_000;
@@ -323,7 +322,10 @@ impl Rack {
             return None;
         }
         let wait = self.detect(c);
-        (wait > 0).then(|| Dur((wait + TIMEOUT_MIN_US).div_ceil(JIFFY_US) * JIFFY_US * 1_000))
+        (wait > 0).then(|| {
+            let us = Dur((wait + TIMEOUT_MIN_US) * 1_000);
+            Dur(linux_clock::usecs_to_jiffies(us) * linux_clock::JIFFY.0)
+        })
     }
 
     /// `tcp_rack_reo_timeout()`'s detection: the reordering timer fired.
