@@ -3,15 +3,46 @@
 //! most recently reported others), or, for profile ns2, the blocks of ns-2 2.35's
 //! `Agent/TCPSink/Sack1` ([`Ns2Sacker`]).
 
-use crate::packet::MAX_SACK_BLOCKS;
+use crate::packet::{sack_offsets, SackOffsets, MAX_SACK_BLOCKS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckOut {
     pub ack: u64,
-    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
-    pub n_sack: u8,
+    /// `sack[..n_sack]`, as the ACK packet carries them (offsets from `ack`): built once,
+    /// in the receiver, and moved as they are (half the bytes of absolute blocks).
+    pub sack: [SackOffsets; MAX_SACK_BLOCKS],
+    /// A full word, not a byte: the ACK is copied whole, without a byte-wise tail.
+    pub n_sack: u32,
     /// RFC 7323's TSecr: TS.Recent.
     pub tsecr: u32,
+}
+
+impl AckOut {
+    /// Appends block `b` (there is room).
+    #[inline(always)]
+    fn push(&mut self, b: (u64, u64)) {
+        self.sack[self.n_sack as usize] = sack_offsets(self.ack, b);
+        self.n_sack += 1;
+    }
+
+    /// The blocks, absolute.
+    #[cfg(test)]
+    fn blocks(&self) -> Vec<(u64, u64)> {
+        let p = crate::packet::Packet {
+            flow: 0,
+            conn: 0,
+            size_bytes: 0,
+            hop: 0,
+            route: 0,
+            kind: crate::packet::Kind::Ack {
+                ack: self.ack,
+                sack: self.sack,
+                n_sack: self.n_sack as u8,
+                tsecr: self.tsecr,
+            },
+        };
+        p.sack_blocks().to_vec()
+    }
 }
 
 /// ns-2 2.35's SACK sink (tcp-sink.cc `Sacker::append_ack`, `maxSackBlocks_ 3`, no D-SACK).
@@ -236,8 +267,7 @@ impl Receiver {
                 let (left, end) = run;
                 debug_assert!(run_of(&self.out_of_order, end - 1) == Some(run) && left > acked);
                 let b = (left, end.min(max_seen + 1));
-                out.sack[0] = b;
-                out.n_sack = 1;
+                out.push(b);
                 b
             };
             let mut k = 0;
@@ -250,8 +280,7 @@ impl Receiver {
                     sk.remove(k);
                     continue;
                 }
-                out.sack[out.n_sack as usize] = (l, r);
-                out.n_sack += 1;
+                out.push((l, r));
                 k += 1;
             }
             if own {
@@ -292,8 +321,7 @@ impl Receiver {
         if let Some(d) = self.dsack_seg.take() {
             // The DSACK block stands apart: the run holding it follows even when it is
             // the same single segment (RFC 2883 §4, Linux's separate duplicate_sack).
-            out.sack[0] = (d, d + 1);
-            out.n_sack = 1;
+            out.push((d, d + 1));
             first = 1;
         }
         let mut kept = 0;
@@ -305,14 +333,13 @@ impl Receiver {
             let Some(b) = self.run_of(s) else {
                 continue;
             };
-            if out.sack[first..out.n_sack as usize].contains(&b) {
+            if out.sack[first..out.n_sack as usize].contains(&sack_offsets(out.ack, b)) {
                 continue;
             }
             self.recent[kept] = s;
             kept += 1;
             if (out.n_sack as usize) < MAX_SACK_BLOCKS {
-                out.sack[out.n_sack as usize] = b;
-                out.n_sack += 1;
+                out.push(b);
             }
         }
         self.recent.truncate(kept.min(2 * MAX_SACK_BLOCKS));
@@ -451,18 +478,18 @@ mod tests {
         let mut r = Receiver::new(true, false);
         r.on_data(0);
         let a = ack(r.on_data(2));
-        assert_eq!(&a.sack[..a.n_sack as usize], &[(2, 3)]);
+        assert_eq!(&a.blocks()[..], &[(2, 3)]);
         let a = ack(r.on_data(5));
-        assert_eq!(&a.sack[..a.n_sack as usize], &[(5, 6), (2, 3)]);
+        assert_eq!(&a.blocks()[..], &[(5, 6), (2, 3)]);
         let a = ack(r.on_data(3));
-        assert_eq!(&a.sack[..a.n_sack as usize], &[(2, 4), (5, 6)]);
+        assert_eq!(&a.blocks()[..], &[(2, 4), (5, 6)]);
         let a = ack(r.on_data(8));
         let a2 = ack(r.on_data(10));
         assert_eq!(a.n_sack, 3);
-        assert_eq!(&a2.sack[..3], &[(10, 11), (8, 9), (2, 4)]);
+        assert_eq!(&a2.blocks()[..], &[(10, 11), (8, 9), (2, 4)]);
         let a = ack(r.on_data(1));
         assert_eq!(a.ack, 4);
-        assert_eq!(&a.sack[..a.n_sack as usize], &[(10, 11), (8, 9), (5, 6)]);
+        assert_eq!(&a.blocks()[..], &[(10, 11), (8, 9), (5, 6)]);
     }
 
     #[test]
@@ -503,7 +530,7 @@ mod tests {
     }
 
     fn blocks(a: AckOut) -> Vec<(u64, u64)> {
-        a.sack[..a.n_sack as usize].to_vec()
+        a.blocks()
     }
 
     #[test]
