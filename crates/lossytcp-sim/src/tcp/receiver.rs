@@ -270,7 +270,19 @@ impl Receiver {
                 out.push(b);
                 b
             };
+            // Nearly always the segment grew the run whose block is on top: ns-2 forgets
+            // that block and pushes the new one, which here replaces it in place.
             let mut k = 0;
+            let top = sk.stack[0];
+            let replaced = own
+                && sk.len > 0
+                && top.1 <= max_seen + 1
+                && recent.0 <= top.0
+                && recent.1 >= top.1;
+            if replaced {
+                sk.stack[0] = recent;
+                k = 1;
+            }
             while (out.n_sack as usize) < MAX_SACK_BLOCKS && k < sk.len {
                 let (l, r) = sk.stack[k];
                 if r > max_seen + 1 {
@@ -283,7 +295,7 @@ impl Receiver {
                 out.push((l, r));
                 k += 1;
             }
-            if own {
+            if own && !replaced {
                 sk.push(recent);
             }
         }
