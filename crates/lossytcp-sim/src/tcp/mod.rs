@@ -55,6 +55,7 @@
 pub mod cc;
 pub mod config;
 pub mod fine_clock;
+pub mod linux_clock;
 pub mod loss_class;
 pub mod options;
 pub mod pair;

@@ -323,6 +323,15 @@ impl SendLog {
 
     /// Segment `seq` is delivered now (by the cumulative ACK, or `by_sack`); counts it once.
     pub fn on_delivered(&mut self, seq: u64, now: Time, by_sack: bool) -> bool {
+        self.deliver(seq, now, by_sack)
+    }
+
+    /// [`SendLog::on_delivered`], always in line: `on_sack_news` has its own copy for SACKs,
+    /// so that the sender's out-of-line one, called for cumulative ACKs only, is compiled
+    /// for `by_sack` false (measured: an instruction more per cumulatively acknowledged
+    /// segment otherwise, 2 per packet for BBR on a path without losses).
+    #[inline(always)]
+    fn deliver(&mut self, seq: u64, now: Time, by_sack: bool) -> bool {
         let i = (seq & self.mask) as usize;
         let s = &mut self.slots[i];
         if s.seq != seq {
@@ -415,10 +424,23 @@ impl SendLog {
     /// never in it). Returns the segments newly delivered.
     #[inline(never)]
     pub fn on_sack_news(&mut self, news: &[(u64, u64)], lo: u64, now: Time) -> u64 {
+        // The usual news of an ACK behind a hole: the one segment that just arrived above it
+        // (without the general walk's frame, which costs more than the delivery itself).
+        if let [(a, b)] = *news {
+            if a >= lo && b == a + 1 {
+                return u64::from(self.deliver(a, now, true));
+            }
+        }
+        self.on_sack_news_walk(news, lo, now)
+    }
+
+    /// [`SendLog::on_sack_news`] of any news.
+    #[inline(never)]
+    fn on_sack_news_walk(&mut self, news: &[(u64, u64)], lo: u64, now: Time) -> u64 {
         let mut newly = 0;
         for &(a, b) in news {
             for q in a.max(lo)..b {
-                newly += u64::from(self.on_delivered(q, now, true));
+                newly += u64::from(self.deliver(q, now, true));
             }
         }
         newly
@@ -585,6 +607,52 @@ mod tests {
         assert!(log
             .take_sample(Some(Dur::from_secs(0.05)), ms(40))
             .is_none());
+    }
+
+    #[test]
+    fn sack_news_deliver_as_the_segments_one_by_one() {
+        // One log takes each ACK's news through on_sack_news (one-segment news by its short
+        // path, the rest by the walk), the other segment by segment: the same counts, the
+        // same accounting, the same sample, news below the cumulative ACK clipped.
+        let (mut a, mut b) = (SendLog::new(64, true), SendLog::new(64, true));
+        let mut x: u64 = 777;
+        let mut rnd = |n: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        let (mut una, mut max) = (0u64, 0u64);
+        for step in 0..2000u64 {
+            let now = ms(step);
+            while max < una + 60 {
+                a.on_send(max, now, false, max - una);
+                b.on_send(max, now, false, max - una);
+                max += 1;
+            }
+            let ack = if rnd(4) == 0 { una + rnd(8) } else { una };
+            let mut news = Vec::new();
+            for _ in 0..rnd(3) {
+                let s = una + rnd(60);
+                let len = if rnd(2) == 0 { 1 } else { 1 + rnd(5) };
+                news.push((s, (s + len).min(max)));
+            }
+            let (mut na, mut nb) = (0, 0);
+            for q in una..ack {
+                na += u64::from(a.on_delivered(q, now, false));
+                nb += u64::from(b.on_delivered(q, now, false));
+            }
+            na += a.on_sack_news(&news, ack, now);
+            for &(s, e) in &news {
+                for q in s.max(ack)..e {
+                    nb += u64::from(b.on_delivered(q, now, true));
+                }
+            }
+            assert_eq!(na, nb, "step {step}");
+            assert_eq!(a.accounting(), b.accounting(), "step {step}");
+            assert_eq!(a.take_sample(None, now), b.take_sample(None, now));
+            una = ack;
+        }
     }
 
     #[test]

@@ -244,6 +244,8 @@ pub struct Bbr {
     ack_epoch_acked: u64,
     extra_acked: [u64; 2],
     extra_acked_win_rtts: u32,
+    /// Which of `extra_acked` is the current half (0 or 1, a mask for the index: no bounds
+    /// check on every ACK).
     extra_acked_win_idx: usize,
 }
 
@@ -656,8 +658,13 @@ impl Bbr {
             self.round_start = true;
             self.packet_conservation = false;
         }
-        // (It returns at once unless it uses or samples a long-term rate, or this ACK lost.)
-        if self.lt_busy || (ctx.losses > 0 && self.p.lt_bw) {
+        // It changes nothing unless this ACK lost, or it uses or samples a long-term rate
+        // and a round starts or the sample is application-limited: within a round a
+        // sampling interval's count stays at most 16 (it is reset as it passes), and without
+        // a loss the interval does not end.
+        if (ctx.losses > 0 && self.p.lt_bw)
+            || (self.lt_busy && (self.round_start || rs.is_app_limited))
+        {
             self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
         }
         // An application-limited sample counts only if it raises the estimate.
@@ -677,8 +684,8 @@ impl Bbr {
             self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
             if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
                 self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx = 1 - self.extra_acked_win_idx;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked[self.extra_acked_win_idx & 1] = 0;
             }
         }
         let epoch = self.delivered_mstamp.since(self.ack_epoch_mstamp);
@@ -700,7 +707,7 @@ impl Bbr {
         } else {
             extra.min(to_u64(cwnd))
         };
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
+        let slot = &mut self.extra_acked[self.extra_acked_win_idx & 1];
         *slot = (*slot).max(extra);
     }
 
@@ -856,13 +863,13 @@ impl Bbr {
         }
         // An ACK releases at most twice what it delivered: first take off what it found lost.
         if ctx.losses > 0 {
-            cwnd = (cwnd - ctx.losses as f64).max(1.0);
+            cwnd = (cwnd - to_f64(ctx.losses)).max(1.0);
         }
         if state == CaState::Recovery && self.prev_ca_state != CaState::Recovery {
             // The first round of recovery: conserve packets, from the flight now.
             self.packet_conservation = true;
             self.next_rtt_delivered = w.delivered();
-            cwnd = (w.in_flight() + acked) as f64;
+            cwnd = to_f64(w.in_flight() + acked);
         } else if self.prev_ca_state >= CaState::Recovery && state < CaState::Recovery {
             // Recovery is over: the window saved before it.
             cwnd = cwnd.max(self.prior_cwnd);
@@ -870,7 +877,7 @@ impl Bbr {
         }
         self.prev_ca_state = state;
         if self.packet_conservation {
-            return (cwnd.max((w.in_flight() + acked) as f64), true);
+            return (cwnd.max(to_f64(w.in_flight() + acked)), true);
         }
         (cwnd, false)
     }

@@ -13,11 +13,12 @@
 //!   Linux, not while the application or the receiver's window, not cwnd, limits the flight
 //!   (§5.8).
 //! * `linux`: Linux's `net/ipv4/tcp_cubic.c` (`bictcp_update()`, `tcp_cong_avoid_ai()`), whose
-//!   arithmetic differs: time in 1 ms jiffies (HZ = 1000) and the cubic in units of 2^-10 s;
-//!   C from `bic_scale` = round(C x 1024 / 10) (41: C = 0.4004) and β from round(β x 1024)
-//!   (717); the RTT added to t is the minimum RTT (`delay_min`), not the smoothed one; an
-//!   integer window grown by one segment per `cnt` delivered (`cnt` recomputed at most once
-//!   per jiffy, or every 31 ms while cwnd is unchanged); at most 5% per RTT while W_max is
+//!   arithmetic differs: time in jiffies (`tcp::linux_clock`: HZ 250, 4 ms, the reference
+//!   kernel's) and the cubic in units of 2^-10 s; C from `bic_scale` = round(C x 1024 / 10)
+//!   (41: C = 0.4004) and β from round(β x 1024) (717); the RTT added to t is the minimum RTT
+//!   (`delay_min`), not the smoothed one; an integer window grown by one segment per `cnt`
+//!   delivered (`cnt` recomputed at most once per jiffy, and while cwnd is unchanged only
+//!   once more than HZ / 32 jiffies have passed, 32 ms); at most 5% per RTT while W_max is
 //!   unknown (`cnt` <= 20, after start-up and after a timeout, which forgets W_max); the
 //!   Reno-friendly estimate `tcp_friendliness` grows one segment per cwnd x 15/8 delivered
 //!   (α = 0.533) and has no switch to α = 1; ssthresh = cwnd x 717/1024 (the RFC's: the
@@ -32,6 +33,7 @@
 //! to the window in between (PRR in Linux) is the recovery plugin's.
 
 use super::{CaEvent, Growth, LinuxReno, LinuxSlowStart};
+use crate::tcp::linux_clock::{jiffies, usecs_to_jiffies, HZ};
 use crate::tcp::params::Param;
 use crate::tcp::view::{Conn, SenderView, Window};
 use crate::tcp::{AckCtx, CaState, CongestionKind, Cut};
@@ -208,13 +210,6 @@ pub struct Cubic {
     found: bool,
     round_start: Time,
     last_ack: Time,
-}
-
-/// Linux's HZ: one jiffy is 1 ms.
-const HZ: u64 = 1000;
-
-fn jiffies(t: Time) -> u64 {
-    t.0 / 1_000_000
 }
 
 impl Cubic {
@@ -419,7 +414,7 @@ impl Cubic {
             };
             // t = now - epoch_start + delay_min, in 2^-10 s.
             // usecs_to_jiffies() of the microseconds Linux keeps.
-            let delay_j = self.delay_min.map_or(0, |d| (d.0 / 1000).div_ceil(1000));
+            let delay_j = self.delay_min.map_or(0, usecs_to_jiffies);
             let t = ((now_j.saturating_sub(epoch_start) + delay_j) << 10) / HZ;
             let offs = t.abs_diff(self.k_units);
             // delta = C x offs^3 in segments: (bic_scale x 10 x offs^3) >> 40.
@@ -752,8 +747,12 @@ impl Growth for Cubic {
                 if let Some(e) = &mut self.epoch {
                     e.t_epoch += idle;
                 }
+                // Linux counts the idle time in jiffies, from lsndtime to now, and never
+                // moves the start past now.
                 if let Some(e) = &mut self.epoch_start {
-                    *e += idle.0 / 1_000_000;
+                    let now = w.now();
+                    let now_j = jiffies(now);
+                    *e = (*e + (now_j - jiffies(Time(now.0 - idle.0)))).min(now_j);
                 }
             }
             CaEvent::Undo => {
@@ -956,11 +955,30 @@ mod tests {
         g.on_ack(&mut Window::new(&mut s), &ack(2.0));
         // K = cbrt(2^40 / 410 x 30) = cbrt(80452070310) = 4316 units of 2^-10 s (4.215 s).
         assert_eq!(g.k_units, 4316);
-        // t = (0 + 100 jiffies) x 1024 / 1000 = 102; offs = 4214; delta = 410 x 4214^3 >> 40
+        // t = (0 + 25 jiffies of 4 ms) x 1024 / 250 = 102; offs = 4214; delta = 410 x 4214^3 >> 40
         // = 27 segments; target = 100 - 27 = 73; cnt = 70 / 3 = 23.
         assert_eq!(g.cnt, 23);
         // Reno-friendly tcp_cwnd: one per 70 x 15 / 8 = 131 delivered.
         assert_eq!(g.tcp_cwnd, 70);
+    }
+
+    #[test]
+    fn linux_rules_shift_the_epoch_by_the_idle_jiffies_of_the_4_ms_clock() {
+        // cubictcp_cwnd_event(CA_EVENT_TX_START): epoch_start += jiffies(now) -
+        // jiffies(lsndtime), never past now. Last send at 10.003 s (jiffy 2500), the next at
+        // 10.105 s (jiffy 2526): 102 ms idle count 26 jiffies, 104 ms.
+        let mut g = Cubic::new(params(CubicRules::Linux));
+        let mut s = state(70.0);
+        s.now = Time::from_secs(10.105);
+        let idle = Dur::from_secs(0.102);
+        g.epoch_start = Some(2000);
+        g.on_event(&mut Window::new(&mut s), CaEvent::TxStart { idle });
+        assert_eq!(g.epoch_start, Some(2026));
+        // An epoch that began after the last send (on an ACK at 10.100 s, jiffy 2525) stops
+        // at now: 2525 + 26 would pass jiffy 2526.
+        g.epoch_start = Some(2525);
+        g.on_event(&mut Window::new(&mut s), CaEvent::TxStart { idle });
+        assert_eq!(g.epoch_start, Some(2526));
     }
 
     #[test]

@@ -37,6 +37,27 @@ pub struct Sack {
     /// RFC 6937's rate reduction in recovery (see [`Sack::with_prr`]).
     prr_on: bool,
     prr: Prr,
+    /// What the last NextSeg in recovery knew when it sent new data (see
+    /// [`Sack::after_new_data`]).
+    new_data: Option<NewDataMemo>,
+}
+
+/// What a segment of new data adds to SetPipe: one, but nothing with DupThresh 0, where
+/// (a) counts no original (see [`Sack::pipe_with`]).
+fn new_in_pipe(s: &SenderState) -> u64 {
+    u64::from(s.dupthresh > 0)
+}
+
+/// NextSeg's state after it sent new data (rule 2): the scoreboard's generation, snd_una
+/// (together they stand for the runs), snd_max and HighRxt then, and the pipe with that
+/// segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct NewDataMemo {
+    generation: u64,
+    snd_una: u64,
+    snd_max: u64,
+    high_rxt: Option<u64>,
+    pipe: u64,
 }
 
 /// RFC 6937 PRR's state, Linux's `tcp_sock` fields of the same names.
@@ -345,6 +366,7 @@ impl Recovery for Sack {
         s.note_loss(LossKind::FastRetransmit);
         s.in_recovery = true;
         self.recovery_point = s.snd_max;
+        self.new_data = None;
         // (4.3): retransmit the first segment presumed dropped, outside the pipe check.
         s.retransmit_now.push(s.snd_una);
         self.high_rxt = Some(s.snd_una);
@@ -381,6 +403,7 @@ impl Recovery for Sack {
     fn after_timeout(&mut self, s: &mut SenderState) {
         s.in_recovery = false;
         self.high_rxt = None;
+        self.new_data = None;
         self.forget_retransmissions();
     }
 
@@ -442,6 +465,7 @@ impl Sack {
             // §5.1 exit: recovery ends once RecoveryPoint is acknowledged.
             s.in_recovery = false;
             self.high_rxt = None;
+            self.new_data = None;
             self.forget_retransmissions();
             if self.prr_on {
                 // RFC 6937 §3 / tcp_end_cwnd_reduction(): the reduction ends at ssthresh.
@@ -468,6 +492,9 @@ impl Sack {
             }
             return Some(q);
         }
+        if let Some(q) = self.after_new_data(s) {
+            return q;
+        }
         let lost_limit = self.lost_limit(s);
         // floor(cwnd) <= pipe, compared as f64 (pipe + 1 is exact there, and an i64 converts
         // in one instruction): neither f64::floor's libm call on baseline x86-64 nor the
@@ -478,12 +505,61 @@ impl Sack {
         if window_full {
             return None;
         }
+        let high = s.snd_max;
         let q = self.next_in_recovery(s, lost_limit);
         // (Counted with PRR only: a sender without it keeps NextSeg's code as it was.)
         if self.prr_on && q.is_some() {
             self.prr.out += 1;
         }
+        self.new_data = (q == Some(high)).then_some(NewDataMemo {
+            generation: self.board.generation(),
+            snd_una: s.snd_una,
+            snd_max: s.snd_max,
+            high_rxt: self.high_rxt,
+            pipe: pipe + new_in_pipe(s),
+        });
         q
+    }
+
+    /// NextSeg in recovery right after one that sent new data, when nothing has changed
+    /// since but that send (the same scoreboard, snd_una and HighRxt, no retransmission
+    /// found lost): rule 1 still finds no segment, and the pipe is the last one plus the
+    /// segment sent. A paced sender asks twice per wake-up (the burst's segment, then the
+    /// one pacing holds back) with no ACK between, which the full path would answer by
+    /// walking the runs again. None: not that case (the full path decides).
+    #[inline(always)]
+    fn after_new_data(&mut self, s: &mut SenderState) -> Option<Option<u64>> {
+        let m = self.new_data?;
+        let same = m.generation == self.board.generation()
+            && m.snd_una == s.snd_una
+            && m.snd_max == s.snd_max
+            && m.high_rxt == self.high_rxt
+            && self.lost_again.is_empty();
+        if !same {
+            return None;
+        }
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(m.pipe, self.pipe_with(s, self.lost_limit(s)));
+        #[allow(clippy::neg_cmp_op_on_partial_ord)] // NaN included, as the full path
+        if !(s.cwnd >= (m.pipe + 1) as i64 as f64) {
+            return Some(None);
+        }
+        // Rule 2, as `next_in_recovery`; where it fails rule 3 may apply: the full path.
+        if !(s.snd_max < s.limit && s.snd_max < s.snd_una + u64::from(s.max_window)) {
+            return None;
+        }
+        let q = s.snd_max;
+        s.snd_max += 1;
+        s.snd_nxt = s.snd_max;
+        if self.prr_on {
+            self.prr.out += 1;
+        }
+        self.new_data = Some(NewDataMemo {
+            snd_max: s.snd_max,
+            pipe: m.pipe + new_in_pipe(s),
+            ..m
+        });
+        Some(Some(q))
     }
 
     /// RFC 6675 NextSeg with the window open, in recovery.

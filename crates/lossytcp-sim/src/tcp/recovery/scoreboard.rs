@@ -84,11 +84,18 @@ pub struct SackedRuns {
     base: u64,
     /// One past the highest SACKed segment (kept when `align` forgets it).
     high_sacked: u64,
+    /// Counts the calls of `mark_reporting`: an answer kept with it and with snd_una holds
+    /// while both stand (`align` changes the runs only when snd_una moves past `base`).
+    generation: u64,
 }
 
 impl SackedRuns {
     pub fn base(&self) -> u64 {
         self.base
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     pub fn high_sacked(&self) -> u64 {
@@ -133,6 +140,7 @@ impl SackedRuns {
         mut new: impl FnMut(u64, u64),
     ) {
         self.align(s.snd_una);
+        self.generation += 1;
         for &(start, end) in blocks {
             let start = start.max(s.snd_una);
             let end = end.min(s.snd_max);
@@ -194,7 +202,12 @@ impl SackedRuns {
         if seq < self.base {
             return seq;
         }
-        self.run_of(seq).map_or(seq, |r| r.1)
+        // NextSeg asks from above HighRxt, in recovery mostly in or above the top run: no
+        // search there.
+        match self.runs.last() {
+            Some(&(s, e)) if seq >= s => seq.max(e),
+            _ => self.run_of(seq).map_or(seq, |r| r.1),
+        }
     }
 
     /// SACKed segments in `[from, to)` (`from` at or above `base`).
