@@ -22,7 +22,7 @@ pub enum Kind {
         /// SACK blocks `[start, end)` as offsets from `ack` (blocks lie within a window of
         /// it: above it, or below for a DSACK block, two's complement): a packet of 56 bytes
         /// instead of 80, copied on every hop.
-        sack: [(u32, u32); MAX_SACK_BLOCKS],
+        sack: [SackOffsets; MAX_SACK_BLOCKS],
         n_sack: u8,
         /// RFC 7323's TSecr: the TSval the receiver echoes (TS.Recent).
         tsecr: u32,
@@ -82,19 +82,15 @@ fn off(ack: u64, offset: u32) -> u64 {
     ack.wrapping_add(i64::from(offset as i32) as u64)
 }
 
-/// The SACK blocks of `ack` as carried in a packet (offsets from it).
-pub fn encode_sack(
-    ack: u64,
-    blocks: &[(u64, u64); MAX_SACK_BLOCKS],
-    n: u8,
-) -> [(u32, u32); MAX_SACK_BLOCKS] {
-    let mut out = [(0, 0); MAX_SACK_BLOCKS];
-    for (o, &(a, b)) in out.iter_mut().zip(blocks).take(usize::from(n)) {
-        let reach = |x: u64| i32::try_from(x.wrapping_sub(ack) as i64).is_ok();
-        debug_assert!(reach(a) && reach(b), "a SACK block beyond reach");
-        *o = (a.wrapping_sub(ack) as u32, b.wrapping_sub(ack) as u32);
-    }
-    out
+/// A SACK block `[start, end)` as a packet carries it: offsets from its ACK.
+pub type SackOffsets = (u32, u32);
+
+/// Block `b` of an ACK of `ack` as carried in the packet.
+#[inline(always)]
+pub fn sack_offsets(ack: u64, (a, b): (u64, u64)) -> SackOffsets {
+    let reach = |x: u64| i32::try_from(x.wrapping_sub(ack) as i64).is_ok();
+    debug_assert!(reach(a) && reach(b), "a SACK block beyond reach");
+    (a.wrapping_sub(ack) as u32, b.wrapping_sub(ack) as u32)
 }
 
 /// Decoded SACK blocks; derefs to the slice a sender takes.

@@ -445,13 +445,13 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
         let p = Packet {
             flow: fid as FlowId,
             conn: f.conn,
-            size_bytes: f.ack_size + f.sack_block_bytes * u32::from(a.n_sack),
+            size_bytes: f.ack_size + f.sack_block_bytes * a.n_sack,
             hop: 0,
             route: f.ack_route,
             kind: Kind::Ack {
                 ack: a.ack,
-                sack: crate::packet::encode_sack(a.ack, &a.sack, a.n_sack),
-                n_sack: a.n_sack,
+                sack: a.sack,
+                n_sack: a.n_sack as u8,
                 tsecr: a.tsecr,
             },
         };
