@@ -616,27 +616,38 @@ mod tests {
             .is_none());
     }
 
+    /// A small deterministic generator for the randomised tests: `rnd(n)` in 0..n.
+    fn lcg(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut x = seed;
+        move |n| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        }
+    }
+
+    /// Sends new segments on every log until 60 are out above `una`.
+    fn fill_window(logs: &mut [&mut SendLog], una: u64, max: &mut u64, now: Time) {
+        while *max < una + 60 {
+            for log in logs.iter_mut() {
+                log.on_send(*max, now, false, *max - una);
+            }
+            *max += 1;
+        }
+    }
+
     #[test]
     fn sack_news_deliver_as_the_segments_one_by_one() {
         // One log takes each ACK's news through on_sack_news (one-segment news by its short
         // path, the rest by the walk), the other segment by segment: the same counts, the
         // same accounting, the same sample, news below the cumulative ACK clipped.
         let (mut a, mut b) = (SendLog::new(64, true), SendLog::new(64, true));
-        let mut x: u64 = 777;
-        let mut rnd = |n: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut rnd = lcg(777);
         let (mut una, mut max) = (0u64, 0u64);
         for step in 0..2000u64 {
             let now = ms(step);
-            while max < una + 60 {
-                a.on_send(max, now, false, max - una);
-                b.on_send(max, now, false, max - una);
-                max += 1;
-            }
+            fill_window(&mut [&mut a, &mut b], una, &mut max, now);
             let ack = if rnd(4) == 0 { una + rnd(8) } else { una };
             let mut news = Vec::new();
             for _ in 0..rnd(3) {
@@ -668,21 +679,11 @@ mod tests {
         // every block, the other through on_sack_blocks. Blocks grow, repeat, reorder and
         // fall below the cumulative ACK; both must agree on every count and sample.
         let (mut a, mut b) = (SendLog::new(64, true), SendLog::new(64, true));
-        let mut x: u64 = 12345;
-        let mut rnd = |n: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut rnd = lcg(12345);
         let (mut una, mut max) = (0u64, 0u64);
         for step in 0..2000u64 {
             let now = ms(step);
-            while max < una + 60 {
-                a.on_send(max, now, false, max - una);
-                b.on_send(max, now, false, max - una);
-                max += 1;
-            }
+            fill_window(&mut [&mut a, &mut b], una, &mut max, now);
             let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
             for blk in blocks.iter_mut().take(rnd(4) as usize) {
                 let s = una + rnd(60);
