@@ -66,14 +66,13 @@ LINUX_JUDGED = (*JUDGED, "undos", "undos_frto", "tlps", "tlp_recoveries",
 
 def _differences_by_construction() -> list[str]:
     return [
-        "by construction the kernel detects losses by time (RACK) where the engine counts "
-        "duplicate ACKs (a tail probe's SACK alone starts no recovery in the engine); "
-        "recovers with PRR; "
-        "undoes a recovery on the first timestamp showing a delayed original "
-        "(tcp_try_undo_partial) and raises its reordering degree, where the engine's DSACK "
-        "undo waits for every retransmission; paces (TSQ, BBR); acks quickly after "
-        "idle or reordering (quick-ack); tunes its receive window; see "
-        "lossytcp.emulate.linux and its README",
+        "by construction the kernel responds to reordering (it raises its reordering "
+        "degree and widens RACK's window on DSACKs, where the engine's RACK keeps min_rtt/4) "
+        "and undoes a recovery on the first timestamp showing a delayed original "
+        "(tcp_try_undo_partial), where the engine's DSACK undo waits for every "
+        "retransmission; limits its queue per socket (TSQ); acks quickly after idle or "
+        "reordering (quick-ack); tunes its receive window; see lossytcp.emulate.linux and "
+        "its README",
     ]
 
 
