@@ -322,10 +322,7 @@ impl Rack {
             return None;
         }
         let wait = self.detect(c);
-        (wait > 0).then(|| {
-            let us = Dur((wait + TIMEOUT_MIN_US) * 1_000);
-            Dur(linux_clock::usecs_to_jiffies(us) * linux_clock::JIFFY.0)
-        })
+        (wait > 0).then(|| linux_clock::round_up(Dur((wait + TIMEOUT_MIN_US) * 1_000)))
     }
 
     /// `tcp_rack_reo_timeout()`'s detection: the reordering timer fired.
