@@ -148,6 +148,18 @@ impl SackedRuns {
                 continue;
             }
             self.high_sacked = self.high_sacked.max(end);
+            // An ACK's newest block mostly starts in the top run (segments arriving in order
+            // above the highest hole): it touches no other run (those below end before the
+            // top run's start, not adjacent to it), so it grows the top run, no search.
+            if let Some(top) = self.runs.last_mut() {
+                if top.0 <= start && start <= top.1 {
+                    if end > top.1 {
+                        new(top.1, end);
+                        top.1 = end;
+                    }
+                    continue;
+                }
+            }
             // The runs touching [start, end) (overlapping or adjacent) merge with it.
             let first = self.runs.partition_point(|r| r.1 < start);
             // Most blocks repeat what earlier ACKs reported.
