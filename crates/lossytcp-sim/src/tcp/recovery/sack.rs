@@ -30,6 +30,9 @@ pub struct Sack {
     /// This recovery's retransmissions in flight, in the order sent, each with snd_max when
     /// it left (Linux's `ack_seq`): a SACKed segment at or above it was sent after it.
     rexmits: VecDeque<(u64, u64)>,
+    /// The first of them's mark (u64::MAX with none; 0 until the first ACK with blocks):
+    /// the blocks of an ACK that SACK nothing at or above it find no retransmission lost.
+    rexmits_mark: u64,
     /// Retransmissions found lost, to send again first (out of the pipe meanwhile).
     lost_again: Vec<u64>,
     /// The same, not yet reported to the sender's accounting (`Recovery::take_relost`).
@@ -178,11 +181,13 @@ impl Sack {
     fn retransmitted(&mut self, q: u64, s: &SenderState) {
         if self.detect_lost_retransmissions {
             self.rexmits.push_back((q, s.snd_max));
+            self.rexmits_mark = self.rexmits_mark.min(s.snd_max);
         }
     }
 
     fn forget_retransmissions(&mut self) {
         self.rexmits.clear();
+        self.rexmits_mark = u64::MAX;
         self.lost_again.clear();
     }
 
@@ -206,12 +211,12 @@ impl Sack {
             self.board.mark_reporting(s, blocks, new);
         }
         // In fast recovery, and after a timeout while its retransmissions are out (Linux's
-        // TCP_CA_Loss).
-        if !self.detect_lost_retransmissions || self.rexmits.is_empty() {
+        // TCP_CA_Loss). A retransmission whose later-sent segments are SACKed while it is
+        // not was lost.
+        let high = self.board.high_sacked();
+        if high <= self.rexmits_mark {
             return;
         }
-        // A retransmission whose later-sent segments are SACKed while it is not was lost.
-        let high = self.board.high_sacked();
         while let Some(&(q, mark)) = self.rexmits.front() {
             if mark >= high {
                 break;
@@ -223,6 +228,7 @@ impl Sack {
                 self.prr.relost_now = true;
             }
         }
+        self.rexmits_mark = self.rexmits.front().map_or(u64::MAX, |r| r.1);
     }
 
     /// After a timeout, a go-back-N retransmission found lost goes again, within the window

@@ -160,6 +160,12 @@ impl SackedRuns {
                     continue;
                 }
             }
+            // Its older blocks repeat runs below, mostly the next one down.
+            if let Some(&(rs, re)) = self.runs.len().checked_sub(2).map(|i| &self.runs[i]) {
+                if rs <= start && end <= re {
+                    continue;
+                }
+            }
             // The runs touching [start, end) (overlapping or adjacent) merge with it.
             let first = self.runs.partition_point(|r| r.1 < start);
             // Most blocks repeat what earlier ACKs reported.
