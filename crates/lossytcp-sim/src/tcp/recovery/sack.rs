@@ -178,6 +178,13 @@ impl Sack {
         std::mem::take(&mut self.prr.sacked_now)
     }
 
+    /// HighRxt, and the board's mark one above it for SetPipe's count of the segments
+    /// retransmitted ([`Sack::pipe_with`]).
+    fn set_high_rxt(&mut self, h: Option<u64>) {
+        self.high_rxt = h;
+        self.board.set_mark(h.map_or(0, |h| h + 1));
+    }
+
     fn retransmitted(&mut self, q: u64, s: &SenderState) {
         if self.detect_lost_retransmissions {
             self.rexmits.push_back((q, s.snd_max));
@@ -258,7 +265,9 @@ impl Sack {
     /// The segments at or above `snd_una` for which §4 IsLost holds are those below this
     /// (the DupThresh-th highest SACKed segment), if any.
     fn lost_limit(&self, s: &SenderState) -> Option<u64> {
-        let limit = self.board.kth_highest(s.dupthresh, s.snd_una);
+        // (The board's limit counts from its base, which follows snd_una.)
+        let limit = self.board.lost_limit().filter(|&l| l >= s.snd_una);
+        debug_assert_eq!(limit, self.board.kth_highest(s.dupthresh, s.snd_una));
         if self.rack_upto > s.snd_una {
             return Some(limit.map_or(self.rack_upto, |l| l.max(self.rack_upto)));
         }
@@ -288,11 +297,13 @@ impl Sack {
             (_, None) => (max - una) - self.board.sacked_in(una, max),
         };
         // (b) not SACKed, retransmitted in this recovery (at or below HighRxt) and not found
-        // lost since: near snd_una, counted from the lowest run up.
+        // lost since: the board counts the SACKed segments below HighRxt + 1, its mark (none
+        // lies at or above snd_max), from its base, which every caller aligned to snd_una.
         if let Some(h) = self.high_rxt {
             let to = (h + 1).min(max);
             if to > una {
-                pipe += (to - una) - self.board.sacked_in_from_below(una, to);
+                debug_assert_eq!(self.board.base(), una);
+                pipe += (to - una) - self.board.sacked_below_mark();
                 for (i, &q) in self.lost_again.iter().enumerate() {
                     if q >= una
                         && q < to
@@ -412,7 +423,7 @@ impl Recovery for Sack {
         self.new_data = None;
         // (4.3): retransmit the first segment presumed dropped, outside the pipe check.
         s.retransmit_now.push(s.snd_una);
-        self.high_rxt = Some(s.snd_una);
+        self.set_high_rxt(Some(s.snd_una));
         self.forget_retransmissions();
         self.retransmitted(s.snd_una, s);
     }
@@ -436,8 +447,14 @@ impl Recovery for Sack {
     /// DupThresh-th highest SACKed segment.
     fn lost_below(&self, s: &SenderState) -> u64 {
         // (rack_upto stays 0 without RACK: no test on a sampling sender's every ACK.)
+        debug_assert_eq!(
+            self.board.lost_limit().filter(|&l| l >= s.snd_una),
+            self.board
+                .kth_highest(s.dupthresh, s.snd_una.max(self.board.base()))
+        );
         self.board
-            .kth_highest(s.dupthresh, s.snd_una.max(self.board.base()))
+            .lost_limit()
+            .filter(|&l| l >= s.snd_una)
             .unwrap_or(0)
             .max(self.rack_upto)
     }
@@ -470,7 +487,7 @@ impl Recovery for Sack {
     }
     fn after_timeout(&mut self, s: &mut SenderState) {
         s.in_recovery = false;
-        self.high_rxt = None;
+        self.set_high_rxt(None);
         self.new_data = None;
         self.forget_retransmissions();
     }
@@ -532,7 +549,7 @@ impl Sack {
         if exited {
             // §5.1 exit: recovery ends once RecoveryPoint is acknowledged.
             s.in_recovery = false;
-            self.high_rxt = None;
+            self.set_high_rxt(None);
             self.new_data = None;
             self.forget_retransmissions();
             if self.prr_on {
@@ -649,7 +666,7 @@ impl Sack {
         // Rule 1: the lowest unSACKed segment above HighRxt that IsLost (below the
         // DupThresh-th highest SACKed segment, itself below HighSACKed).
         if first < high_sacked && lost_limit.is_some_and(|l| first < l) {
-            self.high_rxt = Some(first);
+            self.set_high_rxt(Some(first));
             self.retransmitted(first, s);
             return Some(first);
         }
@@ -662,7 +679,7 @@ impl Sack {
         }
         // Rule 3: any unSACKed segment above HighRxt below the highest SACKed one.
         if first < high_sacked {
-            self.high_rxt = Some(first);
+            self.set_high_rxt(Some(first));
             self.retransmitted(first, s);
             return Some(first);
         }
@@ -868,6 +885,17 @@ mod pipe_tests {
     use super::*;
     use crate::rng::{Rng, Stream};
 
+    /// `Recovery::lost_below` as defined: below the DupThresh-th highest SACKed segment at
+    /// or above snd_una (0 if fewer), or RACK's limit if higher.
+    fn lost_below_by_definition(r: &Sack, s: &SenderState) -> u64 {
+        let sacked: Vec<u64> = (s.snd_una..s.snd_max)
+            .filter(|&q| r.board.is_sacked(q))
+            .collect();
+        let k = s.dupthresh.max(1) as usize;
+        let limit = sacked.len().checked_sub(k).map_or(0, |i| sacked[i]);
+        limit.max(r.rack_upto)
+    }
+
     /// SetPipe counted over the runs (with NextSeg's lost limit) equals the definition
     /// segment by segment, through random SACK blocks, cumulative ACKs, retransmissions
     /// (found lost again, with Linux's detection) and new data.
@@ -914,6 +942,7 @@ mod pipe_tests {
                 r.take_relost(&mut found);
                 relost += found.len();
                 assert_eq!(r.pipe(&s), r.pipe_by_definition(&s));
+                assert_eq!(r.lost_below(&s), lost_below_by_definition(&r, &s));
                 checked_in_recovery += usize::from(r.high_rxt.is_some());
                 for _ in 0..rng.next_u64() % 4 {
                     if r.next_segment(&mut s).is_none() {

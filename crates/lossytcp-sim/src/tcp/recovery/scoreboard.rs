@@ -87,6 +87,15 @@ pub struct SackedRuns {
     /// Counts the calls of `mark_reporting`: an answer kept with it and with snd_una holds
     /// while both stand (`align` changes the runs only when snd_una moves past `base`).
     generation: u64,
+    /// The DupThresh-th highest SACKed segment, if that many are SACKed (see
+    /// [`SackedRuns::lost_limit`]). Kept by the merge and `align`, the two that change the
+    /// runs, as Linux keeps its `lost_out` and `sacked_out`: RFC 6675's SetPipe and NextSeg,
+    /// and the sampling senders' loss marking, ask for it on every ACK and send.
+    lost_limit: Option<u64>,
+    /// A mark (HighRxt + 1 in a recovery, else 0) and the SACKed segments in `[base, mark)`
+    /// (see [`SackedRuns::sacked_below_mark`]), kept alike.
+    mark: u64,
+    sacked_below_mark: u64,
 }
 
 impl SackedRuns {
@@ -109,10 +118,17 @@ impl SackedRuns {
             return;
         }
         self.base = snd_una;
-        // Most ACKs: nothing SACKed, or the first hole not yet filled.
+        // Most ACKs: nothing SACKed (and so no lost limit, nothing below the mark), or the
+        // first hole not yet filled.
         match self.runs.first_mut() {
             None => {}
-            Some(r) if r.1 > snd_una => r.0 = r.0.max(snd_una),
+            Some(r) if r.1 > snd_una => {
+                if r.0 < snd_una {
+                    let forgotten = snd_una - r.0;
+                    r.0 = snd_una;
+                    self.forgot(forgotten, snd_una);
+                }
+            }
             Some(_) => self.forget_below(snd_una),
         }
     }
@@ -123,10 +139,37 @@ impl SackedRuns {
     fn forget_below(&mut self, snd_una: u64) {
         // The runs end in ascending order too: those wholly below snd_una lead.
         let below = self.runs.partition_point(|r| r.1 <= snd_una);
-        self.runs.drain(..below);
+        let mut forgotten: u64 = self.runs.drain(..below).map(|(s, e)| e - s).sum();
         if let Some(r) = self.runs.first_mut() {
-            r.0 = r.0.max(snd_una);
+            if r.0 < snd_una {
+                forgotten += snd_una - r.0;
+                r.0 = snd_una;
+            }
         }
+        self.forgot(forgotten, snd_una);
+    }
+
+    /// The counters after `align` forgot `forgotten` SACKed segments, all below the new
+    /// base `snd_una`. The DupThresh highest SACKed segments are all left if the lost limit
+    /// is at or above it, else fewer than DupThresh are left.
+    fn forgot(&mut self, forgotten: u64, snd_una: u64) {
+        if self.lost_limit.is_some_and(|l| l < snd_una) {
+            self.lost_limit = None;
+        }
+        if self.mark <= snd_una {
+            self.sacked_below_mark = 0;
+        } else {
+            self.sacked_below_mark -= forgotten;
+        }
+    }
+
+    /// The counters after the merge found `[a, b)` newly SACKed, which it reports to `new`.
+    #[inline(always)]
+    fn report(&mut self, a: u64, b: u64, new: &mut impl FnMut(u64, u64)) {
+        if a < self.mark {
+            self.sacked_below_mark += b.min(self.mark) - a;
+        }
+        new(a, b);
     }
 
     /// Marks the blocks (clipped to the outstanding data), calling `new(a, b)` for each
@@ -141,6 +184,7 @@ impl SackedRuns {
     ) {
         self.align(s.snd_una);
         self.generation += 1;
+        let mut grew = false;
         for &(start, end) in blocks {
             let start = start.max(s.snd_una);
             let end = end.min(s.snd_max);
@@ -151,11 +195,22 @@ impl SackedRuns {
             // An ACK's newest block mostly starts in the top run (segments arriving in order
             // above the highest hole): it touches no other run (those below end before the
             // top run's start, not adjacent to it), so it grows the top run, no search.
-            if let Some(top) = self.runs.last_mut() {
-                if top.0 <= start && start <= top.1 {
-                    if end > top.1 {
-                        new(top.1, end);
-                        top.1 = end;
+            if let Some(&(top_start, top_end)) = self.runs.last() {
+                if top_start <= start && start <= top_end {
+                    if end > top_end {
+                        let top = self.runs.len() - 1;
+                        self.runs[top].1 = end;
+                        // Nothing new below the mark: HighRxt lies below the highest
+                        // SACKed segment, the top run's end, or is snd_una, below it.
+                        debug_assert!(top_end >= self.mark);
+                        new(top_end, end);
+                        // The lost limit lies in the top run once it holds DupThresh.
+                        let k = u64::from(s.dupthresh.max(1));
+                        if end - top_start >= k {
+                            self.lost_limit = Some(end - k);
+                        } else {
+                            grew = true;
+                        }
                     }
                     continue;
                 }
@@ -183,7 +238,7 @@ impl SackedRuns {
             while last < self.runs.len() && self.runs[last].0 <= end {
                 let (rs, re) = self.runs[last];
                 if rs > q {
-                    new(q, rs);
+                    self.report(q, rs, &mut new);
                 }
                 q = q.max(re);
                 lo = lo.min(rs);
@@ -191,8 +246,9 @@ impl SackedRuns {
                 last += 1;
             }
             if q < end {
-                new(q, end);
+                self.report(q, end, &mut new);
             }
+            grew = true;
             if last == first {
                 self.runs.insert(first, (lo, hi));
             } else {
@@ -203,6 +259,33 @@ impl SackedRuns {
                 }
             }
         }
+        if grew {
+            self.lost_limit = self.kth_highest(s.dupthresh, self.base);
+        }
+    }
+
+    /// The DupThresh-th highest SACKed segment at or above `base`, if there are that many
+    /// (`kth_highest(s.dupthresh, base)`, DupThresh as the last merge had it): RFC 6675
+    /// IsLost holds exactly for the segments below it.
+    #[inline]
+    pub fn lost_limit(&self) -> Option<u64> {
+        self.lost_limit
+    }
+
+    /// Sets the mark of [`SackedRuns::sacked_below_mark`] (0 for none).
+    pub fn set_mark(&mut self, mark: u64) {
+        self.mark = mark;
+        self.sacked_below_mark = self.sacked_in_from_below(self.base, mark);
+    }
+
+    /// The SACKed segments in `[base, mark)`.
+    #[inline]
+    pub fn sacked_below_mark(&self) -> u64 {
+        debug_assert_eq!(
+            self.sacked_below_mark,
+            self.sacked_in_from_below(self.base, self.mark)
+        );
+        self.sacked_below_mark
     }
 
     /// The run holding `seq`, if any.
@@ -340,5 +423,65 @@ mod tests {
                 assert_eq!(runs.sacked_in_from_below(a, b), brute);
             }
         }
+    }
+
+    /// The counters the merge and `align` keep (the lost limit, the SACKed segments below
+    /// the mark) equal their definitions on the segment board, through random blocks,
+    /// cumulative ACKs with and without blocks, and marks moved as HighRxt moves (to
+    /// snd_una + 1 on entering a recovery, past an unSACKed segment below the highest SACKed
+    /// one on a retransmission, to 0 on leaving).
+    #[test]
+    fn counters_agree_with_the_segment_board() {
+        let mut marks_checked = 0;
+        for seed in 0..40 {
+            let mut rng = Rng::derive(seed, Stream::Flow, 1);
+            let k = (seed % 5) as u32;
+            let mut s = SenderState::new(1, 1000, k, u64::MAX);
+            let (mut board, mut runs) = (Scoreboard::default(), SackedRuns::default());
+            let mut mark = 0;
+            for _ in 0..400 {
+                s.snd_max += rng.next_u64() % 8;
+                if rng.uniform() < 0.3 {
+                    s.snd_una = (s.snd_una + rng.next_u64() % 6).min(s.snd_max);
+                }
+                let span = s.snd_max - s.snd_una + 4;
+                let mut blocks = Vec::new();
+                for _ in 0..(rng.next_u64() % 4) {
+                    let a = s.snd_una.saturating_sub(2) + rng.next_u64() % span;
+                    blocks.push((a, a + 1 + rng.next_u64() % 6));
+                }
+                board.align(s.snd_una);
+                board.mark(&s, &blocks);
+                if blocks.is_empty() {
+                    runs.align(s.snd_una);
+                } else {
+                    runs.mark_reporting(&s, &blocks, |_, _| {});
+                }
+                let una = s.snd_una;
+                let holes: Vec<u64> = (una..board.high_sacked())
+                    .filter(|&q| !board.is_sacked(q))
+                    .collect();
+                let u = rng.uniform();
+                if u < 0.05 {
+                    mark = 0;
+                    runs.set_mark(mark);
+                } else if u < 0.1 {
+                    mark = una + 1;
+                    runs.set_mark(mark);
+                } else if u < 0.3 && !holes.is_empty() {
+                    mark = holes[(rng.next_u64() % holes.len() as u64) as usize] + 1;
+                    runs.set_mark(mark);
+                }
+                let sacked_desc = (una..board.high_sacked())
+                    .rev()
+                    .filter(|&q| board.is_sacked(q));
+                let limit = sacked_desc.clone().nth(k.max(1) as usize - 1);
+                assert_eq!(runs.lost_limit(), limit, "k {k}");
+                let below = (una..mark).filter(|&q| board.is_sacked(q)).count() as u64;
+                assert_eq!(runs.sacked_below_mark(), below, "mark {mark}");
+                marks_checked += usize::from(below > 0);
+            }
+        }
+        assert!(marks_checked > 500, "{marks_checked}");
     }
 }
