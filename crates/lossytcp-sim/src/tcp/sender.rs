@@ -179,6 +179,11 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     /// which shares the retransmission timer as the probe's does), in front of the RTO
     /// deadline `rto_behind_probe`.
     reo_armed: bool,
+    /// `SenderConfig::partial_undo`, with RACK.
+    partial_undo: bool,
+    /// The fast recovery's point (Linux's `high_seq`) while its partial undo is possible
+    /// (`undo_marker` set: cleared by any undo and by the recovery's end).
+    partial_high: Option<u64>,
 }
 
 impl Sender {
@@ -275,8 +280,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             dsack_tlp: false,
             tlp_high_before: 0,
             tlps: (0, 0),
-            rack: (cfg.rack && recovery_wants_sack).then(|| Box::new(Rack::new())),
+            rack: (cfg.rack && recovery_wants_sack)
+                .then(|| Box::new(Rack::with_response(cfg.reordering, cfg.dupthresh))),
             reo_armed: false,
+            partial_undo: cfg.partial_undo && cfg.rack && recovery_wants_sack,
+            partial_high: None,
         }
     }
 
@@ -297,7 +305,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// Whether the sender reads the ACKs' timestamp echo (only Eifel detection does; the
     /// `timestamps` RTT option times segments from the send log).
     pub fn reads_timestamp_echo(&self) -> bool {
-        self.eifel
+        self.eifel || self.partial_undo
     }
     /// When the pacing timer must call [`Sender::on_pacing_timer`], if data waits for it.
     pub fn pacing_deadline(&self) -> Option<Time> {
@@ -334,6 +342,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// timeout (Linux's TCPLostRetransmit); zeros without `rack`.
     pub fn rack_counts(&self) -> (u64, u64) {
         self.rack.as_ref().map_or((0, 0), |r| r.counts())
+    }
+    /// Reordering events (Linux's TCPSACKReorder + TCPTSReorder), the highest reordering
+    /// degree and RACK's window steps at the end; zeros without `rack`.
+    pub fn reordering_counts(&self) -> (u64, u32, u32) {
+        self.rack.as_ref().map_or((0, 0, 0), |r| r.reordering_counts())
     }
 
     fn arm_timer(&mut self, now: Time) {
@@ -875,6 +888,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         // tcp_dsack_seen(): a one-segment DSACK ending at tlp_high_seq is the probe's.
         self.dsack_tlp = self.tlp.is_some_and(|t| t.high == end && end - start == 1);
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_dsack(start, end, self.dsack_tlp);
+        }
         if let Some(u) = &mut self.dsack_undo {
             if u.retrans > 0 && end > u.marker {
                 u.retrans = (u.retrans - (end - start) as i64).max(0);
@@ -911,7 +927,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         if self.rack.is_some() {
             let s = &self.state;
-            self.rack_on_ack(s.now, ack.min(s.snd_max).max(s.snd_una), rest);
+            self.rack_on_ack(s.now, ack.min(s.snd_max).max(s.snd_una), rest, tsecr);
         }
         if !self.dsack_on {
             return rest;
@@ -926,8 +942,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             match s.ca_state {
                 CaState::Loss if ack.min(s.snd_max) <= s.snd_una => return rest,
                 CaState::Loss => self.undo_timeout(),
-                CaState::Recovery | CaState::Open => self.undo_recovery(),
+                CaState::Recovery | CaState::Open => {
+                    self.undo_recovery();
+                    // tcp_try_undo_dsack(): RACK's widened window persists a recovery more.
+                    if let Some(r) = self.rack.as_deref_mut() {
+                        r.on_dsack_undo();
+                    }
+                }
             }
+            self.partial_high = None;
             self.undos.dsack += 1;
         }
         rest
@@ -1172,11 +1195,18 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             s.ca_state = CaState::Open;
             self.growth
                 .on_event(&mut Window::new(s), CaEvent::ExitRecovery);
+            if self.rack.is_some() {
+                self.rack_recovery_end();
+            }
         } else if s.ca_state == CaState::Loss && s.recover.is_none_or(|r| s.snd_una >= r) {
             s.ca_state = CaState::Open;
             self.growth
                 .on_event(&mut Window::new(s), CaEvent::LossRecovered);
+            if self.rack.is_some() {
+                self.rack_recovery_end();
+            }
         }
+        let s = &mut self.state;
         if verdict.grow && !self.growth.owns_window() {
             self.growth.on_ack(&mut Window::new(s), ctx);
         }
@@ -1234,6 +1264,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.arm_dsack();
             // tcp_enter_recovery() -> tcp_init_cwnd_reduction(): tlp_high_seq = 0.
             self.tlp = None;
+            if self.partial_undo {
+                self.arm_partial_undo();
+            }
             (Some(cut), v)
         } else {
             (None, None)
@@ -1321,8 +1354,12 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.recovery.after_timeout(s);
         if let Some(r) = self.rack.as_deref_mut() {
             r.sync(&self.log, s.snd_una, s.snd_max);
-            r.on_timeout();
+            r.on_timeout(s.ca_state == CaState::Open);
+            if let Some(d) = r.take_degree() {
+                s.dupthresh = d;
+            }
         }
+        self.partial_high = None;
         if self.log.sampling() {
             self.log.mark_all_lost(s.snd_una, s.snd_max);
             self.marked_upto = s.snd_max;
@@ -1546,7 +1583,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// estimators have not yet taken this ACK's sample.)
     #[cold]
     #[inline(never)]
-    fn rack_on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)]) {
+    fn rack_on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], tsecr: Option<u32>) {
         let c = self.rack_ctx(now);
         let Some(r) = self.rack.as_deref_mut() else {
             return;
@@ -1554,8 +1591,87 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let s = &self.state;
         r.sync(&self.log, s.snd_una, s.snd_max);
         r.on_ack(now, ack, sack, s.min_rtt);
-        r.reo_wait = r.mark_lost(&c);
+        // tcp_fastretrans_alert(): tcp_try_undo_partial() before tcp_identify_packet_loss().
+        let hold = self.partial_undo && self.try_undo_partial(ack, tsecr);
+        let Some(r) = self.rack.as_deref_mut() else {
+            return;
+        };
+        if let Some(d) = r.take_degree() {
+            self.state.dupthresh = d;
+        }
+        if !hold {
+            let c = RackCtx {
+                recovering: self.state.ca_state != CaState::Open,
+                ..c
+            };
+            r.reo_wait = r.mark_lost(&c);
+        }
         self.rack_verdicts();
+    }
+
+    /// A fast recovery starts: its partial undo is possible until it ends or is undone
+    /// (`tcp_init_undo()`), and its first retransmission will be the one the timestamp
+    /// echoes are compared with.
+    fn arm_partial_undo(&mut self) {
+        self.partial_high = Some(self.state.snd_max);
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.arm_retrans_stamp();
+        }
+    }
+
+    /// A recovery (fast, or after a timeout) ended without an undo.
+    #[cold]
+    fn rack_recovery_end(&mut self) {
+        self.partial_high = None;
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_recovery_end();
+        }
+    }
+
+    /// Linux's `tcp_try_undo_partial()`, on an ACK in fast recovery that advances snd_una to
+    /// `ack` short of the recovery point (one reaching it ends the recovery): if the ACK
+    /// echoes a timestamp older than the episode's first retransmission (or none was sent
+    /// yet: `tcp_packet_delayed()`), the hole was filled by a delayed original, which is
+    /// reordering; with retransmissions still in flight nothing more is marked lost on this
+    /// ACK (returns true), with none the recovery is undone: the window restored, the
+    /// segments marked lost unmarked (`tcp_undo_cwnd_reduction(sk, true)`) and RACK made to
+    /// judge them again.
+    #[cold]
+    #[inline(never)]
+    fn try_undo_partial(&mut self, ack: u64, tsecr: Option<u32>) -> bool {
+        let s = &self.state;
+        let Some(high) = self.partial_high else {
+            return false;
+        };
+        if s.ca_state != CaState::Recovery || ack <= s.snd_una || ack >= high {
+            return false;
+        }
+        let Some(r) = self.rack.as_deref_mut() else {
+            return false;
+        };
+        let delayed = match r.retrans_stamp() {
+            None => true,
+            Some(t) => tsecr.is_some_and(|e| crate::packet::ts_before(e, crate::packet::tsval(t))),
+        };
+        if !delayed {
+            return false;
+        }
+        r.delayed_fill(s.snd_una);
+        if r.retrans_out() > 0 {
+            return true;
+        }
+        r.undo_partial();
+        self.partial_high = None;
+        self.undos.partial += 1;
+        self.undo_recovery();
+        self.recovery.forget_rack_marks();
+        let s = &mut self.state;
+        if self.log.sampling() {
+            self.log.unmark_lost(s.snd_una, s.snd_max);
+            self.marked_upto = s.snd_una;
+            s.acct = self.log.accounting();
+        }
+        false
     }
 
     /// Hands RACK's verdicts to the recovery plugin; whether there were any.
@@ -1705,6 +1821,8 @@ mod tests {
             dsack: false,
             tlp: false,
             rack: false,
+            reordering: Default::default(),
+            partial_undo: false,
             segment_bytes: 1000,
             seed: 0,
         }

@@ -455,6 +455,12 @@ impl Recovery for Sack {
         }
     }
 
+    #[cold]
+    fn forget_rack_marks(&mut self) {
+        self.rack_upto = 0;
+        self.new_data = None;
+    }
+
     fn loss_proven(&self, s: &SenderState) -> bool {
         self.rack && self.rack_upto > s.snd_una
     }
