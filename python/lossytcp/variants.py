@@ -245,7 +245,7 @@ def _load_options(raw: list[Mapping[str, Any]]) -> dict[str, Option]:
                                "lossytcp.variants cannot check: add it to _REQUIREMENTS")
         out[o["name"]] = Option(name=o["name"], doc=o["doc"], kind=o["kind"],
                                 default=o["default"], refused=o["refused"],
-                                requires=o["requires"], needs=o["needs"], ns2=o["ns2"],
+                                requires=o["requires"], needs=o.get("needs"), ns2=o["ns2"],
                                 ns3=o["ns3"],
                                 linux=o["linux"], as_linux=o["as_linux"])
     return out

@@ -353,9 +353,15 @@ pub const REORDERING: SenderOption = SenderOption::switch("reordering", |t| Some
         "is Linux's reordering degree beside RACK; ns-2 2.35's agents (profile='ns2') have \
          none",
     )
-    .requires(Requirement::SackBlocks, "measures reordering from SACK blocks")
+    .requires(
+        Requirement::SackBlocks,
+        "measures reordering from SACK blocks",
+    )
     .needs(&RACK)
-    .linux("tp->reordering (net.ipv4.tcp_reordering = 3, tcp_max_reordering = 300)", Some(true));
+    .linux(
+        "tp->reordering (net.ipv4.tcp_reordering = 3, tcp_max_reordering = 300)",
+        Some(true),
+    );
 
 /// RACK's reordering window widened by DSACKs ([`super::rack::Reordering::dsack_window`]).
 pub const RACK_REO_WND: SenderOption =
@@ -376,9 +382,15 @@ pub const RACK_REO_WND: SenderOption =
             "is RFC 8985's reordering window as Linux widens it; ns-2 2.35's agents \
              (profile='ns2') have none",
         )
-        .requires(Requirement::SackBlocks, "widens RACK's window on DSACKs in SACK blocks")
+        .requires(
+            Requirement::SackBlocks,
+            "widens RACK's window on DSACKs in SACK blocks",
+        )
         .needs(&RACK)
-        .linux("tcp_rack_update_reo_wnd() (net.ipv4.tcp_recovery without 0x2)", Some(true));
+        .linux(
+            "tcp_rack_update_reo_wnd() (net.ipv4.tcp_recovery without 0x2)",
+            Some(true),
+        );
 
 /// Linux's `tcp_try_undo_partial()` (`Sender`'s `partial_undo`).
 pub const PARTIAL_UNDO: SenderOption =
@@ -398,9 +410,15 @@ pub const PARTIAL_UNDO: SenderOption =
             true,
             "is Linux's undo on timestamps; ns-2 2.35's agents (profile='ns2') have none",
         )
-        .requires(Requirement::SackBlocks, "reads RACK's record of SACKed retransmissions")
+        .requires(
+            Requirement::SackBlocks,
+            "reads RACK's record of SACKed retransmissions",
+        )
         .needs(&RACK)
-        .linux("tcp_try_undo_partial() (net.ipv4.tcp_timestamps = 1)", Some(true));
+        .linux(
+            "tcp_try_undo_partial() (net.ipv4.tcp_timestamps = 1)",
+            Some(true),
+        );
 
 /// Every sender-wide option, in the order users see them.
 pub static OPTIONS: &[SenderOption] = &[
@@ -528,6 +546,14 @@ mod tests {
         assert!(e.starts_with("f.dsack = true is RFC 2883's report"), "{e}");
         let rfc = config(serde_json::json!({ "partial_window_deflation": false }));
         assert!(check("f", Variant::NewReno, &rfc).is_err());
+        let alone = config(serde_json::json!({ "partial_undo": true }));
+        let e = check("f", Variant::Sack, &alone).unwrap_err();
+        assert_eq!(
+            e,
+            "f.partial_undo = true refines rack: it needs rack = true"
+        );
+        let with = config(serde_json::json!({ "partial_undo": true, "rack": true }));
+        assert_eq!(check("f", Variant::Sack, &with), Ok(()));
         let off = config(serde_json::json!({ "dsack": false, "profile": "ns2" }));
         assert_eq!(check("f", Variant::NewReno, &off), Ok(()));
     }

@@ -612,8 +612,7 @@ impl Rack {
         // tcp_enter_loss(): a timeout in the open state (Open or Disorder) with DupThresh
         // segments SACKed says the degree was overestimated: back to the configured one.
         let r = &mut self.resp;
-        if r.on.degree && open && self.sacked_out >= u64::from(r.initial) && r.degree > r.initial
-        {
+        if r.on.degree && open && self.sacked_out >= u64::from(r.initial) && r.degree > r.initial {
             r.degree = r.initial;
             r.degree_changed = true;
         }
@@ -669,8 +668,11 @@ mod tests {
 
     impl Flow {
         fn new() -> Self {
+            Self::with(Rack::new())
+        }
+        fn with(r: Rack) -> Self {
             Self {
-                r: Rack::new(),
+                r,
                 log: SendLog::new(64, false),
                 snd_max: 0,
             }
@@ -797,5 +799,135 @@ mod tests {
         r.on_ack(ms(60.0), 0, &[(0, 1)], Some(Dur(40_000_000)));
         assert_eq!(r.latest, None);
         assert!(!r.advanced);
+    }
+
+    fn response(degree: bool, dsack_window: bool) -> Flow {
+        Flow::with(Rack::with_response(
+            Reordering {
+                degree,
+                dsack_window,
+            },
+            3,
+        ))
+    }
+
+    #[test]
+    fn the_reordering_degree_is_the_distance_a_delivery_was_overtaken_by() {
+        // Segments 0-9 sent 1 ms apart. 5, 6, 7 SACKed: no reordering (nothing delivered
+        // below the highest SACKed segment yet). Then 1 is SACKed: never retransmitted,
+        // below 8 (one past the highest SACKed): the degree is 8 - 1 = 7 segments (more
+        // than the initial 3). Then the cumulative ACK of 8: 0, 2, 3, 4 delivered below
+        // 8, the lowest 0; nothing SACKed is left, so the highest SACKed point is snd_una,
+        // 8: the degree is 8 - 0 = 8. Two events (TCPSACKReorder).
+        let mut f = sent_1ms_apart(10);
+        let r = &mut f.r;
+        r.resp = response(true, false).r.resp;
+        let m = Some(Dur(40_000_000));
+        r.on_ack(ms(45.0), 0, &[(5, 8)], m);
+        assert_eq!((r.take_degree(), r.reordering_counts()), (None, (0, 3, 1)));
+        r.on_ack(ms(46.0), 0, &[(1, 2), (5, 8)], m);
+        assert_eq!(r.take_degree(), Some(7));
+        assert_eq!(r.take_degree(), None);
+        r.on_ack(ms(47.0), 8, &[], m);
+        assert_eq!(r.take_degree(), Some(8));
+        assert_eq!(r.reordering_counts(), (2, 8, 1));
+        // The degree is the dupthresh of RACK's zero window: 2 segments SACKed (8 and 9)
+        // are fewer than 8, so the window stays a quarter of the min RTT even had no
+        // reordering been seen: 38 ms / 4 (segment 7's RTT, sent at 7 ms, SACKed at 45).
+        r.reord_seen = false;
+        r.on_ack(ms(48.0), 8, &[(8, 10)], m);
+        assert_eq!(r.reo_wnd_us(&ctx(ms(48.0), false)), 9_500);
+        // A timeout with fewer than 3 SACKed keeps the degree; one in the open state with 3
+        // SACKed brings it back to 3 (tcp_enter_loss()); without the option nothing of this
+        // is kept.
+        r.on_timeout(true);
+        assert_eq!(r.take_degree(), None);
+        f.send(10, 10.0);
+        f.r.on_ack(ms(50.0), 8, &[(8, 11)], m);
+        f.r.on_timeout(false);
+        assert_eq!(f.r.take_degree(), None);
+        f.r.on_timeout(true);
+        assert_eq!(f.r.take_degree(), Some(3));
+        let mut off = sent_1ms_apart(10);
+        off.r.on_ack(ms(46.0), 0, &[(1, 2), (5, 8)], m);
+        assert_eq!(off.r.take_degree(), None);
+    }
+
+    #[test]
+    fn dsacks_widen_the_window_once_a_round_and_it_persists_16_recoveries() {
+        let m = Some(Dur(40_000_000));
+        let mut f = response(false, true);
+        for q in 0..10 {
+            f.send(q, q as f64);
+        }
+        // 3 SACKed, then 1 below it: reordering seen (two segments delivered).
+        f.r.on_ack(ms(45.0), 0, &[(3, 4)], m);
+        f.r.on_ack(ms(46.0), 0, &[(1, 2), (3, 4)], m);
+        assert!(f.r.reord_seen);
+        // A DSACK before any reordering would not count; this one does (and counts as a
+        // delivery: 3). Segment 10 leaves with delivered = 3.
+        f.r.on_dsack(0, 1, false);
+        f.send(10, 47.0);
+        f.send(11, 47.5);
+        // The ACK delivering 10 (prior_delivered 3, not below last_delivered 0): one step
+        // more, min_rtt/4 x 2 = 20 ms (SRTT 40 ms); last_delivered = 4.
+        f.r.on_ack(ms(88.0), 0, &[(1, 2), (3, 4), (10, 11)], m);
+        assert_eq!(f.r.reordering_counts().2, 2);
+        assert_eq!(f.r.reo_wnd_us(&ctx(ms(88.0), false)), 20_000);
+        // Another DSACK, but the ACK delivering 11 (sent with delivered = 3 < 4, within
+        // the round of the last step) drops it: still 2 steps.
+        f.r.on_dsack(0, 1, false);
+        f.r.on_ack(ms(89.0), 0, &[(1, 2), (3, 4), (10, 12)], m);
+        assert_eq!(f.r.reordering_counts().2, 2);
+        // The probe's DSACK (FLAG_DSACK_TLP) does not count either; a DSACK then a segment
+        // sent after the step: 3 steps, 30 ms, capped by an SRTT of 25 ms.
+        f.r.on_dsack(0, 1, true);
+        f.send(12, 90.0);
+        f.r.on_ack(ms(131.0), 0, &[(1, 2), (3, 4), (10, 13)], m);
+        assert_eq!(f.r.reordering_counts().2, 2);
+        f.r.on_dsack(0, 1, false);
+        f.send(13, 132.0);
+        f.r.on_ack(ms(173.0), 0, &[(1, 2), (3, 4), (10, 14)], m);
+        assert_eq!(f.r.reordering_counts().2, 3);
+        assert_eq!(f.r.reo_wnd_us(&ctx(ms(173.0), false)), 30_000);
+        let short = RackCtx {
+            srtt: Some(Dur(25_000_000)),
+            ..ctx(ms(173.0), false)
+        };
+        assert_eq!(f.r.reo_wnd_us(&short), 25_000);
+        // The width persists over 16 recoveries ended without an undo (a DSACK undo adds
+        // one back, but not past 16: none here); after them the next delivering ACK resets
+        // it to 1.
+        f.r.on_dsack_undo();
+        let mut t = 174.0;
+        for end in 1..=16 {
+            f.r.on_recovery_end();
+            f.send(14 + end, t);
+            t += 41.0;
+            f.r.on_ack(ms(t), 0, &[(1, 2), (3, 4), (10, 15 + end)], m);
+            let want = if end < 16 { 3 } else { 1 };
+            assert_eq!(f.r.reordering_counts().2, want, "after {end} recoveries");
+        }
+    }
+
+    #[test]
+    fn the_episode_s_first_retransmission_and_the_retransmissions_in_flight() {
+        // Armed at the recovery's start, the stamp is the first retransmission's send time
+        // (50 ms), not the second's; retransmissions in flight: both, then one once 0 is
+        // SACKed; the stamp is kept when armed again.
+        let mut f = sent_1ms_apart(5);
+        f.r.arm_retrans_stamp();
+        assert_eq!(f.r.retrans_stamp(), None);
+        f.send(0, 50.0);
+        f.send(1, 51.0);
+        assert_eq!(f.r.retrans_stamp(), Some(ms(50.0)));
+        assert_eq!(f.r.retrans_out(), 2);
+        f.r.on_ack(ms(60.0), 0, &[(0, 1)], Some(Dur(40_000_000)));
+        assert_eq!(f.r.retrans_out(), 1);
+        f.r.arm_retrans_stamp();
+        assert_eq!(f.r.retrans_stamp(), Some(ms(50.0)));
+        f.r.undo_partial();
+        assert_eq!(f.r.retrans_stamp(), None);
+        assert!(f.r.advanced);
     }
 }

@@ -346,7 +346,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// Reordering events (Linux's TCPSACKReorder + TCPTSReorder), the highest reordering
     /// degree and RACK's window steps at the end; zeros without `rack`.
     pub fn reordering_counts(&self) -> (u64, u32, u32) {
-        self.rack.as_ref().map_or((0, 0, 0), |r| r.reordering_counts())
+        self.rack
+            .as_ref()
+            .map_or((0, 0, 0), |r| r.reordering_counts())
     }
 
     fn arm_timer(&mut self, now: Time) {

@@ -10,8 +10,9 @@ use super::cc::{
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
 use super::loss_class::{ClassifierConfig, VegasPredictorParams};
 use super::options::{
-    DELAY_GROWTH, DSACK, EIFEL_UNDO, FRTO, LIMITED_TRANSMIT, PARTIAL_UNDO, PARTIAL_WINDOW_DEFLATION, PRR, RACK, RACK_REO_WND, REORDERING,
-    RECOVERY_EXIT_GROWTH, TIMER_EVERY_PARTIAL_ACK, TLP,
+    DELAY_GROWTH, DSACK, EIFEL_UNDO, FRTO, LIMITED_TRANSMIT, PARTIAL_UNDO,
+    PARTIAL_WINDOW_DEFLATION, PRR, RACK, RACK_REO_WND, RECOVERY_EXIT_GROWTH, REORDERING,
+    TIMER_EVERY_PARTIAL_ACK, TLP,
 };
 use super::params::{Kind, Param, Values};
 use super::recovery::{
