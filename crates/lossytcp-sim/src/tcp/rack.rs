@@ -413,6 +413,10 @@ impl Rack {
     /// duplicate of a SACKed segment that was retransmitted is reordering as well (the
     /// original arrived after all).
     pub fn on_dsack(&mut self, start: u64, end: u64, probe: bool) {
+        // (Without the response RACK reads no DSACK, as before it was modelled.)
+        if self.resp.on == Reordering::default() {
+            return;
+        }
         self.resp.delivered += end.saturating_sub(start);
         if self.reord_seen && !probe {
             self.resp.dsack_seen = true;

@@ -77,6 +77,16 @@ const TLP_EXTRA: Dur = Dur(2_000_000);
 /// Linux's `TCP_TIMEOUT_INIT` (1 s, RFC 6298 §2.1): the probe timeout before any RTT sample.
 const TLP_NO_RTT: Dur = Dur(1_000_000_000);
 
+/// `tcp_packet_delayed()`'s test on Linux's timestamp clock, milliseconds (the kernel's TSval
+/// is `tcp_time_stamp_ms()` unless the route asks for microseconds): the echo `tsecr` (the
+/// engine's RFC 7323 clock, microseconds) lies in an earlier millisecond than `t`, the
+/// episode's first retransmission. (Measured back from `t` on the wrapping clock.)
+fn echo_ms_before(tsecr: u32, t: Time) -> bool {
+    let t_us = (t.0 / 1_000) as i64;
+    let back_us = i64::from(crate::packet::tsval(t).wrapping_sub(tsecr) as i32);
+    (t_us - back_us).div_euclid(1_000) < t_us.div_euclid(1_000)
+}
+
 /// The plugins are type parameters, so a growth or recovery plugin of another crate (or of a
 /// test) plugs in without touching the engine; the simulator uses the enum-dispatched sets of
 /// this crate's plugins.
@@ -1653,7 +1663,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         };
         let delayed = match r.retrans_stamp() {
             None => true,
-            Some(t) => tsecr.is_some_and(|e| crate::packet::ts_before(e, crate::packet::tsval(t))),
+            Some(t) => tsecr.is_some_and(|e| echo_ms_before(e, t)),
         };
         if !delayed {
             return false;
@@ -2656,6 +2666,20 @@ mod contract_tests {
         let mut tx = timed_out(false);
         tx.on_ack_echo(ms(1600), 1, &[], Some(tsval(0)), &NoTruth, &mut out);
         assert_eq!(undos(&tx), 0);
+    }
+
+    #[test]
+    fn a_partial_undo_reads_the_echo_in_linux_s_milliseconds() {
+        // The first retransmission at 100.9 ms: an echo of 99.999 ms is an earlier
+        // millisecond (a delayed original), one of 100.2 ms is not, though earlier; and
+        // across the engine clock's wrap (2^32 us) the test holds the same.
+        let t = Time(100_900_000);
+        assert!(echo_ms_before(99_999, t));
+        assert!(!echo_ms_before(100_200, t));
+        assert!(!echo_ms_before(100_950, t));
+        let wrap = Time((1u64 << 32) * 1_000 + 500_000);
+        assert!(echo_ms_before(u32::MAX - 600, wrap));
+        assert!(!echo_ms_before(200, wrap));
     }
 
     #[test]

@@ -45,7 +45,8 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         dsack: false,
         tlp: false,
         rack: false,
-        reordering: Default::default(),
+        reordering: false,
+        rack_reo_wnd: false,
         partial_undo: false,
         prr: false,
     }
