@@ -158,6 +158,13 @@ def engine_tlp(rows: list[dict], grid: list[float], duration: float) -> None:
                   f"| {', '.join(gaps)} |")
 
 
+def by_path(rows: list[dict]):
+    """The rows by (cc, RTT high), in the order of the ccs and by RTT."""
+    for cc in dict.fromkeys(r["cc"] for r in rows):
+        for high in sorted({r["high"] for r in rows if r["cc"] == cc}):
+            yield cc, high, [r for r in rows if r["cc"] == cc and r["high"] == high]
+
+
 #: The kernel's response to reordering (the engine's options), each alone and together.
 REORD = ("reordering", "rack_reo_wnd", "partial_undo")
 REORD_VARIANTS = {"none": (), **{o: (o,) for o in REORD}, "all": REORD}
@@ -204,23 +211,21 @@ def engine_reord(rows: list[dict], duration: float, out: Path | None) -> None:
           "undos k / all | DSACK undos k / none / all | fast recoveries k / none / all | "
           "degree / steps (all) |")
     print("|---|---:|---|---|---|---|---|---|---|")
-    for cc in dict.fromkeys(r["cc"] for r in res):
-        for high in sorted({r["high"] for r in res if r["cc"] == cc}):
-            rs = [r for r in res if r["cc"] == cc and r["high"] == high]
+    for cc, high, rs in by_path(res):
 
-            def m(side: str, c: str, rs: list = rs) -> float:
-                return float(np.mean([k(r, c) if side == "kernel" else r[side][c] for r in rs]))
+        def m(side: str, c: str, rs: list = rs) -> float:
+            return float(np.mean([k(r, c) if side == "kernel" else r[side][c] for r in rs]))
 
-            def cols(c: str, fmt: str, sides: tuple = ("kernel", *REORD_VARIANTS)) -> str:
-                return " / ".join(format(m(s, c), fmt) for s in sides)
+        def cols(c: str, fmt: str, sides: tuple = ("kernel", *REORD_VARIANTS)) -> str:
+            return " / ".join(format(m(s, c), fmt) for s in sides)
 
-            print(f"| {cc} | {high * 1000:.0f} ms | {cols('goodput_norm', '.3f')} "
-                  f"| {cols('retransmissions', '.0f')} "
-                  f"| {cols('reordering_events', '.0f', ('kernel', 'none', 'all'))} "
-                  f"| {cols('undos_partial', '.1f', ('kernel', 'all'))} "
-                  f"| {cols('undos_dsack', '.1f', ('kernel', 'none', 'all'))} "
-                  f"| {cols('fast_retransmits', '.1f', ('kernel', 'none', 'all'))} "
-                  f"| {m('all', 'reordering_degree'):.0f} / {m('all', 'rack_reo_wnd_steps'):.1f} |")
+        print(f"| {cc} | {high * 1000:.0f} ms | {cols('goodput_norm', '.3f')} "
+              f"| {cols('retransmissions', '.0f')} "
+              f"| {cols('reordering_events', '.0f', ('kernel', 'none', 'all'))} "
+              f"| {cols('undos_partial', '.1f', ('kernel', 'all'))} "
+              f"| {cols('undos_dsack', '.1f', ('kernel', 'none', 'all'))} "
+              f"| {cols('fast_retransmits', '.1f', ('kernel', 'none', 'all'))} "
+              f"| {m('all', 'reordering_degree'):.0f} / {m('all', 'rack_reo_wnd_steps'):.1f} |")
     print("\nEngine minus kernel, paired over the runs of each cc (Student's t; Holm over the "
           "two metrics within each comparison):\n")
     print("| cc | metric | none - k (p, Holm) | all - k (p, Holm) | all - none (p, Holm) |")
@@ -256,31 +261,28 @@ def table(rows: list[dict]) -> None:
           "/ x | DSACKs recv k | retransmissions k / e / x | queue drops k / e / x "
           "| fast recoveries k / e / x |")
     print("|---|---:|---|---|---:|---|---|---:|---|---|---|")
-    for cc in dict.fromkeys(r["cc"] for r in rows):
-        for high in sorted({r["high"] for r in rows if r["cc"] == cc}):
-            rs = [r for r in rows if r["cc"] == cc and r["high"] == high]
+    for cc, high, rs in by_path(rows):
+        def m(side: str, k: str, rs: list[dict] = rs) -> float:
+            return float(np.mean([r[side][k] for r in rs]))
 
-            def m(side: str, k: str, rs: list[dict] = rs) -> float:
-                return float(np.mean([r[side][k] for r in rs]))
+        def kex(k_key: str, e_key: str, fmt: str) -> str:
+            return " / ".join(format(x, fmt) for x in (
+                m("kernel", k_key), m("engine", e_key), m("engine_eifel", e_key)))
 
-            def kex(k_key: str, e_key: str, fmt: str) -> str:
-                return " / ".join(format(x, fmt) for x in (
-                    m("kernel", k_key), m("engine", e_key), m("engine_eifel", e_key)))
-
-            undo = [m("kernel", f"TCP{x}Undo") for x in ("Loss", "Full", "Partial", "DSACK")]
-            print(f"| {cc} ({engine_variant(cc)}) | {high * 1000:.0f} ms "
-                  f"| {kex('goodput_norm', 'goodput_norm', '.3f')} "
-                  f"| {kex('TCPTimeouts', 'timeouts', '.1f')} "
-                  f"({m('kernel', 'TCPSpuriousRTOs'):.1f} / {m('engine', 'spurious_timeouts'):.1f}"
-                  f" / {m('engine_eifel', 'spurious_timeouts'):.1f}) "
-                  f"| {m('kernel', 'TCPLossProbes'):.1f} "
-                  f"| {'+'.join(f'{x:.1f}' for x in undo)} = {sum(undo):.1f} "
-                  f"| {m('engine', 'undos_frto'):.1f}+{m('engine', 'undos_dsack'):.1f} = "
-                  f"{m('engine', 'undos'):.1f} / {m('engine_eifel', 'undos'):.1f} "
-                  f"| {m('kernel', 'TCPDSACKRecv'):.1f} "
-                  f"| {kex('retransmissions', 'retransmissions', '.0f')} "
-                  f"| {kex('queue_drops', 'queue_drops', '.0f')} "
-                  f"| {kex('TCPSackRecovery', 'fast_retransmits', '.1f')} |")
+        undo = [m("kernel", f"TCP{x}Undo") for x in ("Loss", "Full", "Partial", "DSACK")]
+        print(f"| {cc} ({engine_variant(cc)}) | {high * 1000:.0f} ms "
+              f"| {kex('goodput_norm', 'goodput_norm', '.3f')} "
+              f"| {kex('TCPTimeouts', 'timeouts', '.1f')} "
+              f"({m('kernel', 'TCPSpuriousRTOs'):.1f} / {m('engine', 'spurious_timeouts'):.1f}"
+              f" / {m('engine_eifel', 'spurious_timeouts'):.1f}) "
+              f"| {m('kernel', 'TCPLossProbes'):.1f} "
+              f"| {'+'.join(f'{x:.1f}' for x in undo)} = {sum(undo):.1f} "
+              f"| {m('engine', 'undos_frto'):.1f}+{m('engine', 'undos_dsack'):.1f} = "
+              f"{m('engine', 'undos'):.1f} / {m('engine_eifel', 'undos'):.1f} "
+              f"| {m('kernel', 'TCPDSACKRecv'):.1f} "
+              f"| {kex('retransmissions', 'retransmissions', '.0f')} "
+              f"| {kex('queue_drops', 'queue_drops', '.0f')} "
+              f"| {kex('TCPSackRecovery', 'fast_retransmits', '.1f')} |")
 
 
 def main() -> None:

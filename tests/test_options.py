@@ -138,7 +138,8 @@ def test_the_cross_checks_refuse_an_option_on_without_a_counterpart(name: str) -
     named = f"({name}|{needs})" if needs else name
     with pytest.raises(Ns2Unsupported, match=f"'{named}' = True .*no ns-2 2.35 counterpart"):
         build_script("sack", **on)
-    if name not in ("dsack", "tlp", "prr", "rack") and not needs:  # Westwood+ (ns-2's Agent/TCP/Linux): no SACK
+    # Westwood+ (ns-2's Agent/TCP/Linux): no SACK
+    if name not in ("dsack", "tlp", "prr", "rack") and not needs:
         with pytest.raises(Ns2Unsupported, match=f"'{name}' = True .*no ns-2 2.35"):
             build_script("westwood-plus", **{name: True})
     build_script("sack", granularity_s=0.01, **{name: False})

@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 
 from lossytcp import scenario as s
-from lossytcp import simulate
 from lossytcp.errors import ParameterError
 from lossytcp.sim import build_scenario
 

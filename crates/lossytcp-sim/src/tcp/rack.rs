@@ -186,16 +186,17 @@ impl Rack {
     /// RACK with the parts of the kernel's response to reordering `on` asks for, the
     /// reordering degree starting at `dupthresh`.
     pub fn with_response(on: Reordering, dupthresh: u32) -> Self {
-        let mut r = Self::default();
-        r.resp = Response {
-            on,
-            degree: dupthresh,
-            initial: dupthresh,
-            max_degree: dupthresh,
-            steps: 1,
-            ..Response::default()
-        };
-        r
+        Self {
+            resp: Response {
+                on,
+                degree: dupthresh,
+                initial: dupthresh,
+                max_degree: dupthresh,
+                steps: 1,
+                ..Response::default()
+            },
+            ..Self::default()
+        }
     }
 
     fn slot(&mut self, seq: u64) -> Option<&mut Slot> {
