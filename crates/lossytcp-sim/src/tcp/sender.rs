@@ -2114,6 +2114,62 @@ mod tests {
         tx
     }
 
+    /// A Reno/SACK sender with RACK, the reordering degree and the partial undo, IW 8 sent at
+    /// 0; segment 0 is only delayed: 1, 2, 3 are SACKed at 101-103 ms. At the third RACK's
+    /// window is 0 (three SACKed, no reordering seen) and 0, sent with 1 at 0 but before it
+    /// by sequence, has 103 + 0 - 103 = 0 ms left: lost; recovery, 0 sent again at 103 ms.
+    fn rack_reordered_into_recovery() -> Sender<Reno, Sack> {
+        let c = SenderConfig {
+            max_window: 64,
+            rack: true,
+            reordering: super::super::rack::Reordering {
+                degree: true,
+                dsack_window: false,
+            },
+            partial_undo: true,
+            ..cfg(8)
+        };
+        let mut tx = Sender::with_plugins(
+            &c,
+            Reno::default(),
+            Sack::default().with_rack(true),
+            u64::MAX,
+        );
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        assert_eq!(sent(&mut out), (0..8).collect::<Vec<_>>());
+        assert!(tx.reads_timestamp_echo());
+        for (k, hi) in [2u64, 3, 4].into_iter().enumerate() {
+            let t = ms(101 + k as u64);
+            tx.on_ack_echo(t, 0, &[(1, hi)], Some(0), &NoTruth, &mut out);
+        }
+        assert_eq!(sent(&mut out), vec![0]);
+        assert_eq!(tx.state.ca_state, CaState::Recovery);
+        tx
+    }
+
+    #[test]
+    fn a_partial_ack_echoing_the_delayed_original_undoes_the_recovery() {
+        // The original 0 arrives at 110 ms: ACK 4 echoes its timestamp (0), older than the
+        // retransmission's (103 ms): tcp_try_undo_partial(). Reordering from 0 to the
+        // highest SACKed point (4, snd_una once 1-3 are acknowledged): degree 4 (one
+        // TCPTSReorder); no retransmission left in flight (0's is acknowledged): undone,
+        // ssthresh back to its initial value, the sender open, one partial undo.
+        let mut tx = rack_reordered_into_recovery();
+        let mut out = Vec::new();
+        tx.on_ack_echo(ms(110), 4, &[], Some(0), &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!(tx.state.ssthresh, SSTHRESH0);
+        assert_eq!(tx.undos().partial, 1);
+        assert_eq!(tx.state.dupthresh, 4);
+        assert_eq!(tx.reordering_counts(), (1, 4, 1));
+        // Had the retransmission filled the hole (its echo, 103 ms), nothing is undone.
+        let mut tx = rack_reordered_into_recovery();
+        tx.on_ack_echo(ms(110), 4, &[], Some(103_000), &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Recovery);
+        assert_eq!((tx.undos().partial, tx.state.dupthresh), (0, 3));
+    }
+
     #[test]
     fn dsack_of_the_only_retransmission_undoes_a_reordering_recovery() {
         let mut tx = reordered_into_recovery();
