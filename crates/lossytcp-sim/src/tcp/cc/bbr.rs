@@ -872,9 +872,13 @@ impl Bbr {
         let state = w.ca_state();
         let acked = ctx.newly_delivered;
         let mut cwnd = w.cwnd();
-        if ctx.losses == 0 && state == self.prev_ca_state && !self.packet_conservation {
-            // No loss, no change of state, no conservation: the window stands.
-            return (cwnd, false);
+        if ctx.losses == 0 && state == self.prev_ca_state {
+            // No loss, no change of state: the window stands, or conservation goes on (the
+            // rest would change nothing).
+            if !self.packet_conservation {
+                return (cwnd, false);
+            }
+            return Self::conserved(w, acked, cwnd);
         }
         // An ACK releases at most twice what it delivered: first take off what it found lost.
         if ctx.losses > 0 {
@@ -892,9 +896,15 @@ impl Bbr {
         }
         self.prev_ca_state = state;
         if self.packet_conservation {
-            return (cwnd.max(to_f64(w.in_flight() + acked)), true);
+            return Self::conserved(w, acked, cwnd);
         }
         (cwnd, false)
+    }
+
+    /// Packet conservation: at least the flight plus what the ACK delivered.
+    #[inline]
+    fn conserved(w: &Window, acked: u64, cwnd: f64) -> (f64, bool) {
+        (cwnd.max(to_f64(w.in_flight() + acked)), true)
     }
 
     /// `bbr_set_cwnd()`.
