@@ -415,14 +415,14 @@ impl SendLog {
         if blocks.is_empty() {
             return 0;
         }
-        self.walk_sack_blocks(blocks, lo, hi, now, acct)
+        self.walk_sack_blocks(blocks, (lo, hi), now, acct)
     }
 
+    /// [`SendLog::on_sack_blocks`] of blocks clipped to `[lo, hi)`.
     fn walk_sack_blocks(
         &mut self,
         blocks: &[(u64, u64)],
-        lo: u64,
-        hi: u64,
+        (lo, hi): (u64, u64),
         now: Time,
         acct: &mut Accounting,
     ) -> u64 {
@@ -479,18 +479,12 @@ impl SendLog {
                 return u64::from(self.deliver(a, now, true, acct));
             }
         }
-        self.on_sack_news_walk(news, lo, now, acct)
+        self.walk_news(news, lo, now, acct)
     }
 
     /// [`SendLog::on_sack_news`] of any news.
     #[inline(never)]
-    fn on_sack_news_walk(
-        &mut self,
-        news: &[(u64, u64)],
-        lo: u64,
-        now: Time,
-        acct: &mut Accounting,
-    ) -> u64 {
+    fn walk_news(&mut self, news: &[(u64, u64)], lo: u64, now: Time, acct: &mut Accounting) -> u64 {
         let mut newly = 0;
         for &(a, b) in news {
             for q in a.max(lo)..b {
