@@ -652,6 +652,7 @@ impl Rack {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::rate::Accounting;
 
     fn ms(x: f64) -> Time {
         Time((x * 1e6).round() as u64)
@@ -688,7 +689,8 @@ mod tests {
         /// Sends `seq` at `t` (again if it was sent before); RACK takes it up.
         fn send(&mut self, seq: u64, t: f64) {
             let again = seq < self.snd_max;
-            self.log.on_send(seq, ms(t), again, 0);
+            let mut acct = Accounting::default(); // (a log that does not sample)
+            self.log.on_send(seq, ms(t), again, 0, &mut acct);
             self.snd_max = self.snd_max.max(seq + 1);
             self.r.sync(&self.log, self.r.base, self.snd_max);
         }

@@ -418,7 +418,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.heard_tx_start = true;
         }
         self.last_sent_at = Some(now);
-        self.log.on_send(seq, now, retransmission, outstanding);
+        self.log
+            .on_send(seq, now, retransmission, outstanding, &mut self.state.acct);
         if let Some(c) = &mut self.state.fine {
             c.record(seq);
         }
@@ -494,8 +495,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     /// [`Sender::send_pending`] where all `send_allowed` would do is find the segment pacing
     /// held back not yet due (a paced sender's ACK between departures): that outcome, and
-    /// true; false (nothing done) otherwise. (The delivery accounting it would copy from the
-    /// send log is already the log's: the ACK's caller copied it after its last change.)
+    /// true; false (nothing done) otherwise.
     fn held_back(&mut self, now: Time) -> bool {
         if self.held.is_none() || now >= self.state.next_send_at {
             return false;
@@ -510,9 +510,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     fn send_pending(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.send_allowed(now, out);
-        if self.log.sampling() {
-            self.state.acct = self.log.accounting();
-        }
     }
 
     /// What the window, the recovery plugin and pacing allow now.
@@ -568,7 +565,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let s = &self.state;
         if self.log.sampling() && s.snd_nxt >= s.limit && (s.flight() as f64) < s.cwnd {
             // Draft-cheng §3.4: the window has room the application does not fill.
-            self.log.mark_app_limited(s.flight());
+            self.state.acct.mark_app_limited(s.flight());
         }
     }
 
@@ -694,13 +691,17 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         let mut newly_delivered = 0;
         for q in old_una..ack {
-            newly_delivered += u64::from(self.log.on_delivered(q, now, false));
+            newly_delivered +=
+                u64::from(self.log.on_delivered(q, now, false, &mut self.state.acct));
         }
         if !sack.is_empty() {
             newly_delivered += if self.sack_news_on {
-                self.log.on_sack_news(&self.sack_news, ack, now)
+                self.log
+                    .on_sack_news(&self.sack_news, ack, now, &mut self.state.acct)
             } else {
-                self.log.on_sack_blocks(sack, ack, self.state.snd_max, now)
+                let hi = self.state.snd_max;
+                self.log
+                    .on_sack_blocks(sack, ack, hi, now, &mut self.state.acct)
             };
         }
         let rtt_sample = self
@@ -712,7 +713,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 self.state.min_rtt = Some(r);
             }
         }
-        let rate = self.log.take_sample(self.state.min_rtt, now);
+        let rate = self
+            .log
+            .take_sample(self.state.min_rtt, now, &mut self.state.acct);
         AckCtx {
             now,
             rtt_sample,
@@ -729,22 +732,23 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// path as when it had no other caller than it: RACK's reordering timer calls it too.)
     #[inline(always)]
     fn mark_losses(&mut self) {
+        let acct = &mut self.state.acct;
         for &q in &self.state.retransmit_now {
-            self.log.mark_lost(q);
+            self.log.mark_lost(q, acct);
         }
         let below = self.recovery.lost_below(&self.state);
+        let acct = &mut self.state.acct;
         for q in self.marked_upto.max(self.state.snd_una)..below {
-            self.log.mark_lost(q);
+            self.log.mark_lost(q, acct);
         }
         self.marked_upto = self.marked_upto.max(below);
         self.recovery.take_relost(&mut self.relost);
         // (Read then cleared, not drained: a drain's set-up and tail move cost every ACK,
         // and the list is nearly always empty.)
         for &q in &self.relost {
-            self.log.mark_relost(q);
+            self.log.mark_relost(q, &mut self.state.acct);
         }
         self.relost.clear();
-        self.state.acct = self.log.accounting();
     }
 
     /// An ACK arrived: `ack` is the next segment the receiver expects. `truth` is the
@@ -862,9 +866,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         s.recover = self.recover_before_timeout;
         s.ca_state = CaState::Open;
         if self.log.sampling() {
-            self.log.unmark_lost(s.snd_una, s.snd_max);
+            self.log.unmark_lost(s.snd_una, s.snd_max, &mut s.acct);
             self.marked_upto = s.snd_una;
-            s.acct = self.log.accounting();
         }
         self.frto = None;
         if let Some(r) = self.rack.as_deref_mut() {
@@ -1104,7 +1107,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let mut ctx = self.deliveries(now, old_una, ack.max(old_una), sack);
         if sampling {
             ctx.prior_in_flight = prior_in_flight;
-            self.state.acct = self.log.accounting();
         }
         self.growth.on_ack_arrival(&Conn::new(&self.state), &ctx);
         if !self.sack_news_on {
@@ -1133,8 +1135,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 .cong_control(&mut Window::new(&mut self.state), &ctx);
             if std::mem::take(&mut self.state.app_limited_request) {
                 let in_flight = self.state.acct.in_flight(self.state.flight());
-                self.log.mark_app_limited(in_flight);
-                self.state.acct = self.log.accounting();
+                self.state.acct.mark_app_limited(in_flight);
             }
             // (The plugins that pace own the window: the other senders skip the test.)
             if self.held_back(now) {
@@ -1376,9 +1377,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         self.partial_high = None;
         if self.log.sampling() {
-            self.log.mark_all_lost(s.snd_una, s.snd_max);
+            self.log.mark_all_lost(s.snd_una, s.snd_max, &mut s.acct);
             self.marked_upto = s.snd_max;
-            s.acct = self.log.accounting();
         }
         s.ca_state = CaState::Loss;
         self.growth.on_event(&mut Window::new(s), CaEvent::Timeout);
@@ -1529,9 +1529,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         });
         self.tlps.0 += 1;
         self.arm_timer(now);
-        if self.log.sampling() {
-            self.state.acct = self.log.accounting();
-        }
     }
 
     /// An ACK during a probe episode (Linux's `tcp_process_tlp_ack()`, RFC 8985 §7.4): the
@@ -1682,9 +1679,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.recovery.forget_rack_marks();
         let s = &mut self.state;
         if self.log.sampling() {
-            self.log.unmark_lost(s.snd_una, s.snd_max);
+            self.log.unmark_lost(s.snd_una, s.snd_max, &mut s.acct);
             self.marked_upto = s.snd_una;
-            s.acct = self.log.accounting();
         }
         false
     }

@@ -992,9 +992,9 @@ mod lost_retransmission_tests {
         // reports newly SACKed. Counts, accounting and samples must agree.
         use crate::packet::MAX_SACK_BLOCKS;
         use crate::rng::{Rng, Stream};
-        use crate::tcp::rate::SendLog;
+        use crate::tcp::rate::AccountedLog;
         use crate::time::Time;
-        let (mut walk, mut fed) = (SendLog::new(64, true), SendLog::new(64, true));
+        let (mut walk, mut fed) = (AccountedLog::new(64), AccountedLog::new(64));
         let mut r = Sack::linux();
         let mut news = Vec::new();
         let mut rng = Rng::derive(7, Stream::Flow, 0);
