@@ -24,6 +24,14 @@ exactly are reported as a check of the replay.
 
     .venv/bin/python scripts/linux_beyond_rtt.py --engine-tlp \\
         --out docs/data/linux_beyond_rtt-2026-11-27.jsonl
+
+``--engine-reord [JSON]`` runs no kernel either: each row with a ``t0_s`` replayed with the
+engine's model of the kernel's reordering response (``reordering``, ``rack_reo_wnd``,
+``partial_undo``) off, each alone and all on, against the kernel's columns and counters:
+
+    .venv/bin/python scripts/linux_beyond_rtt.py --out \\
+        docs/data/linux_beyond_rtt-2026-11-27b.jsonl \\
+        --engine-reord docs/data/linux_beyond_rtt_reord-2026-11-27.json
 """
 
 from __future__ import annotations
@@ -150,6 +158,101 @@ def engine_tlp(rows: list[dict], grid: list[float], duration: float) -> None:
                   f"| {', '.join(gaps)} |")
 
 
+def by_path(rows: list[dict]):
+    """The rows by (cc, RTT high), in the order of the ccs and by RTT."""
+    for cc in dict.fromkeys(r["cc"] for r in rows):
+        for high in sorted({r["high"] for r in rows if r["cc"] == cc}):
+            yield cc, high, [r for r in rows if r["cc"] == cc and r["high"] == high]
+
+
+#: The kernel's response to reordering (the engine's options), each alone and together.
+REORD = ("reordering", "rack_reo_wnd", "partial_undo")
+REORD_VARIANTS = {"none": (), **{o: (o,) for o in REORD}, "all": REORD}
+#: The engine's columns of the replay, and the kernel's counters beside them.
+REORD_ENGINE = ("goodput_norm", "retransmissions", "fast_retransmits", "timeouts",
+                "queue_drops", "reordering_events", "reordering_degree", "rack_reo_wnd_steps",
+                "undos_partial", "undos_dsack", "undos_frto")
+
+
+def engine_reord(rows: list[dict], duration: float, out: Path | None) -> None:
+    """Each stored kernel run (rows with ``t0_s``) replayed in the engine with the kernel's
+    reordering response off (``none``: crosscheck linux's configuration before it), each part
+    alone and all of it (``all``, crosscheck linux's now); engine minus kernel per cc, paired
+    over the runs (Student's t, Holm over goodput and retransmissions)."""
+    from scipy import stats
+
+    res = []
+    for r in rows:
+        if r.get("t0_s") is None:
+            continue
+        row = {k: r[k] for k in ("cc", "high", "seed", "t0_s", "kernel")}
+        for name, on in REORD_VARIANTS.items():
+            x = engine_at(r["cc"], r["high"], r["seed"], r["t0_s"], duration,
+                          **{o: o in on for o in REORD})
+            row[name] = {k: x.metric(k) if k != "queue_drops" else x.queue_drops
+                         for k in REORD_ENGINE}
+        res.append(row)
+        print(f"{r['cc']} {r['high']} {r['seed']}: " + ", ".join(
+            f"{n} {row[n]['goodput_norm']:.3f}/{row[n]['retransmissions']:.0f}"
+            for n in REORD_VARIANTS) + f"; kernel {r['kernel']['goodput_norm']:.3f}/"
+            f"{r['kernel']['retransmissions']}", flush=True)
+    if out is not None:
+        out.write_text(json.dumps(res, indent=1) + "\n")
+
+    def k(r: dict, m: str) -> float:
+        kk = r["kernel"]
+        return float({"reordering_events": kk["TCPSACKReorder"] + kk["TCPTSReorder"],
+                      "undos_partial": kk["TCPPartialUndo"], "undos_dsack": kk["TCPDSACKUndo"],
+                      "fast_retransmits": kk["TCPSackRecovery"],
+                      "timeouts": kk["TCPTimeouts"]}.get(m, kk.get(m, np.nan)))
+
+    print("| cc | RTT high | goodput k / " + " / ".join(REORD_VARIANTS) + " | retransmissions k "
+          "/ " + " / ".join(REORD_VARIANTS) + " | reordering events k / none / all | partial "
+          "undos k / all | DSACK undos k / none / all | fast recoveries k / none / all | "
+          "degree / steps (all) |")
+    print("|---|---:|---|---|---|---|---|---|---|")
+    for cc, high, rs in by_path(res):
+
+        def m(side: str, c: str, rs: list = rs) -> float:
+            return float(np.mean([k(r, c) if side == "kernel" else r[side][c] for r in rs]))
+
+        def cols(c: str, fmt: str, sides: tuple = ("kernel", *REORD_VARIANTS)) -> str:
+            return " / ".join(format(m(s, c), fmt) for s in sides)
+
+        print(f"| {cc} | {high * 1000:.0f} ms | {cols('goodput_norm', '.3f')} "
+              f"| {cols('retransmissions', '.0f')} "
+              f"| {cols('reordering_events', '.0f', ('kernel', 'none', 'all'))} "
+              f"| {cols('undos_partial', '.1f', ('kernel', 'all'))} "
+              f"| {cols('undos_dsack', '.1f', ('kernel', 'none', 'all'))} "
+              f"| {cols('fast_retransmits', '.1f', ('kernel', 'none', 'all'))} "
+              f"| {m('all', 'reordering_degree'):.0f} / {m('all', 'rack_reo_wnd_steps'):.1f} |")
+    print("\nEngine minus kernel, paired over the runs of each cc (Student's t; Holm over the "
+          "two metrics within each comparison):\n")
+    print("| cc | metric | none - k (p, Holm) | all - k (p, Holm) | all - none (p, Holm) |")
+    print("|---|---|---|---|---|")
+    for cc in [*dict.fromkeys(r["cc"] for r in res), "all"]:
+        rs = [r for r in res if cc in (r["cc"], "all")]
+        cells: dict[str, list[str]] = {}
+        for a, b in (("none", "kernel"), ("all", "kernel"), ("all", "none")):
+            ps, ds = [], []
+            for c in ("goodput_norm", "retransmissions"):
+                d = np.array([r[a][c] - (k(r, c) if b == "kernel" else r[b][c]) for r in rs])
+                ds.append(d)
+                ps.append(stats.ttest_1samp(d, 0.0).pvalue if d.std() > 0 else np.nan)
+            order = np.argsort(ps)
+            holm = np.empty(2)
+            run = 0.0
+            for i, j in enumerate(order):
+                run = max(run, min(1.0, (2 - i) * ps[j]))
+                holm[j] = run
+            for c, d, p, h in zip(("goodput_norm", "retransmissions"), ds, ps, holm,
+                                  strict=True):
+                fmt = "+.4f" if c == "goodput_norm" else "+.0f"
+                cells.setdefault(c, []).append(f"{d.mean():{fmt}} (p {p:.3f}, {h:.3f})")
+        for c, v in cells.items():
+            print(f"| {cc} | {c} | {' | '.join(v)} |")
+
+
 def table(rows: list[dict]) -> None:
     """Means over the seeds; k: kernel, e: engine (crosscheck linux's configuration), x: the
     engine with eifel_undo as well."""
@@ -158,31 +261,28 @@ def table(rows: list[dict]) -> None:
           "/ x | DSACKs recv k | retransmissions k / e / x | queue drops k / e / x "
           "| fast recoveries k / e / x |")
     print("|---|---:|---|---|---:|---|---|---:|---|---|---|")
-    for cc in dict.fromkeys(r["cc"] for r in rows):
-        for high in sorted({r["high"] for r in rows if r["cc"] == cc}):
-            rs = [r for r in rows if r["cc"] == cc and r["high"] == high]
+    for cc, high, rs in by_path(rows):
+        def m(side: str, k: str, rs: list[dict] = rs) -> float:
+            return float(np.mean([r[side][k] for r in rs]))
 
-            def m(side: str, k: str, rs: list[dict] = rs) -> float:
-                return float(np.mean([r[side][k] for r in rs]))
+        def kex(k_key: str, e_key: str, fmt: str) -> str:
+            return " / ".join(format(x, fmt) for x in (
+                m("kernel", k_key), m("engine", e_key), m("engine_eifel", e_key)))
 
-            def kex(k_key: str, e_key: str, fmt: str) -> str:
-                return " / ".join(format(x, fmt) for x in (
-                    m("kernel", k_key), m("engine", e_key), m("engine_eifel", e_key)))
-
-            undo = [m("kernel", f"TCP{x}Undo") for x in ("Loss", "Full", "Partial", "DSACK")]
-            print(f"| {cc} ({engine_variant(cc)}) | {high * 1000:.0f} ms "
-                  f"| {kex('goodput_norm', 'goodput_norm', '.3f')} "
-                  f"| {kex('TCPTimeouts', 'timeouts', '.1f')} "
-                  f"({m('kernel', 'TCPSpuriousRTOs'):.1f} / {m('engine', 'spurious_timeouts'):.1f}"
-                  f" / {m('engine_eifel', 'spurious_timeouts'):.1f}) "
-                  f"| {m('kernel', 'TCPLossProbes'):.1f} "
-                  f"| {'+'.join(f'{x:.1f}' for x in undo)} = {sum(undo):.1f} "
-                  f"| {m('engine', 'undos_frto'):.1f}+{m('engine', 'undos_dsack'):.1f} = "
-                  f"{m('engine', 'undos'):.1f} / {m('engine_eifel', 'undos'):.1f} "
-                  f"| {m('kernel', 'TCPDSACKRecv'):.1f} "
-                  f"| {kex('retransmissions', 'retransmissions', '.0f')} "
-                  f"| {kex('queue_drops', 'queue_drops', '.0f')} "
-                  f"| {kex('TCPSackRecovery', 'fast_retransmits', '.1f')} |")
+        undo = [m("kernel", f"TCP{x}Undo") for x in ("Loss", "Full", "Partial", "DSACK")]
+        print(f"| {cc} ({engine_variant(cc)}) | {high * 1000:.0f} ms "
+              f"| {kex('goodput_norm', 'goodput_norm', '.3f')} "
+              f"| {kex('TCPTimeouts', 'timeouts', '.1f')} "
+              f"({m('kernel', 'TCPSpuriousRTOs'):.1f} / {m('engine', 'spurious_timeouts'):.1f}"
+              f" / {m('engine_eifel', 'spurious_timeouts'):.1f}) "
+              f"| {m('kernel', 'TCPLossProbes'):.1f} "
+              f"| {'+'.join(f'{x:.1f}' for x in undo)} = {sum(undo):.1f} "
+              f"| {m('engine', 'undos_frto'):.1f}+{m('engine', 'undos_dsack'):.1f} = "
+              f"{m('engine', 'undos'):.1f} / {m('engine_eifel', 'undos'):.1f} "
+              f"| {m('kernel', 'TCPDSACKRecv'):.1f} "
+              f"| {kex('retransmissions', 'retransmissions', '.0f')} "
+              f"| {kex('queue_drops', 'queue_drops', '.0f')} "
+              f"| {kex('TCPSackRecovery', 'fast_retransmits', '.1f')} |")
 
 
 def main() -> None:
@@ -199,9 +299,16 @@ def main() -> None:
                          "tlp, against the kernel's columns")
     ap.add_argument("--t0-grid", default="0:0.5:0.01",
                     help="start:stop:step of the start times for rows without t0_s [%(default)s]")
+    ap.add_argument("--engine-reord", type=Path, nargs="?", const=None, default=False,
+                    metavar="JSON",
+                    help="no kernel runs: --out's rows replayed with the engine's reordering "
+                         "response off, each part alone and all on (rows written to JSON)")
     a = ap.parse_args()
     logs = a.logs or a.out.with_suffix(".logs")
     rows = [json.loads(x) for x in a.out.read_text().splitlines()] if a.out.exists() else []
+    if a.engine_reord is not False:
+        engine_reord(rows, a.duration, a.engine_reord)
+        return
     if a.engine_tlp:
         start, stop, step = (float(x) for x in a.t0_grid.split(":"))
         engine_tlp(rows, [float(x) for x in np.arange(start, stop, step)], a.duration)

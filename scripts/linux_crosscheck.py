@@ -86,7 +86,11 @@ def engine_rows(r, cc: str, channel: str, rate: float, seed: int) -> dict:
             # ssthresh from the recovery's start
             runs.append(("no_prr", {"prr": False}))
         if variant in ("sack", "cubic", "bbr"):
-            runs += [("rack", {"rack": True}), ("no_rack", {"rack": False})]
+            # (without rack its refinements, the kernel's reordering response, are off too;
+            # no_reord is the control for that response)
+            reord = dict.fromkeys(("reordering", "rack_reo_wnd", "partial_undo"), False)
+            runs += [("rack", {"rack": True}), ("no_rack", {"rack": False, **reord}),
+                     ("no_reord", reord)]
         for label, kw in runs:
             s = replay_in_engine(r, variant, **kw)
             row[label] = {m: s.metric(m) for m in row["kernel"]}

@@ -64,13 +64,19 @@ def test_the_engine_as_linux_runs_the_options_it_ran_by_hand() -> None:
     assert {k: kw.get(k) for k in variants.OPTIONS} == {
         "limited_transmit": True, "delay_growth": None, "partial_window_deflation": None,
         "recovery_exit_growth": None, "timer_every_partial_ack": None, "eifel_undo": False,
-        "frto": True, "dsack": True, "tlp": True, "prr": True, "rack": True}
+        "frto": True, "dsack": True, "tlp": True, "prr": True, "rack": True,
+        "reordering": True, "rack_reo_wnd": True, "partial_undo": True}
     # the scenario branch tlp (3cf3125) built from it, with frto, dsack, tlp, limited_transmit
     # by hand (main fa6c6f1's, d2d737f167b32120, had no tlp); since, Linux's reno window
     # (the variant's reno_rules) is in it as well; since branch prr, PRR (prr = true) is in
     # it too, and the only change: without it the scenario is main ef500b9's, 4cb0103c111819f5;
-    # since branch rack, RACK (rack = true), without which it is main b0522df's
+    # since branch rack, RACK (rack = true), without which it is main b0522df's; since
+    # branch reord, the reordering response, without which it is main 4885ee9's
     assert kw.pop("reno_rules") == "linux"
+    text = dumps(build_scenario("sack", **kw))
+    assert hashlib.sha256(text.encode()).hexdigest()[:16] == "93f3db0c24d4f437"
+    reord = dict.fromkeys(("reordering", "rack_reo_wnd", "partial_undo"), False)
+    kw = {**kw, **reord}
     text = dumps(build_scenario("sack", **kw))
     assert hashlib.sha256(text.encode()).hexdigest()[:16] == "f91ef10e46de9f31"
     text = dumps(build_scenario("sack", **{**kw, "rack": False}))
@@ -82,7 +88,8 @@ def test_the_engine_as_linux_runs_the_options_it_ran_by_hand() -> None:
 def test_the_registry_exports_the_options() -> None:
     raw = json.loads(variants.registry_json())["options"]
     assert [o["name"] for o in raw] == list(s.Tcp.KNOBS) + SWITCHES
-    assert SWITCHES == ["eifel_undo", "frto", "dsack", "tlp", "prr", "rack"]
+    assert SWITCHES == ["eifel_undo", "frto", "dsack", "tlp", "prr", "rack", "reordering",
+                        "rack_reo_wnd", "partial_undo"]
     assert s.Tcp.KNOBS == ("limited_transmit", "delay_growth", "partial_window_deflation",
                            "recovery_exit_growth", "timer_every_partial_ack")
     dsack = variants.OPTIONS["dsack"]
@@ -125,9 +132,14 @@ def test_the_cross_checks_refuse_an_option_on_without_a_counterpart(name: str) -
     from lossytcp.ns2.script import Ns2Unsupported
     from lossytcp.ns3 import Ns3Unsupported, ns3_arguments
 
-    with pytest.raises(Ns2Unsupported, match=f"'{name}' = True .*no ns-2 2.35 counterpart"):
-        build_script("sack", **{name: True})
-    if name not in ("dsack", "tlp", "prr", "rack"):  # Westwood+ (ns-2's Agent/TCP/Linux): no SACK
+    # (an option that refines another is on with it; the other's refusal may come first)
+    needs = variants.OPTIONS[name].needs
+    on = {name: True, **({needs: True} if needs else {})}
+    named = f"({name}|{needs})" if needs else name
+    with pytest.raises(Ns2Unsupported, match=f"'{named}' = True .*no ns-2 2.35 counterpart"):
+        build_script("sack", **on)
+    # Westwood+ (ns-2's Agent/TCP/Linux): no SACK
+    if name not in ("dsack", "tlp", "prr", "rack") and not needs:
         with pytest.raises(Ns2Unsupported, match=f"'{name}' = True .*no ns-2 2.35"):
             build_script("westwood-plus", **{name: True})
     build_script("sack", granularity_s=0.01, **{name: False})
@@ -135,9 +147,9 @@ def test_the_cross_checks_refuse_an_option_on_without_a_counterpart(name: str) -
     if variants.OPTIONS[name].ns3 is not None:   # prr: tests/engine/test_prr.py
         return
     # (tlp's and rack's own reasons, ns-3's list of settings it cannot run, come first)
-    with pytest.raises(Ns3Unsupported, match=f"'{name}' = True .*(no ns-3 3.37 counterpart|"
+    with pytest.raises(Ns3Unsupported, match=f"'{named}' = True .*(no ns-3 3.37 counterpart|"
                        "no tail loss probe|no RACK)"):
-        ns3_arguments("sack", {name: True})
+        ns3_arguments("sack", on)
 
 
 def test_crosscheck_ns3_refuses_a_knob_given() -> None:

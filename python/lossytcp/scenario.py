@@ -935,6 +935,7 @@ class Tcp(_Data):
                                  "profile='rfc', rtt_sampling='per_ack' and no fixed_rto_s")
         for k, o in _variants.OPTIONS.items():
             o.check_profile(getattr(self, k), self.profile)
+            o.check_needs(getattr(self, k), {n: getattr(self, n) for n in _variants.OPTIONS})
         for k, p in _variants.PARAMS.items():
             if getattr(self, k) is not None:
                 _set(self, k, p.validate(getattr(self, k)))

@@ -192,12 +192,20 @@ class SimReport(Record, RunMetrics):
     #: or a timeout (Linux's TCPLostRetransmit).
     rack_lost: int = 0
     rack_lost_retransmissions: int = 0
+    #: ``rack``: reordering events (Linux's TCPSACKReorder + TCPTSReorder), the highest
+    #: reordering degree (``reordering``) and RACK's window steps at the end
+    #: (``rack_reo_wnd``); ``partial_undo``: recoveries undone by tcp_try_undo_partial()
+    #: (TCPPartialUndo), counted in :attr:`undos`.
+    reordering_events: int = 0
+    reordering_degree: int = 0
+    rack_reo_wnd_steps: int = 0
+    undos_partial: int = 0
 
     @property
     def undos(self) -> int:
         """Window reductions undone, whatever found them spurious."""
         return (self.undos_eifel_timeout + self.undos_eifel_fast_retransmit + self.undos_frto
-                + self.undos_dsack)
+                + self.undos_dsack + self.undos_partial)
 
     @property
     def classification_accuracy(self) -> float:

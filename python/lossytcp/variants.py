@@ -169,6 +169,8 @@ class Option:
     refused: Mapping[str, Any] | None
     #: ``{"what", "why"}``: what the variant must have when the option is on.
     requires: Mapping[str, str] | None
+    #: Another option that must be on with it (it refines that one).
+    needs: str | None
     ns2: str | None
     ns3: str | None
     linux: str | None
@@ -210,6 +212,12 @@ class Option:
                                  f"receiver does not send: a variant with {what} ({owners}), "
                                  f"or {self.name}=False")
 
+    def check_needs(self, value: bool | None, values: Mapping[str, Any]) -> None:
+        """Refuses the option on without the option it refines."""
+        if value and self.needs is not None and not values.get(self.needs):
+            raise ParameterError(self.name, value, f"refines {self.needs}: it needs "
+                                 f"{self.needs}=True")
+
     def engine(self, value: bool | None) -> dict[str, bool | None]:
         """The option in the engine's JSON: a switch only when on (so scenarios, and run
         keys, without it stay as they were), a tristate always."""
@@ -237,7 +245,8 @@ def _load_options(raw: list[Mapping[str, Any]]) -> dict[str, Option]:
                                "lossytcp.variants cannot check: add it to _REQUIREMENTS")
         out[o["name"]] = Option(name=o["name"], doc=o["doc"], kind=o["kind"],
                                 default=o["default"], refused=o["refused"],
-                                requires=o["requires"], ns2=o["ns2"], ns3=o["ns3"],
+                                requires=o["requires"], needs=o.get("needs"), ns2=o["ns2"],
+                                ns3=o["ns3"],
                                 linux=o["linux"], as_linux=o["as_linux"])
     return out
 

@@ -267,6 +267,15 @@ pub struct TcpConfig {
     /// [`crate::tcp::options::RACK`].
     #[serde(default)]
     pub rack: bool,
+    /// [`crate::tcp::options::REORDERING`].
+    #[serde(default)]
+    pub reordering: bool,
+    /// [`crate::tcp::options::RACK_REO_WND`].
+    #[serde(default)]
+    pub rack_reo_wnd: bool,
+    /// [`crate::tcp::options::PARTIAL_UNDO`].
+    #[serde(default)]
+    pub partial_undo: bool,
 }
 
 fn delack_default() -> f64 {

@@ -55,6 +55,12 @@ pub struct FlowReport {
     /// timeout (Linux's TCPLostRetransmit); `rack` senders.
     pub rack_lost: u64,
     pub rack_lost_retransmissions: u64,
+    /// Reordering events (Linux's TCPSACKReorder + TCPTSReorder), the highest reordering
+    /// degree (`tp->reordering`, with `reordering`) and RACK's window steps at the end
+    /// (with `rack_reo_wnd`); `rack` senders.
+    pub reordering_events: u64,
+    pub reordering_degree: u32,
+    pub rack_reo_wnd_steps: u32,
     /// The true cause of every loss detection.
     pub loss_causes: LossCauses,
     /// A loss classifier's verdicts (paper 003), for the senders that have one.
@@ -97,6 +103,9 @@ pub struct Undos {
     pub frto: u64,
     #[serde(rename = "undos_dsack")]
     pub dsack: u64,
+    /// Linux's `tcp_try_undo_partial()` (`partial_undo`; TCPPartialUndo).
+    #[serde(rename = "undos_partial")]
+    pub partial: u64,
 }
 
 /// Loss events a classifier judged, against their true causes (paper 003 Section 4: accuracy =

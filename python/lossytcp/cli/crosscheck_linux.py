@@ -66,11 +66,10 @@ LINUX_JUDGED = (*JUDGED, "undos", "undos_frto", "tlps", "tlp_recoveries",
 
 def _differences_by_construction() -> list[str]:
     return [
-        "by construction the kernel responds to reordering (it raises its reordering "
-        "degree and widens RACK's window on DSACKs, where the engine's RACK keeps min_rtt/4) "
-        "and undoes a recovery on the first timestamp showing a delayed original "
-        "(tcp_try_undo_partial), where the engine's DSACK undo waits for every "
-        "retransmission; limits its queue per socket (TSQ); acks quickly after idle or "
+        "by construction the kernel grows its window on SACKed progress once its reordering "
+        "degree exceeds 3 (tcp_may_raise_cwnd), where the engine grows on cumulative ACKs "
+        "only, and has no IsLost beside RACK (the engine's counts against the reordering "
+        "degree); limits its queue per socket (TSQ); acks quickly after idle or "
         "reordering (quick-ack); tunes its receive window; see lossytcp.emulate.linux and "
         "its README",
     ]

@@ -42,6 +42,13 @@
   count (``tcp_time_to_recover()``); ``rack_lost_retransmissions`` is judged against
   TCPLostRetransmit. On the crosscheck's fixed lossy paths it takes the engine's timeouts
   to the kernel's (none) and its goodput nearer the kernel's (emulate/README.md, RACK);
+* ``reordering=True``, ``rack_reo_wnd=True``, ``partial_undo=True``: the kernel's response
+  to reordering beside RACK: the reordering degree ``tp->reordering`` raised by
+  ``tcp_check_sack_reordering()`` (at most 300) and read as the engine's DupThresh, RACK's
+  window widened by DSACKs (``tcp_rack_update_reo_wnd()``: steps of min_rtt/4, at most
+  SRTT, persisting 16 recoveries) and ``tcp_try_undo_partial()`` on timestamps; on paper
+  001's reordering path they take the engine's goodput and retransmissions to the kernel's
+  (emulate/README.md, *The kernel's reordering response*);
 * ``initial_window=10`` (RFC 6928, ``TCP_INIT_CWND``); ``delayed_ack=True``;
   ``limited_transmit=True`` (RFC 3042, on in Linux); ``dupack_threshold=3``
   (``tcp_reordering``); per-ACK RTT samples (the timestamps option times every ACK);
@@ -58,10 +65,13 @@
 implements its own, and these differ on purpose):
 
 * RACK (RFC 8985 §6) is modelled (``rack=True`` above) beside RFC 6675's IsLost, which it
-  always covers on a path that does not reorder; not modelled: the reordering window's
-  growth on DSACKs (``tcp_rack_update_reo_wnd()``) and the reordering degree
-  (``tp->reordering``) that reordering raises, and a timeout's sparing of the segments sent
-  within RACK.rtt (``tcp_timeout_mark_lost()``): the engine's go-back-N resends them all.
+  always covers on a path that does not reorder (Linux 6.x has no IsLost beside RACK; the
+  engine's counts against the reordering degree, as Linux 4.x's ``tcp_mark_head_lost()``
+  did), with the reordering response (above); not modelled: ``tcp_may_raise_cwnd()``'s
+  growth on SACKed progress once the degree exceeds 3, a partial undo's holding back of the
+  SACK recovery's own retransmissions (only RACK's marking is held), and a timeout's
+  sparing of the segments sent within RACK.rtt (``tcp_timeout_mark_lost()``): the engine's
+  go-back-N resends them all.
 * PRR (RFC 6937) is modelled (``prr=True`` above) in the SACK recovery; in Linux's CWR state
   (ECN marks) it has nothing to act on here, the engine's queues marking nothing.
 * Undo (F-RTO RFC 5682, DSACK/Eifel): Linux reverts a window reduction it finds spurious.
@@ -72,11 +82,10 @@ implements its own, and these differ on purpose):
   ``eifel_undo=True``, off here (the kernel's ``spurious_timeouts`` are F-RTO's detections,
   the engine's its oracle's). On paper 001's path (emulate/README.md) the kernel's undos
   are that test in recovery (``tcp_try_undo_partial()``: TCPPartialUndo, which also raises
-  the reordering degree and stops retransmitting); ``eifel_undo`` brings the engine's
-  retransmissions nearer the kernel's there but not its goodput, so it stays off. The
-  engine's DSACK carries the duplicate's block first and at
-  most two others (three blocks with timestamps, as the kernel's option space allows); it
-  does not model the kernel's RACK reordering window that DSACKs widen.
+  the reordering degree and stops retransmitting), which ``partial_undo`` models (above);
+  ``eifel_undo`` (the test at the end of a recovery or timeout) stays off. The engine's
+  DSACK carries the duplicate's block first and at most two others (three blocks with
+  timestamps, as the kernel's option space allows).
 * TSO/GSO/GRO: the forwarder reads one IP packet of at most the MTU from the TUN device, but
   the kernel's TCP still builds GSO packets of ``tcp_tso_autosize()`` segments (about 1 ms
   of the pacing rate, at least ``tcp_min_tso_segs`` = 2): measured through the emulator,
@@ -100,10 +109,9 @@ implements its own, and these differ on purpose):
   window is fixed.
 
 **A ``linux`` profile** (as ``profile='ns2'`` is for ns-2) would take the engine further.
-Of what it needs, the options above now model TLP, PRR, RACK, the DSACK and F-RTO undos and
-Linux's Reno window; still missing are the kernel's undo
-inside recovery (``tcp_try_undo_partial()`` and the reordering degree it raises), the
-quick-ack heuristic and the adaptive ``ato`` in the receiver, segment counting in bytes with
+Of what it needs, the options above now model TLP, PRR, RACK with the kernel's response to
+reordering, the DSACK, F-RTO and partial undos and Linux's Reno window; still missing are
+the quick-ack heuristic and the adaptive ``ato`` in the receiver, segment counting in bytes with
 the timestamp overhead, and the unpaced senders' pacing from ``sk_pacing_rate``; IW10 and
 the 200 ms RTTVAR floor would become profile defaults. Those are the mechanisms the
 per-metric differences of ``lossytcp crosscheck linux`` point at.

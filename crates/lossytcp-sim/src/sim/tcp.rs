@@ -726,6 +726,11 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                 r.undos = f.sender.undos();
                 (r.tlps, r.tlp_recoveries) = f.sender.tlps();
                 (r.rack_lost, r.rack_lost_retransmissions) = f.sender.rack_counts();
+                (
+                    r.reordering_events,
+                    r.reordering_degree,
+                    r.rack_reo_wnd_steps,
+                ) = f.sender.reordering_counts();
                 r.final_cwnd = f.sender.state.cwnd;
                 r.final_ssthresh = f.sender.state.ssthresh;
                 r.final_rto_s = f.sender.rto().as_secs();

@@ -38,6 +38,12 @@ pub struct SenderConfig {
     /// RACK's time-based loss detection (RFC 8985 §6 as Linux 6.x, [`super::rack`]); SACK
     /// senders only (the recovery plugin takes its verdicts).
     pub rack: bool,
+    /// The kernel's response to reordering beside RACK ([`super::rack::Reordering`]: the
+    /// reordering degree, the window widened by DSACKs); read only with `rack`.
+    pub reordering: super::rack::Reordering,
+    /// Linux's `tcp_try_undo_partial()` (needs `rack`): see
+    /// [`super::options::PARTIAL_UNDO`].
+    pub partial_undo: bool,
     pub compat: Compat,
     /// The receiver's advertised window, segments.
     pub max_window: u32,

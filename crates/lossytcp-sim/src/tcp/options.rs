@@ -48,6 +48,8 @@ pub struct SenderOption {
     /// What the variant needs when the option is on, and what the option does with it (the
     /// error's text: "`why`, which `variant`'s receiver does not send: ...").
     pub requires: Option<(Requirement, &'static str)>,
+    /// Another option that must be on with it (it refines that one).
+    pub needs: Option<&'static SenderOption>,
     /// The ns-2 2.35 counterpart, if any (the agent variable the cross-check sets, or the
     /// behaviour ns-2 always has): `crosscheck ns2` refuses a switch on, or a knob given,
     /// without one.
@@ -76,6 +78,7 @@ impl SenderOption {
             kind,
             refused: None,
             requires: None,
+            needs: None,
             ns2: None,
             ns3: None,
             linux: None,
@@ -106,6 +109,10 @@ impl SenderOption {
     }
     pub const fn requires(mut self, what: Requirement, why: &'static str) -> Self {
         self.requires = Some((what, why));
+        self
+    }
+    pub const fn needs(mut self, other: &'static SenderOption) -> Self {
+        self.needs = Some(other);
         self
     }
     pub const fn ns2(mut self, setting: &'static str) -> Self {
@@ -326,6 +333,93 @@ pub const RACK: SenderOption = SenderOption::switch("rack", |t| Some(t.rack))
     )
     .linux("net.ipv4.tcp_recovery = 1 (RACK, the default)", Some(true));
 
+/// The reordering degree (Linux's `tp->reordering`, [`super::rack::Reordering::degree`]).
+pub const REORDERING: SenderOption = SenderOption::switch("reordering", |t| Some(t.reordering))
+    .doc(
+        "Linux 6.x's reordering degree beside rack (tcp_check_sack_reordering()): a segment \
+         never retransmitted that is delivered (SACKed or cumulatively ACKed) below the \
+         highest SACKed one raises the degree to that distance in segments, at most 300 \
+         (net.ipv4.tcp_max_reordering), and the degree is read where DupThresh is: RACK's \
+         zero window once that many segments are SACKed while no reordering was seen, and \
+         the SACK recovery's IsLost (which Linux 6.x no longer has beside RACK: there the \
+         degree is the count Linux 4.x's tcp_mark_head_lost() used); a timeout in the open \
+         state with DupThresh segments SACKed brings it back to DupThresh (tcp_enter_loss()). \
+         Flows report reordering_events (TCPSACKReorder + TCPTSReorder) and \
+         reordering_degree (the highest reached). Needs rack.",
+    )
+    .refused(
+        Profile::Ns2,
+        true,
+        "is Linux's reordering degree beside RACK; ns-2 2.35's agents (profile='ns2') have \
+         none",
+    )
+    .requires(
+        Requirement::SackBlocks,
+        "measures reordering from SACK blocks",
+    )
+    .needs(&RACK)
+    .linux(
+        "tp->reordering (net.ipv4.tcp_reordering = 3, tcp_max_reordering = 300)",
+        Some(true),
+    );
+
+/// RACK's reordering window widened by DSACKs ([`super::rack::Reordering::dsack_window`]).
+pub const RACK_REO_WND: SenderOption =
+    SenderOption::switch("rack_reo_wnd", |t| Some(t.rack_reo_wnd))
+        .doc(
+            "RACK's reordering window widened by DSACKs as Linux 6.x's \
+             tcp_rack_update_reo_wnd() (RFC 8985 section 6.2 step 4): a DSACK received once \
+             reordering was seen (not the tail loss probe's) adds a step of min_rtt/4 to the \
+             window, at most once a round trip (on the first ACK delivering a segment sent \
+             after the last step), the window staying at most SRTT; the widened window \
+             persists over 16 recoveries that end without an undo (one more per recovery a \
+             DSACK undid), then is one step again. Flows report rack_reo_wnd_steps (the \
+             steps at the end). Needs rack.",
+        )
+        .refused(
+            Profile::Ns2,
+            true,
+            "is RFC 8985's reordering window as Linux widens it; ns-2 2.35's agents \
+             (profile='ns2') have none",
+        )
+        .requires(
+            Requirement::SackBlocks,
+            "widens RACK's window on DSACKs in SACK blocks",
+        )
+        .needs(&RACK)
+        .linux(
+            "tcp_rack_update_reo_wnd() (net.ipv4.tcp_recovery without 0x2)",
+            Some(true),
+        );
+
+/// Linux's `tcp_try_undo_partial()` (`Sender`'s `partial_undo`).
+pub const PARTIAL_UNDO: SenderOption =
+    SenderOption::switch("partial_undo", |t| Some(t.partial_undo))
+        .doc(
+            "Linux's tcp_try_undo_partial(): in fast recovery, an ACK that advances snd_una \
+             and echoes (RFC 7323) a timestamp older than the episode's first \
+             retransmission was sent for an original that was only delayed: that is \
+             reordering (TCPTSReorder, raising the reordering degree with reordering on), \
+             and while retransmissions are in flight RACK marks nothing lost on that ACK; \
+             with none in flight the recovery is undone (cwnd and ssthresh restored, the \
+             segments marked lost unmarked; Linux's TCPPartialUndo, flows' \
+             undos_partial). Segments carry timestamps. Needs rack.",
+        )
+        .refused(
+            Profile::Ns2,
+            true,
+            "is Linux's undo on timestamps; ns-2 2.35's agents (profile='ns2') have none",
+        )
+        .requires(
+            Requirement::SackBlocks,
+            "reads RACK's record of SACKed retransmissions",
+        )
+        .needs(&RACK)
+        .linux(
+            "tcp_try_undo_partial() (net.ipv4.tcp_timestamps = 1)",
+            Some(true),
+        );
+
 /// Every sender-wide option, in the order users see them.
 pub static OPTIONS: &[SenderOption] = &[
     LIMITED_TRANSMIT,
@@ -339,6 +433,9 @@ pub static OPTIONS: &[SenderOption] = &[
     TLP,
     PRR,
     RACK,
+    REORDERING,
+    RACK_REO_WND,
+    PARTIAL_UNDO,
 ];
 
 /// Refuses what the declaration refuses, for a scenario given to the engine directly (the
@@ -351,6 +448,14 @@ pub fn check(owner: &str, variant: Variant, t: &TcpConfig) -> Result<(), String>
         if let Some((profile, value, why)) = o.refused {
             if t.profile == profile && given == Some(value) {
                 return Err(format!("{owner}.{} = {value} {why}", o.name));
+            }
+        }
+        if let (Some(other), Some(true)) = (o.needs, given) {
+            if !other.on(t) {
+                return Err(format!(
+                    "{owner}.{} = true refines {}: it needs {} = true",
+                    o.name, other.name, other.name
+                ));
             }
         }
         if let (Some((Requirement::SackBlocks, why)), Some(true)) = (o.requires, given) {
@@ -389,6 +494,7 @@ pub fn options_json() -> serde_json::Value {
                     "what": match r { Requirement::SackBlocks => "sack_blocks" },
                     "why": why,
                 })),
+                "needs": o.needs.map(|n| n.name),
                 "ns2": o.ns2, "ns3": o.ns3, "linux": o.linux, "as_linux": o.as_linux,
             })
         })
@@ -440,6 +546,14 @@ mod tests {
         assert!(e.starts_with("f.dsack = true is RFC 2883's report"), "{e}");
         let rfc = config(serde_json::json!({ "partial_window_deflation": false }));
         assert!(check("f", Variant::NewReno, &rfc).is_err());
+        let alone = config(serde_json::json!({ "partial_undo": true }));
+        let e = check("f", Variant::Sack, &alone).unwrap_err();
+        assert_eq!(
+            e,
+            "f.partial_undo = true refines rack: it needs rack = true"
+        );
+        let with = config(serde_json::json!({ "partial_undo": true, "rack": true }));
+        assert_eq!(check("f", Variant::Sack, &with), Ok(()));
         let off = config(serde_json::json!({ "dsack": false, "profile": "ns2" }));
         assert_eq!(check("f", Variant::NewReno, &off), Ok(()));
     }

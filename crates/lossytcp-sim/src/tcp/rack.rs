@@ -14,11 +14,17 @@
 //! window and what remains of it, and the reordering timer in whole jiffies of the one Linux
 //! clock (`linux_clock`, HZ 250).
 //!
-//! Not modelled: the reordering window's growth on DSACKs (`tcp_rack_update_reo_wnd()`,
-//! `reo_wnd_steps` stays 1; Linux counts a DSACK towards it only once reordering was seen,
-//! which a FIFO path that drops never shows), and the reordering degree
-//! (`tp->reordering`) that reordering raises: the dupthresh of the window's rule stays the
-//! configured one.
+//! The kernel's response to reordering ([`Reordering`], each part an option of its own, off
+//! by default): the reordering degree `tp->reordering` that reordered deliveries raise
+//! (`tcp_check_sack_reordering()`), read where DupThresh is read; RACK's window widened in
+//! steps of min_rtt/4 by DSACKs (`tcp_rack_update_reo_wnd()`); and what
+//! `tcp_try_undo_partial()` needs of RACK's record (the retransmissions in flight, the
+//! episode's first retransmission). Not modelled: `tcp_may_raise_cwnd()`'s growth on SACKed
+//! forward progress once the degree exceeds 3 (the engine's window grows on cumulative ACKs
+//! only); a held partial ACK (retransmissions still out) holds RACK's marking but not the
+//! SACK recovery's own retransmissions, where Linux sends none on it; SACK reordering counted
+//! after a timeout as well (Linux skips it in the loss state without an undo marker); and
+//! the degree carried across connections by the route's metrics.
 
 use std::collections::VecDeque;
 
@@ -28,6 +34,51 @@ use crate::time::{Dur, Time};
 /// Linux's `TCP_TIMEOUT_MIN_US` (2 ms), added to the reordering timeout before it is
 /// rounded up to jiffies (`tcp_rack_mark_lost()`).
 const TIMEOUT_MIN_US: u64 = 2_000;
+/// Linux's `sysctl_tcp_max_reordering` (300): the reordering degree's cap.
+const MAX_REORDERING: u32 = 300;
+/// Linux's `TCP_RACK_RECOVERY_THRESH` (16): recoveries a widened window persists over.
+const RECOVERY_THRESH: u32 = 16;
+/// Linux's cap on `reo_wnd_steps` (a u8).
+const MAX_STEPS: u32 = 0xFF;
+
+/// Which parts of the kernel's response to reordering are modelled (the sender's
+/// `reordering`, `rack_reo_wnd` and `partial_undo` options).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reordering {
+    /// `tp->reordering`, raised by reordered deliveries (`tcp_check_sack_reordering()`).
+    pub degree: bool,
+    /// RACK's window widened by DSACKs (`tcp_rack_update_reo_wnd()`).
+    pub dsack_window: bool,
+}
+
+/// The reordering response's state (Linux's `tp->reordering`, `tp->rack.reo_wnd_steps`,
+/// `reo_wnd_persist`, `dsack_seen`, `last_delivered`, and the delivered count they read).
+#[derive(Clone, Debug, Default)]
+struct Response {
+    on: Reordering,
+    /// `tp->reordering`, segments (starts at the configured DupThresh, Linux's
+    /// `sysctl_tcp_reordering`).
+    degree: u32,
+    /// The configured DupThresh (a timeout brings the degree back down to it).
+    initial: u32,
+    /// The degree changed since the sender last read it.
+    degree_changed: bool,
+    /// Reordering events, all told (Linux's TCPSACKReorder + TCPTSReorder).
+    events: u64,
+    /// The highest degree reached.
+    max_degree: u32,
+    /// `rack.reo_wnd_steps` (1 to 255): the window is this many quarters of the min RTT.
+    steps: u32,
+    /// `rack.reo_wnd_persist`: recoveries the widened window still lasts.
+    persist: u32,
+    /// `rack.dsack_seen`: a DSACK arrived after reordering was seen; the next ACK that
+    /// delivers widens the window, unless less than a round passed since it last did.
+    dsack_seen: bool,
+    /// `rack.last_delivered`: the delivered count when the window last widened.
+    last_delivered: u64,
+    /// `tp->delivered`: segments delivered (cumulatively or by SACK), DSACKed ones included.
+    delivered: u64,
+}
 
 /// What RACK knows of one outstanding segment (Linux's skb state).
 #[derive(Clone, Copy, Debug, Default)]
@@ -44,6 +95,9 @@ struct Slot {
     sacked: bool,
     /// Sent at all (a slot past snd_max is not).
     sent: bool,
+    /// The delivered count when it was last sent (`skb->tx.delivered`), for the window's
+    /// round test.
+    tx_delivered: u64,
 }
 
 /// A transmission found by [`Rack::sync`]: the segment, when, and whether it was a
@@ -92,6 +146,16 @@ pub struct Rack {
     /// Buffers reused: the transmissions a sync found, and the verdicts being handed over.
     found: Vec<Found>,
     pub handed: Vec<(u64, bool)>,
+    /// The response to reordering (all off by default).
+    resp: Response,
+    /// The lowest segment that a delivery of this ACK found reordered, by SACK and by
+    /// cumulative ACK (`state->reord` and `tcp_clean_rtx_queue()`'s `reord`).
+    reord_low: (Option<u64>, Option<u64>),
+    /// Of the segments this ACK delivered, the delivered count when the most recently sent
+    /// left (the rate sample's `prior_delivered`; 0: none).
+    prior_delivered: (Option<(Time, u64)>, u64),
+    /// The current loss episode's first retransmission (`tp->retrans_stamp`), once armed.
+    retrans_stamp: Option<Option<Time>>,
 }
 
 /// Microseconds, as Linux's `tcp_clock_us()` stamps.
@@ -120,6 +184,22 @@ pub struct RackCtx {
 impl Rack {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// RACK with the parts of the kernel's response to reordering `on` asks for, the
+    /// reordering degree starting at `dupthresh`.
+    pub fn with_response(on: Reordering, dupthresh: u32) -> Self {
+        Self {
+            resp: Response {
+                on,
+                degree: dupthresh,
+                initial: dupthresh,
+                max_degree: dupthresh,
+                steps: 1,
+                ..Response::default()
+            },
+            ..Self::default()
+        }
     }
 
     fn slot(&mut self, seq: u64) -> Option<&mut Slot> {
@@ -151,9 +231,13 @@ impl Rack {
             let again = slot.sent || retransmitted;
             slot.sent_at = t;
             slot.sent = true;
+            slot.tx_delivered = self.resp.delivered;
             if again {
                 slot.ever_retransmitted = true;
                 slot.retransmission_out = true;
+                if let Some(stamp @ None) = &mut self.retrans_stamp {
+                    *stamp = Some(t);
+                }
             }
             self.found.push((seq, t, again));
         }
@@ -200,8 +284,8 @@ impl Rack {
 
     /// A segment delivered now: reordering is seen when one never retransmitted arrives
     /// below the highest SACKed segment (`tcp_check_sack_reordering()`), and RACK advances.
-    fn delivered(&mut self, seq: u64, now: Time, min_rtt_us: u64, prior_high: u64) {
-        let Some(slot) = self.slot(seq) else {
+    fn delivered(&mut self, seq: u64, now: Time, min_rtt_us: u64, prior_high: u64, sack: bool) {
+        let Some(slot) = self.slot(seq).copied() else {
             return;
         };
         if !slot.sent {
@@ -209,6 +293,22 @@ impl Rack {
         }
         if !slot.ever_retransmitted && seq < prior_high {
             self.reord_seen = true;
+            let low = if sack {
+                &mut self.reord_low.0
+            } else {
+                &mut self.reord_low.1
+            };
+            *low = Some(low.map_or(seq, |l| l.min(seq)));
+        }
+        self.resp.delivered += 1;
+        // tcp_rate_skb_delivered(): the sample's prior_delivered is the most recently sent
+        // delivered segment's.
+        if self
+            .prior_delivered
+            .0
+            .is_none_or(|(t, q)| sent_after(slot.sent_at, seq, t, q))
+        {
+            self.prior_delivered = (Some((slot.sent_at, seq)), slot.tx_delivered);
         }
         self.advance(seq, now, min_rtt_us);
     }
@@ -230,27 +330,191 @@ impl Rack {
                 slot.sacked = true;
                 self.sacked_out += 1;
                 self.high_sacked = self.high_sacked.max(q + 1);
-                self.delivered(q, now, min_rtt_us, prior_high);
+                self.delivered(q, now, min_rtt_us, prior_high, true);
             }
+        }
+        // The degree, from what the blocks delivered: at the end of tcp_sacktag_write_queue().
+        if let Some(low) = self.reord_low.0.take() {
+            self.check_reordering(low);
         }
         while self.base < ack {
             if let Some(slot) = self.slots.front().copied() {
                 if slot.sacked {
                     self.sacked_out -= 1;
                 } else {
-                    self.delivered(self.base, now, min_rtt_us, prior_high);
+                    self.delivered(self.base, now, min_rtt_us, prior_high, false);
                 }
                 self.slots.pop_front();
             }
             self.base += 1;
         }
+        // ... and from what the cumulative ACK delivered: tcp_clean_rtx_queue()'s.
+        if let Some(low) = self.reord_low.1.take() {
+            self.check_reordering(low);
+        }
+        if self.resp.on.dsack_window {
+            self.update_reo_wnd();
+        }
+        self.prior_delivered = (None, 0);
+    }
+
+    /// `tcp_highest_sack_seq()`: one past the highest SACKed segment, snd_una when none is.
+    fn fack(&self) -> u64 {
+        if self.sacked_out == 0 {
+            self.base
+        } else {
+            self.high_sacked.max(self.base)
+        }
+    }
+
+    /// `tcp_check_sack_reordering()`: `low` was delivered after segments above it up to the
+    /// highest SACKed one: an event of reordering, and the degree rises to that distance
+    /// (at most `MAX_REORDERING`) if it is the larger.
+    fn check_reordering(&mut self, low: u64) {
+        let fack = self.fack();
+        if low >= fack {
+            return;
+        }
+        let r = &mut self.resp;
+        if r.on.degree {
+            let metric = u32::try_from(fack - low).unwrap_or(u32::MAX);
+            if metric > r.degree {
+                r.degree = metric.min(MAX_REORDERING);
+                r.max_degree = r.max_degree.max(r.degree);
+                r.degree_changed = true;
+            }
+        }
+        r.events += 1;
+        self.reord_seen = true;
+    }
+
+    /// `tcp_rack_update_reo_wnd()`, on every ACK: a DSACK seen widens the window by one step
+    /// on the first ACK that delivers a segment sent a round after the last widening (its
+    /// `prior_delivered` not below `last_delivered`), and the width then persists over
+    /// `RECOVERY_THRESH` recoveries; once they are spent it is one step again.
+    fn update_reo_wnd(&mut self) {
+        let prior = self.prior_delivered.1;
+        if self.prior_delivered.0.is_none() || prior == 0 {
+            return;
+        }
+        let r = &mut self.resp;
+        if prior < r.last_delivered {
+            r.dsack_seen = false;
+        }
+        if r.dsack_seen {
+            r.steps = (r.steps + 1).min(MAX_STEPS);
+            r.dsack_seen = false;
+            r.last_delivered = r.delivered;
+            r.persist = RECOVERY_THRESH;
+        } else if r.persist == 0 {
+            r.steps = 1;
+        }
+    }
+
+    /// A DSACK of `[start, end)` (`tcp_dsack_seen()` and the DSACK part of
+    /// `tcp_sacktag_one()`): the duplicate counts as delivered; seen after reordering, and
+    /// not the probe's (`probe`, Linux's `FLAG_DSACK_TLP`), it asks for a wider window; a
+    /// duplicate of a SACKed segment that was retransmitted is reordering as well (the
+    /// original arrived after all).
+    pub fn on_dsack(&mut self, start: u64, end: u64, probe: bool) {
+        // (Without the response RACK reads no DSACK, as before it was modelled.)
+        if self.resp.on == Reordering::default() {
+            return;
+        }
+        self.resp.delivered += end.saturating_sub(start);
+        if self.reord_seen && !probe {
+            self.resp.dsack_seen = true;
+        }
+        let low = (start.max(self.base)..end).find(|&q| {
+            self.slots
+                .get((q - self.base) as usize)
+                .is_some_and(|s| s.sacked && s.ever_retransmitted)
+        });
+        if let Some(q) = low {
+            self.check_reordering(q);
+        }
+    }
+
+    /// A recovery ended without an undo (`tcp_try_undo_recovery()`): one fewer for the
+    /// widened window to persist over.
+    pub fn on_recovery_end(&mut self) {
+        let r = &mut self.resp;
+        r.persist = r.persist.saturating_sub(1);
+        self.retrans_stamp = None;
+    }
+
+    /// A recovery undone by DSACKs (`tcp_try_undo_dsack()`): the widened window persists
+    /// over one more.
+    pub fn on_dsack_undo(&mut self) {
+        let r = &mut self.resp;
+        r.persist = (r.persist + 1).min(RECOVERY_THRESH);
+        self.retrans_stamp = None;
+    }
+
+    /// The reordering degree, if it changed since last asked (the sender's DupThresh).
+    pub fn take_degree(&mut self) -> Option<u32> {
+        std::mem::take(&mut self.resp.degree_changed).then_some(self.resp.degree)
+    }
+
+    /// Reordering events (TCPSACKReorder + TCPTSReorder), the highest reordering degree, and
+    /// RACK's window steps now.
+    pub fn reordering_counts(&self) -> (u64, u32, u32) {
+        let r = &self.resp;
+        (r.events, r.max_degree, r.steps.max(1))
+    }
+
+    /// A loss episode starts (`tcp_enter_recovery()`, `tcp_enter_loss()`): its first
+    /// retransmission will be `tp->retrans_stamp`.
+    /// (Kept when armed: Linux clears `retrans_stamp` only once nothing retransmitted is
+    /// outstanding, `tcp_retrans_stamp_cleanup()`.)
+    pub fn arm_retrans_stamp(&mut self) {
+        if self.retrans_stamp.is_none() {
+            self.retrans_stamp = Some(None);
+        }
+    }
+
+    /// The episode's first retransmission, if one left.
+    pub fn retrans_stamp(&self) -> Option<Time> {
+        self.retrans_stamp.flatten()
+    }
+
+    /// Retransmissions in flight (`tp->retrans_out`): sent again, neither delivered nor
+    /// marked lost since.
+    pub fn retrans_out(&self) -> u64 {
+        self.slots
+            .iter()
+            .filter(|s| s.retransmission_out && !s.sacked)
+            .count() as u64
+    }
+
+    /// `tcp_try_undo_partial()`'s reordering check: the hole at `prior_una` was filled by the
+    /// original (the ACK echoes a timestamp older than the episode's first retransmission),
+    /// which counts as reordering from it to the highest SACKed segment (TCPTSReorder).
+    pub fn delayed_fill(&mut self, prior_una: u64) {
+        let fack = self.fack();
+        if prior_una < fack {
+            self.check_reordering(prior_una);
+        }
+    }
+
+    /// The episode's partial undo (`tcp_undo_cwnd_reduction(sk, true)`): nothing is lost
+    /// any more, and RACK judges again on the next ACK (`rack.advanced = 1`).
+    pub fn undo_partial(&mut self) {
+        self.unmark_lost();
+        self.advanced = true;
+        self.retrans_stamp = None;
     }
 
     /// `tcp_rack_reo_wnd()`: none while no reordering was seen, in recovery or once
     /// dupthresh segments are SACKed (RFC 8985 §6.2 step 4); else a quarter of the minimum
     /// RTT, at most SRTT. µs.
     fn reo_wnd_us(&self, c: &RackCtx) -> u64 {
-        if !self.reord_seen && (c.recovering || self.sacked_out >= u64::from(c.dupthresh)) {
+        let dupthresh = if self.resp.on.degree {
+            self.resp.degree
+        } else {
+            c.dupthresh
+        };
+        if !self.reord_seen && (c.recovering || self.sacked_out >= u64::from(dupthresh)) {
             return 0;
         }
         let own = self.clean_min_rtt_us;
@@ -259,7 +523,10 @@ impl Rack {
             (a, b) => a.or(b),
         };
         let srtt = c.srtt.map(|d| d.0 / 1_000).or(own);
-        min_rtt.map_or(u64::MAX, |m| m >> 2).min(srtt.unwrap_or(0))
+        let steps = u64::from(self.resp.steps.max(1));
+        min_rtt
+            .map_or(u64::MAX, |m| (m >> 2) * steps)
+            .min(srtt.unwrap_or(0))
     }
 
     /// `tcp_rack_detect_loss()` (RFC 8985 §6.2 step 5): walks the transmissions in the order
@@ -349,7 +616,15 @@ impl Rack {
     /// (`tcp_enter_loss()`; Linux 6.x's `tcp_timeout_mark_lost()` spares the segments sent
     /// within RACK.rtt, except the head, which the engine's go-back-N does not: all of
     /// them).
-    pub fn on_timeout(&mut self) {
+    pub fn on_timeout(&mut self, open: bool) {
+        // tcp_enter_loss(): a timeout in the open state (Open or Disorder) with DupThresh
+        // segments SACKed says the degree was overestimated: back to the configured one.
+        let r = &mut self.resp;
+        if r.on.degree && open && self.sacked_out >= u64::from(r.initial) && r.degree > r.initial {
+            r.degree = r.initial;
+            r.degree_changed = true;
+        }
+        self.arm_retrans_stamp();
         for s in &mut self.slots {
             if s.sent && !s.sacked {
                 s.lost = true;
@@ -377,6 +652,7 @@ impl Rack {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::rate::Accounting;
 
     fn ms(x: f64) -> Time {
         Time((x * 1e6).round() as u64)
@@ -401,8 +677,11 @@ mod tests {
 
     impl Flow {
         fn new() -> Self {
+            Self::with(Rack::new())
+        }
+        fn with(r: Rack) -> Self {
             Self {
-                r: Rack::new(),
+                r,
                 log: SendLog::new(64, false),
                 snd_max: 0,
             }
@@ -410,7 +689,8 @@ mod tests {
         /// Sends `seq` at `t` (again if it was sent before); RACK takes it up.
         fn send(&mut self, seq: u64, t: f64) {
             let again = seq < self.snd_max;
-            self.log.on_send(seq, ms(t), again, 0);
+            let mut acct = Accounting::default(); // (a log that does not sample)
+            self.log.on_send(seq, ms(t), again, 0, &mut acct);
             self.snd_max = self.snd_max.max(seq + 1);
             self.r.sync(&self.log, self.r.base, self.snd_max);
         }
@@ -529,5 +809,135 @@ mod tests {
         r.on_ack(ms(60.0), 0, &[(0, 1)], Some(Dur(40_000_000)));
         assert_eq!(r.latest, None);
         assert!(!r.advanced);
+    }
+
+    fn response(degree: bool, dsack_window: bool) -> Flow {
+        Flow::with(Rack::with_response(
+            Reordering {
+                degree,
+                dsack_window,
+            },
+            3,
+        ))
+    }
+
+    #[test]
+    fn the_reordering_degree_is_the_distance_a_delivery_was_overtaken_by() {
+        // Segments 0-9 sent 1 ms apart. 5, 6, 7 SACKed: no reordering (nothing delivered
+        // below the highest SACKed segment yet). Then 1 is SACKed: never retransmitted,
+        // below 8 (one past the highest SACKed): the degree is 8 - 1 = 7 segments (more
+        // than the initial 3). Then the cumulative ACK of 8: 0, 2, 3, 4 delivered below
+        // 8, the lowest 0; nothing SACKed is left, so the highest SACKed point is snd_una,
+        // 8: the degree is 8 - 0 = 8. Two events (TCPSACKReorder).
+        let mut f = sent_1ms_apart(10);
+        let r = &mut f.r;
+        r.resp = response(true, false).r.resp;
+        let m = Some(Dur(40_000_000));
+        r.on_ack(ms(45.0), 0, &[(5, 8)], m);
+        assert_eq!((r.take_degree(), r.reordering_counts()), (None, (0, 3, 1)));
+        r.on_ack(ms(46.0), 0, &[(1, 2), (5, 8)], m);
+        assert_eq!(r.take_degree(), Some(7));
+        assert_eq!(r.take_degree(), None);
+        r.on_ack(ms(47.0), 8, &[], m);
+        assert_eq!(r.take_degree(), Some(8));
+        assert_eq!(r.reordering_counts(), (2, 8, 1));
+        // The degree is the dupthresh of RACK's zero window: 2 segments SACKed (8 and 9)
+        // are fewer than 8, so the window stays a quarter of the min RTT even had no
+        // reordering been seen: 38 ms / 4 (segment 7's RTT, sent at 7 ms, SACKed at 45).
+        r.reord_seen = false;
+        r.on_ack(ms(48.0), 8, &[(8, 10)], m);
+        assert_eq!(r.reo_wnd_us(&ctx(ms(48.0), false)), 9_500);
+        // A timeout with fewer than 3 SACKed keeps the degree; one in the open state with 3
+        // SACKed brings it back to 3 (tcp_enter_loss()); without the option nothing of this
+        // is kept.
+        r.on_timeout(true);
+        assert_eq!(r.take_degree(), None);
+        f.send(10, 10.0);
+        f.r.on_ack(ms(50.0), 8, &[(8, 11)], m);
+        f.r.on_timeout(false);
+        assert_eq!(f.r.take_degree(), None);
+        f.r.on_timeout(true);
+        assert_eq!(f.r.take_degree(), Some(3));
+        let mut off = sent_1ms_apart(10);
+        off.r.on_ack(ms(46.0), 0, &[(1, 2), (5, 8)], m);
+        assert_eq!(off.r.take_degree(), None);
+    }
+
+    #[test]
+    fn dsacks_widen_the_window_once_a_round_and_it_persists_16_recoveries() {
+        let m = Some(Dur(40_000_000));
+        let mut f = response(false, true);
+        for q in 0..10 {
+            f.send(q, q as f64);
+        }
+        // 3 SACKed, then 1 below it: reordering seen (two segments delivered).
+        f.r.on_ack(ms(45.0), 0, &[(3, 4)], m);
+        f.r.on_ack(ms(46.0), 0, &[(1, 2), (3, 4)], m);
+        assert!(f.r.reord_seen);
+        // A DSACK before any reordering would not count; this one does (and counts as a
+        // delivery: 3). Segment 10 leaves with delivered = 3.
+        f.r.on_dsack(0, 1, false);
+        f.send(10, 47.0);
+        f.send(11, 47.5);
+        // The ACK delivering 10 (prior_delivered 3, not below last_delivered 0): one step
+        // more, min_rtt/4 x 2 = 20 ms (SRTT 40 ms); last_delivered = 4.
+        f.r.on_ack(ms(88.0), 0, &[(1, 2), (3, 4), (10, 11)], m);
+        assert_eq!(f.r.reordering_counts().2, 2);
+        assert_eq!(f.r.reo_wnd_us(&ctx(ms(88.0), false)), 20_000);
+        // Another DSACK, but the ACK delivering 11 (sent with delivered = 3 < 4, within
+        // the round of the last step) drops it: still 2 steps.
+        f.r.on_dsack(0, 1, false);
+        f.r.on_ack(ms(89.0), 0, &[(1, 2), (3, 4), (10, 12)], m);
+        assert_eq!(f.r.reordering_counts().2, 2);
+        // The probe's DSACK (FLAG_DSACK_TLP) does not count either; a DSACK then a segment
+        // sent after the step: 3 steps, 30 ms, capped by an SRTT of 25 ms.
+        f.r.on_dsack(0, 1, true);
+        f.send(12, 90.0);
+        f.r.on_ack(ms(131.0), 0, &[(1, 2), (3, 4), (10, 13)], m);
+        assert_eq!(f.r.reordering_counts().2, 2);
+        f.r.on_dsack(0, 1, false);
+        f.send(13, 132.0);
+        f.r.on_ack(ms(173.0), 0, &[(1, 2), (3, 4), (10, 14)], m);
+        assert_eq!(f.r.reordering_counts().2, 3);
+        assert_eq!(f.r.reo_wnd_us(&ctx(ms(173.0), false)), 30_000);
+        let short = RackCtx {
+            srtt: Some(Dur(25_000_000)),
+            ..ctx(ms(173.0), false)
+        };
+        assert_eq!(f.r.reo_wnd_us(&short), 25_000);
+        // The width persists over 16 recoveries ended without an undo (a DSACK undo adds
+        // one back, but not past 16: none here); after them the next delivering ACK resets
+        // it to 1.
+        f.r.on_dsack_undo();
+        let mut t = 174.0;
+        for end in 1..=16 {
+            f.r.on_recovery_end();
+            f.send(14 + end, t);
+            t += 41.0;
+            f.r.on_ack(ms(t), 0, &[(1, 2), (3, 4), (10, 15 + end)], m);
+            let want = if end < 16 { 3 } else { 1 };
+            assert_eq!(f.r.reordering_counts().2, want, "after {end} recoveries");
+        }
+    }
+
+    #[test]
+    fn the_episode_s_first_retransmission_and_the_retransmissions_in_flight() {
+        // Armed at the recovery's start, the stamp is the first retransmission's send time
+        // (50 ms), not the second's; retransmissions in flight: both, then one once 0 is
+        // SACKed; the stamp is kept when armed again.
+        let mut f = sent_1ms_apart(5);
+        f.r.arm_retrans_stamp();
+        assert_eq!(f.r.retrans_stamp(), None);
+        f.send(0, 50.0);
+        f.send(1, 51.0);
+        assert_eq!(f.r.retrans_stamp(), Some(ms(50.0)));
+        assert_eq!(f.r.retrans_out(), 2);
+        f.r.on_ack(ms(60.0), 0, &[(0, 1)], Some(Dur(40_000_000)));
+        assert_eq!(f.r.retrans_out(), 1);
+        f.r.arm_retrans_stamp();
+        assert_eq!(f.r.retrans_stamp(), Some(ms(50.0)));
+        f.r.undo_partial();
+        assert_eq!(f.r.retrans_stamp(), None);
+        assert!(f.r.advanced);
     }
 }

@@ -61,6 +61,12 @@ impl Accounting {
     pub fn in_flight(&self, outstanding: u64) -> u64 {
         (outstanding + self.retrans_out).saturating_sub(self.sacked_out + self.lost_out)
     }
+
+    /// Draft §3.4: the sender has nothing to send although the window allows it, with
+    /// `in_flight` segments in flight.
+    pub fn mark_app_limited(&mut self, in_flight: u64) {
+        self.app_limited = (self.delivered + in_flight).max(1);
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -115,8 +121,9 @@ pub struct SendLog {
     /// Record each transmission's flight and loss count for `RateSample::tx_in_flight` and
     /// `RateSample::lost` (about a tenth of a send's bookkeeping, read only by BBRv3).
     tx_in_flight: bool,
-    /// `C.delivered` (in `acct`), `C.delivered_time`, `C.first_sent_time`.
-    acct: Accounting,
+    /// `C.delivered_time`, `C.first_sent_time` (`C.delivered` is in the sender's
+    /// [`Accounting`], which every method that reads or changes it is handed: the sender's
+    /// plugins read it in place, with no copy to keep up to date after each change).
     delivered_time: Time,
     first_sent_time: Time,
     /// The candidate sample of the ACK being processed: its segment's slot.
@@ -139,7 +146,6 @@ impl SendLog {
             mask: n as u64 - 1,
             sampling,
             tx_in_flight: true,
-            acct: Accounting::default(),
             delivered_time: Time::ZERO,
             first_sent_time: Time::ZERO,
             best: None,
@@ -166,18 +172,25 @@ impl SendLog {
     /// What a transmission records for `RateSample::tx_in_flight` and `lost`: in flight once
     /// it is out (new data is not outstanding yet, a retransmission is), and the loss count.
     #[inline]
-    fn tx_state(&self, outstanding: u64, retransmission: bool) -> (u64, u64) {
+    fn tx_state(&self, acct: &Accounting, outstanding: u64, retransmission: bool) -> (u64, u64) {
         if !self.tx_in_flight {
             return (0, 0);
         }
-        let in_flight = self.acct.in_flight(outstanding) + u64::from(!retransmission);
-        (in_flight, self.acct.lost)
+        let in_flight = acct.in_flight(outstanding) + u64::from(!retransmission);
+        (in_flight, acct.lost)
     }
 
     /// Segment `seq` is transmitted at `at`; `outstanding` segments (snd_max - snd_una) were
-    /// outstanding before.
+    /// outstanding before. (`acct` is the sender's, as in every method that takes one.)
     #[inline]
-    pub fn on_send(&mut self, seq: u64, at: Time, retransmission: bool, outstanding: u64) {
+    pub fn on_send(
+        &mut self,
+        seq: u64,
+        at: Time,
+        retransmission: bool,
+        outstanding: u64,
+        acct: &mut Accounting,
+    ) {
         let i = (seq & self.mask) as usize;
         if !self.sampling {
             let slot = &mut self.slots[i];
@@ -199,7 +212,7 @@ impl SendLog {
         if self.slots[i].seq != seq {
             // A first transmission (the common case): nothing of the slot's last segment
             // carries over.
-            let (tx_in_flight, tx_lost) = self.tx_state(outstanding, retransmission);
+            let (tx_in_flight, tx_lost) = self.tx_state(acct, outstanding, retransmission);
             self.slots[i] = Slot {
                 seq,
                 sent_at: at,
@@ -210,30 +223,37 @@ impl SendLog {
                 lost_retransmitted: false,
                 tx_in_flight,
                 tx_lost,
-                delivered: self.acct.delivered,
+                delivered: acct.delivered,
                 delivered_time: self.delivered_time,
                 first_sent_time: self.first_sent_time,
-                app_limited: self.acct.app_limited != 0,
+                app_limited: acct.app_limited != 0,
             };
             return;
         }
-        self.on_resend(i, at, retransmission, outstanding);
+        self.on_resend(i, at, retransmission, outstanding, acct);
     }
 
     /// [`SendLog::on_send`] of a segment whose slot holds its earlier transmission: what it
     /// was marked (lost, SACKed, retransmitted) carries over.
     #[cold]
-    fn on_resend(&mut self, i: usize, at: Time, retransmission: bool, outstanding: u64) {
+    fn on_resend(
+        &mut self,
+        i: usize,
+        at: Time,
+        retransmission: bool,
+        outstanding: u64,
+        acct: &mut Accounting,
+    ) {
         let old = self.slots[i];
         let lost = old.lost;
         // A retransmission of a segment marked lost is back in the network (retrans_out).
         let lost_retransmitted = lost && (retransmission || old.lost_retransmitted);
         if lost_retransmitted && !old.lost_retransmitted {
-            self.acct.retrans_out += 1;
+            acct.retrans_out += 1;
         }
         // (In flight once this one is out: a retransmission is outstanding, and in flight
         // either as not lost or through retrans_out.)
-        let (tx_in_flight, tx_lost) = self.tx_state(outstanding, retransmission);
+        let (tx_in_flight, tx_lost) = self.tx_state(acct, outstanding, retransmission);
         self.slots[i] = Slot {
             seq: old.seq,
             sent_at: at,
@@ -244,47 +264,47 @@ impl SendLog {
             lost_retransmitted,
             tx_in_flight,
             tx_lost,
-            delivered: self.acct.delivered,
+            delivered: acct.delivered,
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
-            app_limited: self.acct.app_limited != 0,
+            app_limited: acct.app_limited != 0,
         };
     }
 
     /// A sampling sender's recovery marks segment `seq` lost (once until it is delivered);
     /// true if newly marked. SACKed segments are not lost.
-    pub fn mark_lost(&mut self, seq: u64) -> bool {
+    pub fn mark_lost(&mut self, seq: u64, acct: &mut Accounting) -> bool {
         let i = (seq & self.mask) as usize;
         let s = &mut self.slots[i];
         if s.seq != seq || s.sacked || s.lost {
             return false;
         }
         s.lost = true;
-        self.acct.lost += 1;
-        self.acct.lost_out += 1;
+        acct.lost += 1;
+        acct.lost_out += 1;
         true
     }
 
     /// The recovery found the retransmission of `seq` lost: it leaves the network again
     /// (`retrans_out`) and counts as lost once more.
-    pub fn mark_relost(&mut self, seq: u64) {
+    pub fn mark_relost(&mut self, seq: u64, acct: &mut Accounting) {
         let s = &mut self.slots[(seq & self.mask) as usize];
         if s.seq == seq && s.lost_retransmitted {
             s.lost_retransmitted = false;
-            self.acct.retrans_out -= 1;
-            self.acct.lost += 1;
+            acct.retrans_out -= 1;
+            acct.lost += 1;
         }
     }
 
     /// A timeout: every outstanding segment not SACKed is lost, and no retransmission is in
     /// the network any more (Linux `tcp_timeout_mark_lost()`).
-    pub fn mark_all_lost(&mut self, snd_una: u64, snd_max: u64) {
+    pub fn mark_all_lost(&mut self, snd_una: u64, snd_max: u64, acct: &mut Accounting) {
         for q in snd_una..snd_max {
-            self.mark_lost(q);
+            self.mark_lost(q, acct);
             let s = &mut self.slots[(q & self.mask) as usize];
             if s.seq == q && s.lost_retransmitted {
                 s.lost_retransmitted = false;
-                self.acct.retrans_out -= 1;
+                acct.retrans_out -= 1;
             }
         }
     }
@@ -293,19 +313,14 @@ impl SendLog {
     /// outstanding segments are lost no more. Their retransmissions stay in `retrans_out`
     /// (original and copy may both be in the network), and `lost`, the count so far, keeps
     /// them as Linux's `tp->lost` does.
-    pub fn unmark_lost(&mut self, snd_una: u64, snd_max: u64) {
+    pub fn unmark_lost(&mut self, snd_una: u64, snd_max: u64, acct: &mut Accounting) {
         for q in snd_una..snd_max {
             let s = &mut self.slots[(q & self.mask) as usize];
             if s.seq == q && s.lost {
                 s.lost = false;
-                self.acct.lost_out -= 1;
+                acct.lost_out -= 1;
             }
         }
-    }
-
-    /// The delivery accounting (all zero for a log that does not sample).
-    pub fn accounting(&self) -> Accounting {
-        self.acct
     }
 
     /// Send time of `seq` if it was transmitted exactly once (Karn's rule).
@@ -329,8 +344,14 @@ impl SendLog {
     }
 
     /// Segment `seq` is delivered now (by the cumulative ACK, or `by_sack`); counts it once.
-    pub fn on_delivered(&mut self, seq: u64, now: Time, by_sack: bool) -> bool {
-        self.deliver(seq, now, by_sack)
+    pub fn on_delivered(
+        &mut self,
+        seq: u64,
+        now: Time,
+        by_sack: bool,
+        acct: &mut Accounting,
+    ) -> bool {
+        self.deliver(seq, now, by_sack, acct)
     }
 
     /// [`SendLog::on_delivered`], always in line: `on_sack_news` has its own copy for SACKs,
@@ -338,7 +359,7 @@ impl SendLog {
     /// for `by_sack` false (measured: an instruction more per cumulatively acknowledged
     /// segment otherwise, 2 per packet for BBR on a path without losses).
     #[inline(always)]
-    fn deliver(&mut self, seq: u64, now: Time, by_sack: bool) -> bool {
+    fn deliver(&mut self, seq: u64, now: Time, by_sack: bool, acct: &mut Accounting) -> bool {
         let i = (seq & self.mask) as usize;
         let s = &mut self.slots[i];
         if s.seq != seq {
@@ -347,25 +368,25 @@ impl SendLog {
         if s.sacked {
             if !by_sack {
                 // Cumulatively acknowledged after its SACK: it leaves the scoreboard.
-                self.acct.sacked_out -= 1;
+                acct.sacked_out -= 1;
                 s.sacked = false;
             }
             return false;
         }
         if s.lost {
-            self.acct.lost_out -= 1;
+            acct.lost_out -= 1;
             s.lost = false;
         }
         if s.lost_retransmitted {
-            self.acct.retrans_out -= 1;
+            acct.retrans_out -= 1;
             s.lost_retransmitted = false;
         }
         if by_sack {
             s.sacked = true;
-            self.acct.sacked_out += 1;
+            acct.sacked_out += 1;
         }
         let key = (s.delivered, s.sent_at);
-        self.acct.delivered += 1;
+        acct.delivered += 1;
         self.delivered_time = now;
         // Draft §3.3: the sample comes from the most recently sent segment delivered. The
         // slot is kept by index: nothing is sent before the ACK's sample is taken.
@@ -383,14 +404,28 @@ impl SendLog {
     /// previous ACK's walk covered (a second call on them changes nothing: a SACKed segment
     /// stays SACKed until the cumulative ACK passes it). Returns the segments newly delivered.
     #[inline]
-    pub fn on_sack_blocks(&mut self, blocks: &[(u64, u64)], lo: u64, hi: u64, now: Time) -> u64 {
+    pub fn on_sack_blocks(
+        &mut self,
+        blocks: &[(u64, u64)],
+        lo: u64,
+        hi: u64,
+        now: Time,
+        acct: &mut Accounting,
+    ) -> u64 {
         if blocks.is_empty() {
             return 0;
         }
-        self.walk_sack_blocks(blocks, lo, hi, now)
+        self.walk_sack_blocks(blocks, (lo, hi), now, acct)
     }
 
-    fn walk_sack_blocks(&mut self, blocks: &[(u64, u64)], lo: u64, hi: u64, now: Time) -> u64 {
+    /// [`SendLog::on_sack_blocks`] of blocks clipped to `[lo, hi)`.
+    fn walk_sack_blocks(
+        &mut self,
+        blocks: &[(u64, u64)],
+        (lo, hi): (u64, u64),
+        now: Time,
+        acct: &mut Accounting,
+    ) -> u64 {
         let (prev, n_prev) = (self.sack_cache, self.sack_cached);
         let prev = &prev[..n_prev];
         let mut newly = 0;
@@ -411,7 +446,7 @@ impl SendLog {
                     }
                 }
                 for x in q..stop {
-                    newly += u64::from(self.on_delivered(x, now, true));
+                    newly += u64::from(self.on_delivered(x, now, true, acct));
                 }
                 q = stop;
             }
@@ -430,24 +465,30 @@ impl SendLog {
     /// find them (every other segment of the blocks is SACKed in its slot already, or was
     /// never in it). Returns the segments newly delivered.
     #[inline(never)]
-    pub fn on_sack_news(&mut self, news: &[(u64, u64)], lo: u64, now: Time) -> u64 {
+    pub fn on_sack_news(
+        &mut self,
+        news: &[(u64, u64)],
+        lo: u64,
+        now: Time,
+        acct: &mut Accounting,
+    ) -> u64 {
         // The usual news of an ACK behind a hole: the one segment that just arrived above it
         // (without the general walk's frame, which costs more than the delivery itself).
         if let [(a, b)] = *news {
             if a >= lo && b == a + 1 {
-                return u64::from(self.deliver(a, now, true));
+                return u64::from(self.deliver(a, now, true, acct));
             }
         }
-        self.on_sack_news_walk(news, lo, now)
+        self.walk_news(news, lo, now, acct)
     }
 
     /// [`SendLog::on_sack_news`] of any news.
     #[inline(never)]
-    fn on_sack_news_walk(&mut self, news: &[(u64, u64)], lo: u64, now: Time) -> u64 {
+    fn walk_news(&mut self, news: &[(u64, u64)], lo: u64, now: Time, acct: &mut Accounting) -> u64 {
         let mut newly = 0;
         for &(a, b) in news {
             for q in a.max(lo)..b {
-                newly += u64::from(self.deliver(q, now, true));
+                newly += u64::from(self.deliver(q, now, true, acct));
             }
         }
         newly
@@ -455,10 +496,15 @@ impl SendLog {
 
     /// The rate sample of the ACK whose deliveries were just reported, if any; `min_rtt`
     /// invalidates intervals shorter than the path's RTT (ACK compression, as Linux does).
-    pub fn take_sample(&mut self, min_rtt: Option<Dur>, now: Time) -> Option<RateSample> {
+    pub fn take_sample(
+        &mut self,
+        min_rtt: Option<Dur>,
+        now: Time,
+        acct: &mut Accounting,
+    ) -> Option<RateSample> {
         let p = &self.slots[self.best.take()?];
-        if self.acct.app_limited != 0 && self.acct.delivered > self.acct.app_limited {
-            self.acct.app_limited = 0;
+        if acct.app_limited != 0 && acct.delivered > acct.app_limited {
+            acct.app_limited = 0;
         }
         self.first_sent_time = p.sent_at;
         let send_elapsed = p.sent_at.since(p.first_sent_time);
@@ -468,7 +514,7 @@ impl SendLog {
         if interval == Dur::ZERO || min_rtt.is_some_and(|m| interval < m) {
             return None;
         }
-        let delivered = self.acct.delivered - p.delivered;
+        let delivered = acct.delivered - p.delivered;
         Some(RateSample {
             delivered,
             interval,
@@ -480,7 +526,7 @@ impl SendLog {
             rtt,
             tx_in_flight: p.tx_in_flight,
             lost: if self.tx_in_flight {
-                self.acct.lost - p.tx_lost
+                acct.lost - p.tx_lost
             } else {
                 0
             },
@@ -494,14 +540,42 @@ impl SendLog {
             .filter(|b| !b.retransmitted)
             .map(|b| now.since(b.sent_at))
     }
+}
 
-    /// Draft §3.4: the sender has nothing to send although the window allows it.
-    pub fn mark_app_limited(&mut self, in_flight: u64) {
-        self.acct.app_limited = (self.acct.delivered + in_flight).max(1);
+/// A sampling send log with the accounting a sender keeps beside it (for tests): the log's
+/// methods without the accounting argument.
+#[cfg(test)]
+pub(crate) struct AccountedLog {
+    pub log: SendLog,
+    pub acct: Accounting,
+}
+
+#[cfg(test)]
+impl AccountedLog {
+    pub fn new(window: u32) -> Self {
+        Self {
+            log: SendLog::new(window, true),
+            acct: Accounting::default(),
+        }
     }
-
-    pub fn delivered(&self) -> u64 {
-        self.acct.delivered
+    pub fn on_send(&mut self, seq: u64, at: Time, retransmission: bool, outstanding: u64) {
+        let acct = &mut self.acct;
+        self.log.on_send(seq, at, retransmission, outstanding, acct);
+    }
+    pub fn on_delivered(&mut self, seq: u64, now: Time, by_sack: bool) -> bool {
+        self.log.on_delivered(seq, now, by_sack, &mut self.acct)
+    }
+    pub fn on_sack_blocks(&mut self, blocks: &[(u64, u64)], lo: u64, hi: u64, now: Time) -> u64 {
+        self.log.on_sack_blocks(blocks, lo, hi, now, &mut self.acct)
+    }
+    pub fn on_sack_news(&mut self, news: &[(u64, u64)], lo: u64, now: Time) -> u64 {
+        self.log.on_sack_news(news, lo, now, &mut self.acct)
+    }
+    pub fn take_sample(&mut self, min_rtt: Option<Dur>, now: Time) -> Option<RateSample> {
+        self.log.take_sample(min_rtt, now, &mut self.acct)
+    }
+    pub fn accounting(&self) -> Accounting {
+        self.acct
     }
 }
 
@@ -518,7 +592,7 @@ mod tests {
         // Four segments sent at 0, 1, 2, 3 ms with nothing in flight before the first; ACKs
         // at 100, 110, 120, 130 ms. The ACK of segment 2 at 120 ms: sent at 2 ms when one
         // segment had been delivered... none had: delivered 0 at its send, first_sent 0 ms.
-        let mut log = SendLog::new(8, true);
+        let mut log = AccountedLog::new(8);
         for q in 0..4 {
             log.on_send(q, ms(q), false, q);
         }
@@ -546,7 +620,7 @@ mod tests {
     fn the_next_window_measures_over_one_round() {
         // Round 1: segments 0-1 sent at 0 ms, acked at 100 and 101 ms; each ACK releases one
         // segment (2 at 100 ms, 3 at 101 ms), acked at 200 and 201 ms.
-        let mut log = SendLog::new(8, true);
+        let mut log = AccountedLog::new(8);
         log.on_send(0, ms(0), false, 0);
         log.on_send(1, ms(0), false, 1);
         assert!(log.on_delivered(0, ms(100), false));
@@ -566,7 +640,7 @@ mod tests {
 
     #[test]
     fn sacked_segments_count_once_and_retransmissions_give_no_rtt() {
-        let mut log = SendLog::new(8, true);
+        let mut log = AccountedLog::new(8);
         for q in 0..4 {
             log.on_send(q, ms(q), false, q);
         }
@@ -587,14 +661,14 @@ mod tests {
             "3 delivered when the retransmission was sent, 4 now"
         );
         assert_eq!(s.rtt, None, "Karn: no RTT from a retransmission");
-        assert_eq!(log.delivered(), 4);
+        assert_eq!(log.acct.delivered, 4);
     }
 
     #[test]
     fn app_limited_marks_samples_until_the_bubble_is_delivered() {
-        let mut log = SendLog::new(8, true);
+        let mut log = AccountedLog::new(8);
         log.on_send(0, ms(0), false, 0);
-        log.mark_app_limited(1); // nothing more to send: delivered 0 + 1 in flight
+        log.acct.mark_app_limited(1); // nothing more to send: delivered 0 + 1 in flight
         log.on_send(1, ms(5), false, 1);
         assert!(log.on_delivered(0, ms(100), false));
         assert!(!log.take_sample(None, ms(100)).unwrap().is_app_limited);
@@ -608,7 +682,7 @@ mod tests {
 
     #[test]
     fn intervals_shorter_than_min_rtt_are_discarded() {
-        let mut log = SendLog::new(8, true);
+        let mut log = AccountedLog::new(8);
         log.on_send(0, ms(0), false, 0);
         assert!(log.on_delivered(0, ms(40), false));
         assert!(log
@@ -628,7 +702,7 @@ mod tests {
     }
 
     /// Sends new segments on every log until 60 are out above `una`.
-    fn fill_window(logs: &mut [&mut SendLog], una: u64, max: &mut u64, now: Time) {
+    fn fill_window(logs: &mut [&mut AccountedLog], una: u64, max: &mut u64, now: Time) {
         while *max < una + 60 {
             for log in logs.iter_mut() {
                 log.on_send(*max, now, false, *max - una);
@@ -642,7 +716,7 @@ mod tests {
         // One log takes each ACK's news through on_sack_news (one-segment news by its short
         // path, the rest by the walk), the other segment by segment: the same counts, the
         // same accounting, the same sample, news below the cumulative ACK clipped.
-        let (mut a, mut b) = (SendLog::new(64, true), SendLog::new(64, true));
+        let (mut a, mut b) = (AccountedLog::new(64), AccountedLog::new(64));
         let mut rnd = lcg(777);
         let (mut una, mut max) = (0u64, 0u64);
         for step in 0..2000u64 {
@@ -678,7 +752,7 @@ mod tests {
         // Two logs of one window with holes, fed the same ACKs: one walks every segment of
         // every block, the other through on_sack_blocks. Blocks grow, repeat, reorder and
         // fall below the cumulative ACK; both must agree on every count and sample.
-        let (mut a, mut b) = (SendLog::new(64, true), SendLog::new(64, true));
+        let (mut a, mut b) = (AccountedLog::new(64), AccountedLog::new(64));
         let mut rnd = lcg(12345);
         let (mut una, mut max) = (0u64, 0u64);
         for step in 0..2000u64 {

@@ -166,6 +166,7 @@ impl Receiver {
 
     /// SACK blocks as ns-2 2.35's `Agent/TCPSink/Sack1` builds them (profile ns2).
     pub fn with_ns2_blocks(mut self) -> Self {
+        debug_assert!(self.sack, "ns-2's blocks are SACK blocks");
         self.ns2 = Some(Ns2Sacker::default());
         self
     }
@@ -245,10 +246,20 @@ impl Receiver {
     /// `Sacker::append_ack()` for the segment `old` just received.
     #[inline(always)]
     fn ns2_blocks(&mut self, out: &mut AckOut) {
-        let Some(sk) = self.ns2.as_mut() else {
+        let Some(sk) = self.ns2.as_ref() else {
             return;
         };
         let (run, dup) = (sk.last_run, sk.last_dup);
+        self.ns2_blocks_of(out, run, dup);
+    }
+
+    /// [`Receiver::ns2_blocks`] for the segment `old` found in `run` (or (0, 0)), a
+    /// duplicate if `dup`.
+    #[inline(always)]
+    fn ns2_blocks_of(&mut self, out: &mut AckOut, run: (u64, u64), dup: bool) {
+        let Some(sk) = self.ns2.as_mut() else {
+            return;
+        };
         // The ACK goes out as the segment arrives (only an in-order segment's is delayed).
         let own = run.1 > 0;
         // ns-2's seqno = next_ - 1, -1 before the first in-order segment: compare shifted.
@@ -307,13 +318,7 @@ impl Receiver {
     /// stay out of line.
     #[inline(always)]
     fn make_ack(&mut self) -> AckOut {
-        self.last_ack_sent = self.rcv_next;
-        let mut out = AckOut {
-            ack: self.rcv_next,
-            sack: [(0, 0); MAX_SACK_BLOCKS],
-            n_sack: 0,
-            tsecr: self.ts_recent,
-        };
+        let mut out = self.ack_without_blocks();
         if self.sack {
             if self.ns2.is_some() {
                 self.ns2_blocks(&mut out);
@@ -322,6 +327,18 @@ impl Receiver {
             }
         }
         out
+    }
+
+    /// The ACK sent now, before its SACK blocks.
+    #[inline(always)]
+    fn ack_without_blocks(&mut self) -> AckOut {
+        self.last_ack_sent = self.rcv_next;
+        AckOut {
+            ack: self.rcv_next,
+            sack: [(0, 0); MAX_SACK_BLOCKS],
+            n_sack: 0,
+            tsecr: self.ts_recent,
+        }
     }
 
     /// RFC 2018's blocks (with RFC 2883's DSACK first).
@@ -357,6 +374,21 @@ impl Receiver {
         self.recent.truncate(kept.min(2 * MAX_SACK_BLOCKS));
     }
 
+    /// [`Receiver::on_data`]'s ACK for ns-2's SACK sink when the segment just received was
+    /// new and above `rcv_next`, in `run` now (behind a hole, nearly every segment): made
+    /// at once, without `on_data`'s tests of the cases it is not (a duplicate, DSACK, RFC
+    /// 2018's list of recent blocks, a delayed ACK).
+    #[inline(always)]
+    fn ns2_ack_above(&mut self, run: (u64, u64)) -> AckOut {
+        if let Some(sk) = self.ns2.as_mut() {
+            (sk.last_run, sk.last_dup) = (run, false);
+        }
+        self.pending = false;
+        let mut out = self.ack_without_blocks();
+        self.ns2_blocks_of(&mut out, run, false);
+        out
+    }
+
     /// A data segment arrived.
     pub fn on_data(&mut self, seq: u64) -> RxAction {
         self.received += 1;
@@ -386,6 +418,9 @@ impl Receiver {
             }
         } else if seq > self.rcv_next {
             let (inserted, r) = self.insert_out_of_order(seq);
+            if inserted && self.ns2.is_some() {
+                return RxAction::Ack(self.ns2_ack_above(r));
+            }
             dup = !inserted;
             run = r;
             if dup && self.dsack {

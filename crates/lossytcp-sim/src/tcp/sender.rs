@@ -77,6 +77,16 @@ const TLP_EXTRA: Dur = Dur(2_000_000);
 /// Linux's `TCP_TIMEOUT_INIT` (1 s, RFC 6298 §2.1): the probe timeout before any RTT sample.
 const TLP_NO_RTT: Dur = Dur(1_000_000_000);
 
+/// `tcp_packet_delayed()`'s test on Linux's timestamp clock, milliseconds (the kernel's TSval
+/// is `tcp_time_stamp_ms()` unless the route asks for microseconds): the echo `tsecr` (the
+/// engine's RFC 7323 clock, microseconds) lies in an earlier millisecond than `t`, the
+/// episode's first retransmission. (Measured back from `t` on the wrapping clock.)
+fn echo_ms_before(tsecr: u32, t: Time) -> bool {
+    let t_us = (t.0 / 1_000) as i64;
+    let back_us = i64::from(crate::packet::tsval(t).wrapping_sub(tsecr) as i32);
+    (t_us - back_us).div_euclid(1_000) < t_us.div_euclid(1_000)
+}
+
 /// The plugins are type parameters, so a growth or recovery plugin of another crate (or of a
 /// test) plugs in without touching the engine; the simulator uses the enum-dispatched sets of
 /// this crate's plugins.
@@ -179,6 +189,11 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     /// which shares the retransmission timer as the probe's does), in front of the RTO
     /// deadline `rto_behind_probe`.
     reo_armed: bool,
+    /// `SenderConfig::partial_undo`, with RACK.
+    partial_undo: bool,
+    /// The fast recovery's point (Linux's `high_seq`) while its partial undo is possible
+    /// (`undo_marker` set: cleared by any undo and by the recovery's end).
+    partial_high: Option<u64>,
 }
 
 impl Sender {
@@ -275,8 +290,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             dsack_tlp: false,
             tlp_high_before: 0,
             tlps: (0, 0),
-            rack: (cfg.rack && recovery_wants_sack).then(|| Box::new(Rack::new())),
+            rack: (cfg.rack && recovery_wants_sack)
+                .then(|| Box::new(Rack::with_response(cfg.reordering, cfg.dupthresh))),
             reo_armed: false,
+            partial_undo: cfg.partial_undo && cfg.rack && recovery_wants_sack,
+            partial_high: None,
         }
     }
 
@@ -297,7 +315,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// Whether the sender reads the ACKs' timestamp echo (only Eifel detection does; the
     /// `timestamps` RTT option times segments from the send log).
     pub fn reads_timestamp_echo(&self) -> bool {
-        self.eifel
+        self.eifel || self.partial_undo
     }
     /// When the pacing timer must call [`Sender::on_pacing_timer`], if data waits for it.
     pub fn pacing_deadline(&self) -> Option<Time> {
@@ -334,6 +352,13 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// timeout (Linux's TCPLostRetransmit); zeros without `rack`.
     pub fn rack_counts(&self) -> (u64, u64) {
         self.rack.as_ref().map_or((0, 0), |r| r.counts())
+    }
+    /// Reordering events (Linux's TCPSACKReorder + TCPTSReorder), the highest reordering
+    /// degree and RACK's window steps at the end; zeros without `rack`.
+    pub fn reordering_counts(&self) -> (u64, u32, u32) {
+        self.rack
+            .as_ref()
+            .map_or((0, 0, 0), |r| r.reordering_counts())
     }
 
     fn arm_timer(&mut self, now: Time) {
@@ -393,7 +418,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.heard_tx_start = true;
         }
         self.last_sent_at = Some(now);
-        self.log.on_send(seq, now, retransmission, outstanding);
+        self.log
+            .on_send(seq, now, retransmission, outstanding, &mut self.state.acct);
         if let Some(c) = &mut self.state.fine {
             c.record(seq);
         }
@@ -469,8 +495,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     /// [`Sender::send_pending`] where all `send_allowed` would do is find the segment pacing
     /// held back not yet due (a paced sender's ACK between departures): that outcome, and
-    /// true; false (nothing done) otherwise. (The delivery accounting it would copy from the
-    /// send log is already the log's: the ACK's caller copied it after its last change.)
+    /// true; false (nothing done) otherwise.
     fn held_back(&mut self, now: Time) -> bool {
         if self.held.is_none() || now >= self.state.next_send_at {
             return false;
@@ -485,9 +510,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     fn send_pending(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.send_allowed(now, out);
-        if self.log.sampling() {
-            self.state.acct = self.log.accounting();
-        }
     }
 
     /// What the window, the recovery plugin and pacing allow now.
@@ -543,7 +565,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let s = &self.state;
         if self.log.sampling() && s.snd_nxt >= s.limit && (s.flight() as f64) < s.cwnd {
             // Draft-cheng §3.4: the window has room the application does not fill.
-            self.log.mark_app_limited(s.flight());
+            self.state.acct.mark_app_limited(s.flight());
         }
     }
 
@@ -669,13 +691,17 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         let mut newly_delivered = 0;
         for q in old_una..ack {
-            newly_delivered += u64::from(self.log.on_delivered(q, now, false));
+            newly_delivered +=
+                u64::from(self.log.on_delivered(q, now, false, &mut self.state.acct));
         }
         if !sack.is_empty() {
             newly_delivered += if self.sack_news_on {
-                self.log.on_sack_news(&self.sack_news, ack, now)
+                self.log
+                    .on_sack_news(&self.sack_news, ack, now, &mut self.state.acct)
             } else {
-                self.log.on_sack_blocks(sack, ack, self.state.snd_max, now)
+                let hi = self.state.snd_max;
+                self.log
+                    .on_sack_blocks(sack, ack, hi, now, &mut self.state.acct)
             };
         }
         let rtt_sample = self
@@ -687,7 +713,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 self.state.min_rtt = Some(r);
             }
         }
-        let rate = self.log.take_sample(self.state.min_rtt, now);
+        let rate = self
+            .log
+            .take_sample(self.state.min_rtt, now, &mut self.state.acct);
         AckCtx {
             now,
             rtt_sample,
@@ -704,19 +732,23 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// path as when it had no other caller than it: RACK's reordering timer calls it too.)
     #[inline(always)]
     fn mark_losses(&mut self) {
+        let acct = &mut self.state.acct;
         for &q in &self.state.retransmit_now {
-            self.log.mark_lost(q);
+            self.log.mark_lost(q, acct);
         }
         let below = self.recovery.lost_below(&self.state);
+        let acct = &mut self.state.acct;
         for q in self.marked_upto.max(self.state.snd_una)..below {
-            self.log.mark_lost(q);
+            self.log.mark_lost(q, acct);
         }
         self.marked_upto = self.marked_upto.max(below);
         self.recovery.take_relost(&mut self.relost);
-        for q in self.relost.drain(..) {
-            self.log.mark_relost(q);
+        // (Read then cleared, not drained: a drain's set-up and tail move cost every ACK,
+        // and the list is nearly always empty.)
+        for &q in &self.relost {
+            self.log.mark_relost(q, &mut self.state.acct);
         }
-        self.state.acct = self.log.accounting();
+        self.relost.clear();
     }
 
     /// An ACK arrived: `ack` is the next segment the receiver expects. `truth` is the
@@ -834,9 +866,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         s.recover = self.recover_before_timeout;
         s.ca_state = CaState::Open;
         if self.log.sampling() {
-            self.log.unmark_lost(s.snd_una, s.snd_max);
+            self.log.unmark_lost(s.snd_una, s.snd_max, &mut s.acct);
             self.marked_upto = s.snd_una;
-            s.acct = self.log.accounting();
         }
         self.frto = None;
         if let Some(r) = self.rack.as_deref_mut() {
@@ -875,6 +906,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         // tcp_dsack_seen(): a one-segment DSACK ending at tlp_high_seq is the probe's.
         self.dsack_tlp = self.tlp.is_some_and(|t| t.high == end && end - start == 1);
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_dsack(start, end, self.dsack_tlp);
+        }
         if let Some(u) = &mut self.dsack_undo {
             if u.retrans > 0 && end > u.marker {
                 u.retrans = (u.retrans - (end - start) as i64).max(0);
@@ -911,7 +945,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         if self.rack.is_some() {
             let s = &self.state;
-            self.rack_on_ack(s.now, ack.min(s.snd_max).max(s.snd_una), rest);
+            self.rack_on_ack(s.now, ack.min(s.snd_max).max(s.snd_una), rest, tsecr);
         }
         if !self.dsack_on {
             return rest;
@@ -926,8 +960,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             match s.ca_state {
                 CaState::Loss if ack.min(s.snd_max) <= s.snd_una => return rest,
                 CaState::Loss => self.undo_timeout(),
-                CaState::Recovery | CaState::Open => self.undo_recovery(),
+                CaState::Recovery | CaState::Open => {
+                    self.undo_recovery();
+                    // tcp_try_undo_dsack(): RACK's widened window persists a recovery more.
+                    if let Some(r) = self.rack.as_deref_mut() {
+                        r.on_dsack_undo();
+                    }
+                }
             }
+            self.partial_high = None;
             self.undos.dsack += 1;
         }
         rest
@@ -1066,7 +1107,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let mut ctx = self.deliveries(now, old_una, ack.max(old_una), sack);
         if sampling {
             ctx.prior_in_flight = prior_in_flight;
-            self.state.acct = self.log.accounting();
         }
         self.growth.on_ack_arrival(&Conn::new(&self.state), &ctx);
         if !self.sack_news_on {
@@ -1095,8 +1135,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 .cong_control(&mut Window::new(&mut self.state), &ctx);
             if std::mem::take(&mut self.state.app_limited_request) {
                 let in_flight = self.state.acct.in_flight(self.state.flight());
-                self.log.mark_app_limited(in_flight);
-                self.state.acct = self.log.accounting();
+                self.state.acct.mark_app_limited(in_flight);
             }
             // (The plugins that pace own the window: the other senders skip the test.)
             if self.held_back(now) {
@@ -1172,11 +1211,18 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             s.ca_state = CaState::Open;
             self.growth
                 .on_event(&mut Window::new(s), CaEvent::ExitRecovery);
+            if self.rack.is_some() {
+                self.rack_recovery_end();
+            }
         } else if s.ca_state == CaState::Loss && s.recover.is_none_or(|r| s.snd_una >= r) {
             s.ca_state = CaState::Open;
             self.growth
                 .on_event(&mut Window::new(s), CaEvent::LossRecovered);
+            if self.rack.is_some() {
+                self.rack_recovery_end();
+            }
         }
+        let s = &mut self.state;
         if verdict.grow && !self.growth.owns_window() {
             self.growth.on_ack(&mut Window::new(s), ctx);
         }
@@ -1234,6 +1280,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.arm_dsack();
             // tcp_enter_recovery() -> tcp_init_cwnd_reduction(): tlp_high_seq = 0.
             self.tlp = None;
+            if self.partial_undo {
+                self.arm_partial_undo();
+            }
             (Some(cut), v)
         } else {
             (None, None)
@@ -1321,12 +1370,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         self.recovery.after_timeout(s);
         if let Some(r) = self.rack.as_deref_mut() {
             r.sync(&self.log, s.snd_una, s.snd_max);
-            r.on_timeout();
+            r.on_timeout(s.ca_state == CaState::Open);
+            if let Some(d) = r.take_degree() {
+                s.dupthresh = d;
+            }
         }
+        self.partial_high = None;
         if self.log.sampling() {
-            self.log.mark_all_lost(s.snd_una, s.snd_max);
+            self.log.mark_all_lost(s.snd_una, s.snd_max, &mut s.acct);
             self.marked_upto = s.snd_max;
-            s.acct = self.log.accounting();
         }
         s.ca_state = CaState::Loss;
         self.growth.on_event(&mut Window::new(s), CaEvent::Timeout);
@@ -1477,9 +1529,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         });
         self.tlps.0 += 1;
         self.arm_timer(now);
-        if self.log.sampling() {
-            self.state.acct = self.log.accounting();
-        }
     }
 
     /// An ACK during a probe episode (Linux's `tcp_process_tlp_ack()`, RFC 8985 §7.4): the
@@ -1546,7 +1595,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// estimators have not yet taken this ACK's sample.)
     #[cold]
     #[inline(never)]
-    fn rack_on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)]) {
+    fn rack_on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], tsecr: Option<u32>) {
         let c = self.rack_ctx(now);
         let Some(r) = self.rack.as_deref_mut() else {
             return;
@@ -1554,8 +1603,86 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let s = &self.state;
         r.sync(&self.log, s.snd_una, s.snd_max);
         r.on_ack(now, ack, sack, s.min_rtt);
-        r.reo_wait = r.mark_lost(&c);
+        // tcp_fastretrans_alert(): tcp_try_undo_partial() before tcp_identify_packet_loss().
+        let hold = self.partial_undo && self.try_undo_partial(ack, tsecr);
+        let Some(r) = self.rack.as_deref_mut() else {
+            return;
+        };
+        if let Some(d) = r.take_degree() {
+            self.state.dupthresh = d;
+        }
+        if !hold {
+            let c = RackCtx {
+                recovering: self.state.ca_state != CaState::Open,
+                ..c
+            };
+            r.reo_wait = r.mark_lost(&c);
+        }
         self.rack_verdicts();
+    }
+
+    /// A fast recovery starts: its partial undo is possible until it ends or is undone
+    /// (`tcp_init_undo()`), and its first retransmission will be the one the timestamp
+    /// echoes are compared with.
+    fn arm_partial_undo(&mut self) {
+        self.partial_high = Some(self.state.snd_max);
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.arm_retrans_stamp();
+        }
+    }
+
+    /// A recovery (fast, or after a timeout) ended without an undo.
+    #[cold]
+    fn rack_recovery_end(&mut self) {
+        self.partial_high = None;
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_recovery_end();
+        }
+    }
+
+    /// Linux's `tcp_try_undo_partial()`, on an ACK in fast recovery that advances snd_una to
+    /// `ack` short of the recovery point (one reaching it ends the recovery): if the ACK
+    /// echoes a timestamp older than the episode's first retransmission (or none was sent
+    /// yet: `tcp_packet_delayed()`), the hole was filled by a delayed original, which is
+    /// reordering; with retransmissions still in flight nothing more is marked lost on this
+    /// ACK (returns true), with none the recovery is undone: the window restored, the
+    /// segments marked lost unmarked (`tcp_undo_cwnd_reduction(sk, true)`) and RACK made to
+    /// judge them again.
+    #[cold]
+    #[inline(never)]
+    fn try_undo_partial(&mut self, ack: u64, tsecr: Option<u32>) -> bool {
+        let s = &self.state;
+        let Some(high) = self.partial_high else {
+            return false;
+        };
+        if s.ca_state != CaState::Recovery || ack <= s.snd_una || ack >= high {
+            return false;
+        }
+        let Some(r) = self.rack.as_deref_mut() else {
+            return false;
+        };
+        let delayed = match r.retrans_stamp() {
+            None => true,
+            Some(t) => tsecr.is_some_and(|e| echo_ms_before(e, t)),
+        };
+        if !delayed {
+            return false;
+        }
+        r.delayed_fill(s.snd_una);
+        if r.retrans_out() > 0 {
+            return true;
+        }
+        r.undo_partial();
+        self.partial_high = None;
+        self.undos.partial += 1;
+        self.undo_recovery();
+        self.recovery.forget_rack_marks();
+        let s = &mut self.state;
+        if self.log.sampling() {
+            self.log.unmark_lost(s.snd_una, s.snd_max, &mut s.acct);
+            self.marked_upto = s.snd_una;
+        }
+        false
     }
 
     /// Hands RACK's verdicts to the recovery plugin; whether there were any.
@@ -1705,6 +1832,8 @@ mod tests {
             dsack: false,
             tlp: false,
             rack: false,
+            reordering: Default::default(),
+            partial_undo: false,
             segment_bytes: 1000,
             seed: 0,
         }
@@ -1982,6 +2111,62 @@ mod tests {
         assert_eq!((tx.state.cwnd, tx.state.ssthresh), (4.0, 4.0));
         assert_eq!(tx.state.ca_state, CaState::Recovery);
         tx
+    }
+
+    /// A Reno/SACK sender with RACK, the reordering degree and the partial undo, IW 8 sent at
+    /// 0; segment 0 is only delayed: 1, 2, 3 are SACKed at 101-103 ms. At the third RACK's
+    /// window is 0 (three SACKed, no reordering seen) and 0, sent with 1 at 0 but before it
+    /// by sequence, has 103 + 0 - 103 = 0 ms left: lost; recovery, 0 sent again at 103 ms.
+    fn rack_reordered_into_recovery() -> Sender<Reno, Sack> {
+        let c = SenderConfig {
+            max_window: 64,
+            rack: true,
+            reordering: super::super::rack::Reordering {
+                degree: true,
+                dsack_window: false,
+            },
+            partial_undo: true,
+            ..cfg(8)
+        };
+        let mut tx = Sender::with_plugins(
+            &c,
+            Reno::default(),
+            Sack::default().with_rack(true),
+            u64::MAX,
+        );
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        assert_eq!(sent(&mut out), (0..8).collect::<Vec<_>>());
+        assert!(tx.reads_timestamp_echo());
+        for (k, hi) in [2u64, 3, 4].into_iter().enumerate() {
+            let t = ms(101 + k as u64);
+            tx.on_ack_echo(t, 0, &[(1, hi)], Some(0), &NoTruth, &mut out);
+        }
+        assert_eq!(sent(&mut out), vec![0]);
+        assert_eq!(tx.state.ca_state, CaState::Recovery);
+        tx
+    }
+
+    #[test]
+    fn a_partial_ack_echoing_the_delayed_original_undoes_the_recovery() {
+        // The original 0 arrives at 110 ms: ACK 4 echoes its timestamp (0), older than the
+        // retransmission's (103 ms): tcp_try_undo_partial(). Reordering from 0 to the
+        // highest SACKed point (4, snd_una once 1-3 are acknowledged): degree 4 (one
+        // TCPTSReorder); no retransmission left in flight (0's is acknowledged): undone,
+        // ssthresh back to its initial value, the sender open, one partial undo.
+        let mut tx = rack_reordered_into_recovery();
+        let mut out = Vec::new();
+        tx.on_ack_echo(ms(110), 4, &[], Some(0), &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!(tx.state.ssthresh, SSTHRESH0);
+        assert_eq!(tx.undos().partial, 1);
+        assert_eq!(tx.state.dupthresh, 4);
+        assert_eq!(tx.reordering_counts(), (1, 4, 1));
+        // Had the retransmission filled the hole (its echo, 103 ms), nothing is undone.
+        let mut tx = rack_reordered_into_recovery();
+        tx.on_ack_echo(ms(110), 4, &[], Some(103_000), &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Recovery);
+        assert_eq!((tx.undos().partial, tx.state.dupthresh), (0, 3));
     }
 
     #[test]
@@ -2536,6 +2721,20 @@ mod contract_tests {
         let mut tx = timed_out(false);
         tx.on_ack_echo(ms(1600), 1, &[], Some(tsval(0)), &NoTruth, &mut out);
         assert_eq!(undos(&tx), 0);
+    }
+
+    #[test]
+    fn a_partial_undo_reads_the_echo_in_linux_s_milliseconds() {
+        // The first retransmission at 100.9 ms: an echo of 99.999 ms is an earlier
+        // millisecond (a delayed original), one of 100.2 ms is not, though earlier; and
+        // across the engine clock's wrap (2^32 us) the test holds the same.
+        let t = Time(100_900_000);
+        assert!(echo_ms_before(99_999, t));
+        assert!(!echo_ms_before(100_200, t));
+        assert!(!echo_ms_before(100_950, t));
+        let wrap = Time((1u64 << 32) * 1_000 + 500_000);
+        assert!(echo_ms_before(u32::MAX - 600, wrap));
+        assert!(!echo_ms_before(200, wrap));
     }
 
     #[test]

@@ -77,7 +77,8 @@ pub struct SenderState {
     pub(crate) min_rtt: Option<Dur>,
     /// The RTO estimator's smoothed RTT.
     pub(crate) srtt: Option<Dur>,
-    /// Delivery accounting, kept for the plugins that sample delivery rates.
+    /// Delivery accounting, kept for the plugins that sample delivery rates: the send log
+    /// updates it in place (`rate::SendLog`, handed it on every change).
     pub(crate) acct: Accounting,
     pub(crate) ca_state: CaState,
     /// Bytes per segment and the initial window, for the plugins that reason in bytes.

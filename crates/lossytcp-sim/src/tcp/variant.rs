@@ -10,8 +10,9 @@ use super::cc::{
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
 use super::loss_class::{ClassifierConfig, VegasPredictorParams};
 use super::options::{
-    DELAY_GROWTH, DSACK, EIFEL_UNDO, FRTO, LIMITED_TRANSMIT, PARTIAL_WINDOW_DEFLATION, PRR, RACK,
-    RECOVERY_EXIT_GROWTH, TIMER_EVERY_PARTIAL_ACK, TLP,
+    DELAY_GROWTH, DSACK, EIFEL_UNDO, FRTO, LIMITED_TRANSMIT, PARTIAL_UNDO,
+    PARTIAL_WINDOW_DEFLATION, PRR, RACK, RACK_REO_WND, RECOVERY_EXIT_GROWTH, REORDERING,
+    TIMER_EVERY_PARTIAL_ACK, TLP,
 };
 use super::params::{Kind, Param, Values};
 use super::recovery::{
@@ -203,6 +204,11 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
         dsack: DSACK.on(t),
         tlp: TLP.on(t),
         rack: RACK.on(t),
+        reordering: super::rack::Reordering {
+            degree: REORDERING.on(t),
+            dsack_window: RACK_REO_WND.on(t),
+        },
+        partial_undo: PARTIAL_UNDO.on(t),
         max_window: t.max_window,
         initial_window: t.initial_window,
         dupthresh: t.dupack_threshold,

@@ -45,6 +45,9 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         dsack: false,
         tlp: false,
         rack: false,
+        reordering: false,
+        rack_reo_wnd: false,
+        partial_undo: false,
         prr: false,
     }
 }

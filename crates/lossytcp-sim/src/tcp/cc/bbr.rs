@@ -195,6 +195,14 @@ pub struct Bbr {
     /// `inflight()` at `PHASE_BDP` (forgotten when RTprop, the send quantum, the mode or the
     /// phase changes) and `bdp()` at `CWND_BDP` (when RTprop changes).
     bdp_memo: [BdpMemo; 2],
+    /// The bits of the bandwidth and gain of the rate last set, once the pipe was full and an
+    /// RTT seen (both stay so; else `u64::MAX`, the bits of no computed number): the rate is
+    /// then theirs alone, and while they stand setting it again and refreshing its send
+    /// quantum change nothing (only this plugin sets the rate). Forgotten with RTprop, as the
+    /// burst follows the connection's min RTT: that falls only on an ACK whose RTT sample is
+    /// below it, so below RTprop (a minimum of a subset of the same samples) as well. Both are
+    /// asked for on every ACK.
+    paced_at: [u64; 2],
     rng: Rng,
     initialized: bool,
     pub(crate) mode: Mode,
@@ -261,6 +269,7 @@ impl Bbr {
             tso_rate_bits: u64::MAX,
             burst_min_rtt: None,
             bdp_memo: [STALE_BDP; 2],
+            paced_at: [u64::MAX; 2],
             rng: Rng::derive(seed, Stream::Plugin, 0),
             initialized: false,
             mode: Mode::Startup,
@@ -370,6 +379,11 @@ impl Bbr {
             high_gain,
             margin,
         );
+        self.paced_at = if self.full_bw_reached && self.has_seen_rtt {
+            [bw.to_bits(), gain.to_bits()]
+        } else {
+            [u64::MAX; 2]
+        };
     }
 
     /// `bbr_tso_segs_goal()`: segments per burst the window must budget for, from about
@@ -481,6 +495,7 @@ impl Bbr {
 
     fn set_min_rtt(&mut self, r: Option<Dur>) {
         self.bdp_memo = [STALE_BDP; 2];
+        self.paced_at = [u64::MAX; 2];
         self.min_rtt = r;
         self.min_rtt_s = r.map_or(0.0, Dur::as_secs);
         self.set_cycle_full_at();
@@ -857,9 +872,13 @@ impl Bbr {
         let state = w.ca_state();
         let acked = ctx.newly_delivered;
         let mut cwnd = w.cwnd();
-        if ctx.losses == 0 && state == self.prev_ca_state && !self.packet_conservation {
-            // No loss, no change of state, no conservation: the window stands.
-            return (cwnd, false);
+        if ctx.losses == 0 && state == self.prev_ca_state {
+            // No loss, no change of state: the window stands, or conservation goes on (the
+            // rest would change nothing).
+            if !self.packet_conservation {
+                return (cwnd, false);
+            }
+            return Self::conserved(w, acked, cwnd);
         }
         // An ACK releases at most twice what it delivered: first take off what it found lost.
         if ctx.losses > 0 {
@@ -877,9 +896,15 @@ impl Bbr {
         }
         self.prev_ca_state = state;
         if self.packet_conservation {
-            return (cwnd.max(to_f64(w.in_flight() + acked)), true);
+            return Self::conserved(w, acked, cwnd);
         }
         (cwnd, false)
+    }
+
+    /// Packet conservation: at least the flight plus what the ACK delivered.
+    #[inline]
+    fn conserved(w: &Window, acked: u64, cwnd: f64) -> (f64, bool) {
+        (cwnd.max(to_f64(w.in_flight() + acked)), true)
     }
 
     /// `bbr_set_cwnd()`.
@@ -1009,8 +1034,14 @@ impl Growth for Bbr {
         self.update_gains();
         debug_assert_eq!(bw.to_bits(), self.bw().to_bits());
         let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
-        self.set_pacing_rate(w, bw, pacing);
-        self.refresh_tso_goal(w);
+        if self.paced_at != [bw.to_bits(), pacing.to_bits()] {
+            self.set_pacing_rate(w, bw, pacing);
+            self.refresh_tso_goal(w);
+        }
+        debug_assert!(
+            self.p.pacing_burst != PacingBurst::Tso || w.min_rtt() == self.burst_min_rtt,
+            "a burst kept across a fall of the min RTT"
+        );
         self.set_cwnd(w, ctx, bw, cwnd);
     }
 }

@@ -150,6 +150,9 @@ pub trait Recovery {
     /// RACK (the sender's `rack`, [`crate::tcp::rack`]) marked `seq` lost; `retransmission`:
     /// a retransmission of it was in flight.
     fn rack_lost(&mut self, _s: &SenderState, _seq: u64, _retransmission: bool) {}
+    /// RACK's marks are void: a partial undo unmarked every segment (Linux's
+    /// `tcp_undo_cwnd_reduction(sk, true)`); RACK judges them again.
+    fn forget_rack_marks(&mut self) {}
     /// A loss is proven (Linux's `lost_out`: RACK marked a segment lost that is not yet
     /// sent again), which starts a recovery with RACK.
     fn loss_proven(&self, _s: &SenderState) -> bool {
@@ -300,6 +303,9 @@ impl Recovery for RecoveryImpl {
     }
     fn rack_lost(&mut self, s: &SenderState, seq: u64, retransmission: bool) {
         dispatch!(self, r => r.rack_lost(s, seq, retransmission))
+    }
+    fn forget_rack_marks(&mut self) {
+        dispatch!(self, r => r.forget_rack_marks())
     }
     fn loss_proven(&self, s: &SenderState) -> bool {
         dispatch!(self, r => r.loss_proven(s))

@@ -478,6 +478,12 @@ impl Recovery for Sack {
         }
     }
 
+    #[cold]
+    fn forget_rack_marks(&mut self) {
+        self.rack_upto = 0;
+        self.new_data = None;
+    }
+
     fn loss_proven(&self, s: &SenderState) -> bool {
         self.rack && self.rack_upto > s.snd_una
     }
@@ -1021,9 +1027,9 @@ mod lost_retransmission_tests {
         // reports newly SACKed. Counts, accounting and samples must agree.
         use crate::packet::MAX_SACK_BLOCKS;
         use crate::rng::{Rng, Stream};
-        use crate::tcp::rate::SendLog;
+        use crate::tcp::rate::AccountedLog;
         use crate::time::Time;
-        let (mut walk, mut fed) = (SendLog::new(64, true), SendLog::new(64, true));
+        let (mut walk, mut fed) = (AccountedLog::new(64), AccountedLog::new(64));
         let mut r = Sack::linux();
         let mut news = Vec::new();
         let mut rng = Rng::derive(7, Stream::Flow, 0);
