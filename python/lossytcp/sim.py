@@ -40,27 +40,31 @@ from .scenario import (
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["METRICS", "RACK_METRICS", "TLP_METRICS", "UNDO_METRICS", "VARIANTS", "LinkReport",
-           "NetReport", "NetSummary", "SeedSummary", "SimReport", "TrafficReport", "build_scenario",
-           "engine_supports_networks", "run", "run_seeds", "scenario_from_keywords", "simulate",
-           "simulate_seeds"]
+__all__ = ["METRICS", "RACK_METRICS", "REORDERING_METRICS", "TLP_METRICS", "UNDO_METRICS",
+           "VARIANTS", "LinkReport", "NetReport", "NetSummary", "SeedSummary", "SimReport",
+           "TrafficReport", "build_scenario", "engine_supports_networks", "run", "run_seeds",
+           "scenario_from_keywords", "simulate", "simulate_seeds"]
 
 #: The undo counters: their sum, then by the detection that found the loss spurious.
 UNDO_METRICS = ("undos", "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_frto",
-                "undos_dsack")
+                "undos_dsack", "undos_partial")
 #: The tail loss probe counters (``tlp``): probes sent, and episodes ended as a loss the
 #: probe repaired.
 TLP_METRICS = ("tlps", "tlp_recoveries")
 #: The RACK counters (``rack``): segments RACK marked lost, and retransmissions in flight
 #: marked lost, by RACK or a timeout (Linux's TCPLostRetransmit).
 RACK_METRICS = ("rack_lost", "rack_lost_retransmissions")
+#: The kernel's response to reordering, beside ``rack``: reordering events (Linux's
+#: TCPSACKReorder + TCPTSReorder), the highest reordering degree (``reordering``) and RACK's
+#: window steps at the end (``rack_reo_wnd``).
+REORDERING_METRICS = ("reordering_events", "reordering_degree", "rack_reo_wnd_steps")
 
 #: Metrics reported per run, in display order.
 METRICS = (
     "goodput_norm", "throughput_norm", "goodput_pps", "throughput_pps", "packets_sent",
     "retransmissions", "channel_losses", "queue_drops", "timeouts", "fast_retransmits",
     "loss_events", "timeout_fraction", "spurious_timeouts", "spurious_fast_retransmits",
-    *UNDO_METRICS, *TLP_METRICS, *RACK_METRICS,
+    *UNDO_METRICS, *TLP_METRICS, *RACK_METRICS, *REORDERING_METRICS,
     "transmissions_per_delivered", "completion_time_s", "classification_accuracy",
 )
 
@@ -307,7 +311,7 @@ class TrafficReport(Record):
 _SUMMED = ("packets_sent", "retransmissions", "channel_losses", "queue_drops",
            "packets_received", "packets_delivered", "acks_sent", "timeouts",
            "fast_retransmits", "spurious_timeouts", "spurious_fast_retransmits", *UNDO_METRICS,
-           *TLP_METRICS, *RACK_METRICS)
+           *TLP_METRICS, *RACK_METRICS, "reordering_events")
 
 
 @record
@@ -364,6 +368,9 @@ class NetReport(Record):
         if name == "completion_time_s":
             done = [f.completion_time_s for f in fl if f.completion_time_s is not None]
             return sum(done) / len(done) if done else math.nan
+        if name in ("reordering_degree", "rack_reo_wnd_steps"):
+            # A flow's own state at its highest or at the end: the flows' largest.
+            return float(max(getattr(f, name) for f in fl))
         if name == "classification_accuracy":
             judged = [f.classification for f in fl if f.classification]
             n = sum(c["classified"] for c in judged)

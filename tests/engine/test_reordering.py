@@ -72,3 +72,27 @@ def test_a_reordering_path_raises_the_degree_widens_the_window_and_undoes_partia
     assert on.reordering_events > 100 and on.reordering_degree > 50
     assert on.rack_reo_wnd_steps > 1 and on.undos_partial > 0
     assert on.undos == on.undos_partial + on.undos_dsack + on.undos_frto
+
+
+def test_a_networks_report_sums_reordering_events_and_takes_the_largest_degree() -> None:
+    # Two flows over beyond-rtt's jumping RTT with the response on: events add up over the
+    # flows, the degree and the window steps are each flow's own state, so the largest.
+    from lossytcp import run
+    from lossytcp.emulate.linux import engine_config
+    from lossytcp.figures.modern import rtt_jump_link
+
+    link = rtt_jump_link(0.16)
+    tcp = s.Tcp(packet_size_bytes=link["packet_size_bytes"],
+                **engine_config(packet_size_bytes=link["packet_size_bytes"], window=None,
+                                variant="sack"))
+    sc = s.Scenario(topology=s.SingleLink(rate_bps=link["rate_bps"],
+                                          queue=s.DropTail(100),
+                                          delay=link["delay"]),
+                    flows=(s.Flow(variant="sack", tcp=tcp), s.Flow(variant="sack", tcp=tcp)),
+                    duration_s=10.0)
+    r = run(sc)
+    events = [f.reordering_events for f in r.flows]
+    assert min(events) > 0
+    assert r.metric("reordering_events") == sum(events)
+    assert r.metric("reordering_degree") == max(f.reordering_degree for f in r.flows)
+    assert r.metric("rack_reo_wnd_steps") == max(f.rack_reo_wnd_steps for f in r.flows)

@@ -57,11 +57,12 @@ from .emulate import (
 #: tcp_try_undo_loss() counts beside TCPLossUndo), and the tail loss probes (``tlp``:
 #: TCPLossProbes) and the losses they repaired (TCPLossProbeRecovery), and the retransmissions
 #: found lost (``rack``: TCPLostRetransmit, which Linux counts for RACK's and a timeout's
-#: marks alike, as the engine does). Not ``spurious_timeouts``: the kernel's are F-RTO's
-#: detections, the engine's its oracle's truth; nor ``rack_lost``, which no kernel counter
-#: counts.
-LINUX_JUDGED = (*JUDGED, "undos", "undos_frto", "tlps", "tlp_recoveries",
-                "rack_lost_retransmissions")
+#: marks alike, as the engine does), the partial undos (``partial_undo``: TCPPartialUndo) and
+#: the reordering events (``reordering``: TCPSACKReorder + TCPTSReorder + TCPRenoReorder). Not
+#: ``spurious_timeouts``: the kernel's are F-RTO's detections, the engine's its oracle's
+#: truth; nor ``rack_lost``, which no kernel counter counts.
+LINUX_JUDGED = (*JUDGED, "undos", "undos_frto", "undos_partial", "tlps", "tlp_recoveries",
+                "rack_lost_retransmissions", "reordering_events")
 
 
 def _differences_by_construction() -> list[str]:

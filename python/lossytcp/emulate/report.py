@@ -20,7 +20,10 @@ NOT_OBSERVABLE = ("spurious_fast_retransmits", "completion_time_s", "classificat
                   "undos_eifel_timeout", "undos_eifel_fast_retransmit", "undos_dsack",
                   # No counter of the segments RACK marks (TCPLostRetransmit counts the
                   # retransmissions only: rack_lost_retransmissions).
-                  "rack_lost")
+                  "rack_lost",
+                  # TCP_INFO gives tp->reordering at the end (tcpi_reordering), not the
+                  # highest reached, and no counter gives RACK's window steps.
+                  "reordering_degree", "rack_reo_wnd_steps")
 
 #: Outcomes in the fate log (crates/lossytcp-emu/src/forward.rs ``Outcome``).
 OUTCOMES = ("delivered", "lost", "early", "forced", "ignored")
@@ -143,6 +146,10 @@ class EmulationReport(RunMetrics):
     tlp_recoveries: float = math.nan
     rack_lost: float = math.nan
     rack_lost_retransmissions: float = math.nan
+    undos_partial: float = math.nan
+    reordering_events: float = math.nan
+    reordering_degree: float = math.nan
+    rack_reo_wnd_steps: float = math.nan
     completion_time_s: float = math.nan
     classification_accuracy: float = math.nan
 
@@ -203,6 +210,9 @@ def from_emulator(raw: dict[str, Any], *, seed: int, rate_bps: float,
         tlps=int(c.get("TcpExt.TCPLossProbes", 0)),
         tlp_recoveries=int(c.get("TcpExt.TCPLossProbeRecovery", 0)),
         rack_lost_retransmissions=int(c.get("TcpExt.TCPLostRetransmit", 0)),
+        undos_partial=int(c.get("TcpExt.TCPPartialUndo", 0)),
+        reordering_events=sum(int(c.get(f"TcpExt.TCP{k}Reorder", 0))
+                              for k in ("SACK", "TS", "Reno")),
         elapsed_s=float(tcp["duration_s"]),
         capacity_pps=rate_bps / (8.0 * packet_size_bytes),
         final_cwnd=float(fin["cwnd"]), final_ssthresh=float(fin["ssthresh"]),

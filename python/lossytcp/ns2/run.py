@@ -33,7 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
-from ..sim import RACK_METRICS, TLP_METRICS, UNDO_METRICS, RunMetrics, SeedSummary
+from ..sim import (
+    RACK_METRICS,
+    REORDERING_METRICS,
+    TLP_METRICS,
+    UNDO_METRICS,
+    RunMetrics,
+    SeedSummary,
+)
 from .script import PROGRESS_TAG, RESULT_TAG, Ns2Script, build_script, with_progress
 
 __all__ = [
@@ -47,7 +54,7 @@ NS2_INSTALL = "sudo apt-get install ns2   (Debian/Ubuntu package of ns-2 2.35)"
 
 #: Metrics ns-2 cannot give: reported as NaN and never judged.
 NOT_OBSERVABLE = ("spurious_timeouts", "spurious_fast_retransmits", "completion_time_s",
-                  *UNDO_METRICS, *TLP_METRICS, *RACK_METRICS)
+                  *UNDO_METRICS, *TLP_METRICS, *RACK_METRICS, *REORDERING_METRICS)
 #: ... and those it cannot give for some variants.
 NOT_OBSERVABLE_FOR = {"vegas": ("fast_retransmits", "loss_events", "timeout_fraction")}
 

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
-from ..sim import RACK_METRICS, TLP_METRICS, UNDO_METRICS, RunCounts
+from ..sim import RACK_METRICS, REORDERING_METRICS, TLP_METRICS, UNDO_METRICS, RunCounts
 from ..variants import OPTIONS, PARAMS, refuse_options_without, variant
 
 __all__ = ["ENGINE_AS_NS3", "NS3_INSTALL", "NOT_OBSERVABLE", "Ns3Error", "Ns3NotInstalled",
@@ -67,7 +67,7 @@ HEADER_BYTES = 42
 #: Metrics ns-3's run does not give: NaN, never judged.
 NOT_OBSERVABLE = ("channel_losses", "packets_received", "throughput_norm", "throughput_pps",
                   "spurious_timeouts", "spurious_fast_retransmits", "completion_time_s",
-                  *UNDO_METRICS, *TLP_METRICS, *RACK_METRICS)
+                  *UNDO_METRICS, *TLP_METRICS, *RACK_METRICS, *REORDERING_METRICS)
 
 #: simulate() keywords the ns-3 program expresses, beyond the variant's own parameters.
 _MAPPED = {"rate_bps", "rtt_s", "packet_size_bytes", "window", "channel", "duration_s",
