@@ -933,9 +933,10 @@ class Tcp(_Data):
             raise ParameterError("rto_estimator", self.rto_estimator,
                                  "is a rule of the rfc profile's estimator: it needs "
                                  "profile='rfc', rtt_sampling='per_ack' and no fixed_rto_s")
+        options = {n: getattr(self, n) for n in _variants.OPTIONS}
         for k, o in _variants.OPTIONS.items():
-            o.check_profile(getattr(self, k), self.profile)
-            o.check_needs(getattr(self, k), {n: getattr(self, n) for n in _variants.OPTIONS})
+            o.check_profile(options[k], self.profile)
+            o.check_needs(options[k], options)
         for k, p in _variants.PARAMS.items():
             if getattr(self, k) is not None:
                 _set(self, k, p.validate(getattr(self, k)))
