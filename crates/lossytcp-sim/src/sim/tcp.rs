@@ -259,8 +259,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         for s in out.iter() {
             self.book_send(s);
             if trace_sends {
-                let t = now.as_secs();
-                self.report.send_trace.push((t, s.seq, s.retransmission));
+                self.trace_send(now, s);
             }
             self.put_on_wire(now, fid, *s, tsval, net);
         }
@@ -268,6 +267,15 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         out.clear();
         self.sync_timer(fid as usize, net);
         self.sync_pacing(fid as usize, net);
+    }
+
+    /// The send trace's record of segment `s` sent at `now`. Out of line: inlined, the
+    /// trace's time in f64 was computed on every pacing wake-up, traced or not.
+    #[cold]
+    #[inline(never)]
+    fn trace_send(&mut self, now: Time, s: &Segment) {
+        let t = now.as_secs();
+        self.report.send_trace.push((t, s.seq, s.retransmission));
     }
 
     /// Books segment `s` as sent: the oracle's record and the retransmission count.
