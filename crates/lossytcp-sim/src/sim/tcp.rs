@@ -266,7 +266,12 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         self.report.packets_sent += out.len() as u64;
         out.clear();
         self.sync_timer(fid as usize, net);
-        self.sync_pacing(fid as usize, net);
+        // `sync_pacing` after `on_pace` took the pending wake-up: any deadline is new.
+        debug_assert!(self.pace_at.is_none());
+        if let Some(t) = self.sender.pacing_deadline() {
+            self.pace_at = Some(t);
+            net.schedule_pace(t, fid);
+        }
     }
 
     /// The send trace's record of segment `s` sent at `now`. Out of line: inlined, the
