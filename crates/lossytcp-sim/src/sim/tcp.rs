@@ -259,15 +259,28 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         for s in out.iter() {
             self.book_send(s);
             if trace_sends {
-                let t = now.as_secs();
-                self.report.send_trace.push((t, s.seq, s.retransmission));
+                self.trace_send(now, s);
             }
             self.put_on_wire(now, fid, *s, tsval, net);
         }
         self.report.packets_sent += out.len() as u64;
         out.clear();
         self.sync_timer(fid as usize, net);
-        self.sync_pacing(fid as usize, net);
+        // `sync_pacing` after `on_pace` took the pending wake-up: any deadline is new.
+        debug_assert!(self.pace_at.is_none());
+        if let Some(t) = self.sender.pacing_deadline() {
+            self.pace_at = Some(t);
+            net.schedule_pace(t, fid);
+        }
+    }
+
+    /// The send trace's record of segment `s` sent at `now`. Out of line: inlined, the
+    /// trace's time in f64 was computed on every pacing wake-up, traced or not.
+    #[cold]
+    #[inline(never)]
+    fn trace_send(&mut self, now: Time, s: &Segment) {
+        let t = now.as_secs();
+        self.report.send_trace.push((t, s.seq, s.retransmission));
     }
 
     /// Books segment `s` as sent: the oracle's record and the retransmission count.
