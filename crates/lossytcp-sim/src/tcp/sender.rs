@@ -514,6 +514,13 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     /// What the window, the recovery plugin and pacing allow now.
     fn send_allowed(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.send_allowed_inlined(now, out);
+    }
+
+    /// [`Sender::send_allowed`], inlined into the pacing timer's path: a paced sender's
+    /// every departure comes through it, the ACKs and the other senders call it out of line.
+    #[inline(always)]
+    fn send_allowed_inlined(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.paced_out = false;
         // A TSO packet is built in one tcp_write_xmit() pass: what the window cut short of
         // the burst waits for the next departure time.
@@ -614,7 +621,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.send_pending(now, out);
             self.set_xmit_timer(now, false, high_before);
         } else {
-            self.send_pending(now, out);
+            self.send_allowed_inlined(now, out);
         }
         !self.heard_tx_start
     }

@@ -372,29 +372,15 @@ impl Recovery for Sack {
         }
     }
 
+    #[inline]
     fn on_dupack(&mut self, s: &mut SenderState) -> DupAck {
         self.board.align(s.snd_una);
-        if s.in_recovery && self.prr_on {
-            let n = self.take_sacked_now();
-            self.prr_reduce(s, n, false);
-        }
-        // With RACK as Linux: no RFC 6582 guard (a loss right above the last recovery's
-        // point starts the next, tcp_fastretrans_alert()), only none during a timeout's.
-        let guarded = if self.rack {
-            s.ca_state == CaState::Loss
-        } else {
-            !s.may_start_recovery()
-        };
-        if s.in_recovery || guarded {
+        // Most duplicate ACKs of a lossy path arrive in a recovery, where without PRR they
+        // change nothing: no call for them.
+        if s.in_recovery && !self.prr_on {
             return DupAck::Nothing;
         }
-        // §5 step 4: DupThresh duplicates, or the first unacknowledged segment IsLost; with
-        // RACK a loss proven, not the count.
-        let lost = self.is_lost(s.snd_una, s.dupthresh) || self.loss_proven(s);
-        if !lost && (self.rack || s.dupacks < s.dupthresh) {
-            return DupAck::Nothing;
-        }
-        DupAck::Enter
+        self.on_dupack_general(s)
     }
 
     fn enter(&mut self, s: &mut SenderState, cut: Option<Cut>) {
@@ -566,6 +552,32 @@ impl Sack {
             self.prr_reduce(s, delivered, true);
         }
         exited
+    }
+
+    /// [`Recovery::on_dupack`] out of a recovery, or with PRR (the board aligned).
+    #[inline(never)]
+    fn on_dupack_general(&mut self, s: &mut SenderState) -> DupAck {
+        if s.in_recovery && self.prr_on {
+            let n = self.take_sacked_now();
+            self.prr_reduce(s, n, false);
+        }
+        // With RACK as Linux: no RFC 6582 guard (a loss right above the last recovery's
+        // point starts the next, tcp_fastretrans_alert()), only none during a timeout's.
+        let guarded = if self.rack {
+            s.ca_state == CaState::Loss
+        } else {
+            !s.may_start_recovery()
+        };
+        if s.in_recovery || guarded {
+            return DupAck::Nothing;
+        }
+        // §5 step 4: DupThresh duplicates, or the first unacknowledged segment IsLost; with
+        // RACK a loss proven, not the count.
+        let lost = self.is_lost(s.snd_una, s.dupthresh) || self.loss_proven(s);
+        if !lost && (self.rack || s.dupacks < s.dupthresh) {
+            return DupAck::Nothing;
+        }
+        DupAck::Enter
     }
 
     fn next_segment_general(&mut self, s: &mut SenderState) -> Option<u64> {

@@ -188,13 +188,15 @@ impl SackedRuns {
         self.align(s.snd_una);
         self.generation += 1;
         let mut grew = false;
+        // (Kept in a register through the blocks, stored once.)
+        let mut high = self.high_sacked;
         for &(start, end) in blocks {
             let start = start.max(s.snd_una);
             let end = end.min(s.snd_max);
             if start >= end {
                 continue;
             }
-            self.high_sacked = self.high_sacked.max(end);
+            high = high.max(end);
             // An ACK's newest block mostly starts in the top run (segments arriving in order
             // above the highest hole): it touches no other run (those below end before the
             // top run's start, not adjacent to it), so it grows the top run, no search.
@@ -262,6 +264,7 @@ impl SackedRuns {
                 }
             }
         }
+        self.high_sacked = high;
         if grew {
             self.lost_limit = self.kth_highest(s.dupthresh, self.base);
         }
