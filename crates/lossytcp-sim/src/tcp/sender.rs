@@ -1596,7 +1596,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     #[cold]
     #[inline(never)]
     fn rack_on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], tsecr: Option<u32>) {
-        let c = self.rack_ctx(now);
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
@@ -1608,15 +1607,18 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
+        // RACK's context once the degree this ACK's deliveries raised is the dupthresh
+        // (tcp_sacktag_write_queue(), tcp_clean_rtx_queue() and tcp_try_undo_partial() all
+        // run before tcp_identify_packet_loss()), with the state a partial undo may have
+        // left.
         if let Some(d) = r.take_degree() {
             self.state.dupthresh = d;
         }
         if !hold {
-            let c = RackCtx {
-                recovering: self.state.ca_state != CaState::Open,
-                ..c
-            };
-            r.reo_wait = r.mark_lost(&c);
+            let c = self.rack_ctx(now);
+            if let Some(r) = self.rack.as_deref_mut() {
+                r.reo_wait = r.mark_lost(&c);
+            }
         }
         self.rack_verdicts();
     }
