@@ -400,8 +400,9 @@ pub const PARTIAL_UNDO: SenderOption =
              and echoes (RFC 7323) a timestamp older than the episode's first \
              retransmission was sent for an original that was only delayed: that is \
              reordering (TCPTSReorder, raising the reordering degree with reordering on), \
-             and while retransmissions are in flight RACK marks nothing lost on that ACK; \
-             with none in flight the recovery is undone (cwnd and ssthresh restored, the \
+             and while retransmissions are in flight that ACK is held: RACK marks nothing \
+             lost and the recovery retransmits nothing on it (new data goes as the window \
+             allows); with none in flight the recovery is undone (cwnd and ssthresh restored, the \
              segments marked lost unmarked; Linux's TCPPartialUndo, flows' \
              undos_partial). Segments carry timestamps. Needs rack.",
         )

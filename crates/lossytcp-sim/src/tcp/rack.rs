@@ -21,8 +21,7 @@
 //! `tcp_try_undo_partial()` needs of RACK's record (the retransmissions in flight, the
 //! episode's first retransmission). Not modelled: `tcp_may_raise_cwnd()`'s growth on SACKed
 //! forward progress once the degree exceeds 3 (the engine's window grows on cumulative ACKs
-//! only); a held partial ACK (retransmissions still out) holds RACK's marking but not the
-//! SACK recovery's own retransmissions, where Linux sends none on it; SACK reordering counted
+//! only); SACK reordering counted
 //! after a timeout as well (Linux skips it in the loss state without an undo marker); and
 //! the degree carried across connections by the route's metrics.
 

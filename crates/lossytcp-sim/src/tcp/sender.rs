@@ -194,6 +194,9 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     /// The fast recovery's point (Linux's `high_seq`) while its partial undo is possible
     /// (`undo_marker` set: cleared by any undo and by the recovery's end).
     partial_high: Option<u64>,
+    /// The ACK being processed was held by `tcp_try_undo_partial()`: the recovery plugin
+    /// retransmits nothing until its sends are done (`Recovery::hold_retransmissions`).
+    retransmissions_held: bool,
 }
 
 impl Sender {
@@ -295,6 +298,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             reo_armed: false,
             partial_undo: cfg.partial_undo && cfg.rack && recovery_wants_sack,
             partial_high: None,
+            retransmissions_held: false,
         }
     }
 
@@ -1163,6 +1167,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     #[cold]
     #[inline(never)]
     fn choose_ack_timer(&mut self, now: Time, advanced: bool) {
+        // (The ACK's sends are done: a held partial ACK's hold ends with them.)
+        if std::mem::take(&mut self.retransmissions_held) {
+            self.recovery.hold_retransmissions(false);
+        }
         if self.rack.is_some() && self.arm_reo_timer(now) {
             return;
         }
@@ -1614,7 +1622,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if let Some(d) = r.take_degree() {
             self.state.dupthresh = d;
         }
-        if !hold {
+        if hold {
+            // tcp_fastretrans_alert() returns before it asks for REXMIT_LOST.
+            self.retransmissions_held = true;
+            self.recovery.hold_retransmissions(true);
+        } else {
             let c = self.rack_ctx(now);
             if let Some(r) = self.rack.as_deref_mut() {
                 r.reo_wait = r.mark_lost(&c);
@@ -2169,6 +2181,67 @@ mod tests {
         tx.on_ack_echo(ms(110), 4, &[], Some(103_000), &NoTruth, &mut out);
         assert_eq!(tx.state.ca_state, CaState::Recovery);
         assert_eq!((tx.undos().partial, tx.state.dupthresh), (0, 3));
+    }
+
+    /// As [`rack_reordered_into_recovery`] with IW 12 and three segments delayed or lost:
+    /// 3, 4, 5 SACKed at 101-103 ms; at the third RACK's window is 0 and 0, 1, 2 are lost;
+    /// recovery, cwnd = ssthresh = 12 / 2 = 6, and 0 goes again at 103 ms (pipe 1 + 6-11 =
+    /// 7). 6 SACKed at 104 ms: pipe 6, full; 7 at 105 ms: pipe 5, NextSeg retransmits 1.
+    fn rack_two_retransmissions_out(partial_undo: bool) -> Sender<Reno, Sack> {
+        let c = SenderConfig {
+            max_window: 64,
+            rack: true,
+            reordering: super::super::rack::Reordering {
+                degree: true,
+                dsack_window: false,
+            },
+            partial_undo,
+            ..cfg(12)
+        };
+        let mut tx = Sender::with_plugins(
+            &c,
+            Reno::default(),
+            Sack::default().with_rack(true),
+            u64::MAX,
+        );
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        assert_eq!(sent(&mut out), (0..12).collect::<Vec<_>>());
+        for (k, hi) in [4u64, 5, 6].into_iter().enumerate() {
+            let t = ms(101 + k as u64);
+            tx.on_ack_echo(t, 0, &[(3, hi)], Some(0), &NoTruth, &mut out);
+        }
+        assert_eq!(sent(&mut out), vec![0]);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (6.0, 6.0));
+        tx.on_ack_echo(ms(104), 0, &[(3, 7)], Some(0), &NoTruth, &mut out);
+        assert!(out.is_empty());
+        tx.on_ack_echo(ms(105), 0, &[(3, 8)], Some(0), &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![1]);
+        tx
+    }
+
+    #[test]
+    fn a_held_partial_ack_sends_new_data_but_no_retransmission() {
+        // The original 0 arrives at 110 ms: ACK 1 echoes its timestamp (0), older than the
+        // first retransmission (103 ms): reordering, degree 8 - 0 = 8; 1's retransmission is
+        // still out, so tcp_try_undo_partial() holds: no undo, and tcp_fastretrans_alert()
+        // returns before REXMIT_LOST. The pipe is 1's retransmission + 8-11 = 5 against cwnd
+        // 6: one segment, new data (12; Linux's tcp_write_xmit(): packets_out 11 - sacked 5
+        // - lost 2 + retrans 1 = 5 in flight), where NextSeg's rule 1 would retransmit 2
+        // (lost, not yet sent again).
+        let mut tx = rack_two_retransmissions_out(true);
+        let mut out = Vec::new();
+        tx.on_ack_echo(ms(110), 1, &[(3, 8)], Some(0), &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Recovery);
+        assert_eq!((tx.undos().partial, tx.state.dupthresh), (0, 8));
+        assert_eq!(sent(&mut out), vec![12]);
+        // The hold is that ACK's only: the next, 8 SACKed, retransmits 2 (pipe 1 + 9-12 = 5).
+        tx.on_ack_echo(ms(111), 1, &[(3, 9)], Some(0), &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![2]);
+        // Without partial_undo the same ACK holds nothing: 2 goes at once.
+        let mut tx = rack_two_retransmissions_out(false);
+        tx.on_ack_echo(ms(110), 1, &[(3, 8)], Some(0), &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![2]);
     }
 
     #[test]
