@@ -279,6 +279,14 @@ def holm(ps: list[float]) -> list[float]:
     return out
 
 
+def _side_value(a: list[dict], b: list[dict], side: str, which: str, i: int, m: str) -> float:
+    """Metric ``m`` of run ``i``: the kernel's, or the engine's ``side`` before (``a``) or
+    after (``b``)."""
+    if which == "kernel":
+        return kernel_metric(a[i], m)
+    return float((a if which == "before" else b)[i][side][m])
+
+
 def compare_reord(before: Path, after: Path, side: str = "all") -> None:
     """Two --engine-reord results of the same kernel rows (``side``: the configuration
     compared, crosscheck linux's ``all``): per cc and over all runs, for each metric of
@@ -301,20 +309,17 @@ def compare_reord(before: Path, after: Path, side: str = "all") -> None:
                            ("ab", "after", "before")):
             res = []
             for m in COMPARED:
-                def val(which: str, i: int, m: str = m) -> float:
-                    if which == "kernel":
-                        return kernel_metric(a[i], m)
-                    return float((a if which == "before" else b)[i][side][m])
-                d = np.array([val(x, i) - val(y, i) for i in sel])
+                d = np.array([_side_value(a, b, side, x, i, m) - _side_value(a, b, side, y, i, m)
+                              for i in sel])
                 p = stats.ttest_1samp(d, 0.0).pvalue if d.std() > 0 else np.nan
                 res.append((float(d.mean()), float(p)))
             adj = holm([p for _, p in res])
             cols[name] = [(d, p, h) for (d, p), h in zip(res, adj, strict=True)]
         for j, m in enumerate(COMPARED):
             fmt = "+.4f" if m == "goodput_norm" else "+.1f"
-            mean = (lambda which, m=m: float(np.mean(
-                [kernel_metric(a[i], m) if which == "kernel"
-                 else (a if which == "before" else b)[i][side][m] for i in sel])))
+            def mean(which: str, m: str = m, sel: list[int] = sel) -> float:
+                return float(np.mean([_side_value(a, b, side, which, i, m) for i in sel]))
+
             cells = [f"{cols[n][j][0]:{fmt}} (p {cols[n][j][1]:.3f}, {cols[n][j][2]:.3f})"
                      for n in ("bk", "ak", "ab")]
             vfmt = ".4f" if m == "goodput_norm" else ".1f"
