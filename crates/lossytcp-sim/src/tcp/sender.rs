@@ -1396,6 +1396,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             r.on_timeout(s.ca_state == CaState::Open);
             if let Some(d) = r.take_degree() {
                 s.dupthresh = d;
+                self.recovery.on_dupthresh_changed(s);
             }
         }
         self.partial_high = None;
@@ -1636,6 +1637,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         // left.
         if let Some(d) = r.take_degree() {
             self.state.dupthresh = d;
+            self.recovery.on_dupthresh_changed(&self.state);
         }
         if hold {
             // tcp_fastretrans_alert() returns before it asks for REXMIT_LOST.

@@ -491,6 +491,12 @@ impl Recovery for Sack {
         self.held = on;
     }
 
+    #[cold]
+    fn on_dupthresh_changed(&mut self, s: &SenderState) {
+        self.board.relimit(s.dupthresh);
+        self.new_data = None;
+    }
+
     fn loss_proven(&self, s: &SenderState) -> bool {
         self.rack && self.rack_upto > s.snd_una
     }
@@ -871,6 +877,23 @@ mod tests {
         assert!(r.is_lost(0, 3));
         assert!(r.is_lost(1, 3));
         assert!(!r.is_lost(4, 3), "only one SACKed segment above 4");
+    }
+
+    #[test]
+    fn the_lost_limit_follows_a_changed_dupthresh() {
+        // 2-4 and 6-8 SACKed (six): with DupThresh 3 IsLost covers what lies below 6, the
+        // third highest; the reordering degree raised to 5 moves it to 3 (the fifth), to 8
+        // (more than are SACKed) leaves nothing lost, and back to 3 restores 6. The
+        // scoreboard itself does not change, so only the sender's word recomputes it.
+        let mut s = state_with_flight(10);
+        let mut r = Sack::default();
+        r.on_sack_blocks(&s, &[(2, 5), (6, 9)]);
+        assert_eq!(r.lost_limit(&s), Some(6));
+        for (dupthresh, limit) in [(5, Some(3)), (8, None), (3, Some(6))] {
+            s.dupthresh = dupthresh;
+            r.on_dupthresh_changed(&s);
+            assert_eq!(r.lost_limit(&s), limit, "DupThresh {dupthresh}");
+        }
     }
 
     #[test]
