@@ -253,6 +253,80 @@ def engine_reord(rows: list[dict], duration: float, out: Path | None) -> None:
             print(f"| {cc} | {c} | {' | '.join(v)} |")
 
 
+#: What --compare-reord tests, engine (``all``) against kernel, and the kernel's counter for
+#: each.
+COMPARED = ("goodput_norm", "retransmissions", "fast_retransmits", "undos_partial",
+            "reordering_events")
+
+
+def kernel_metric(r: dict, m: str) -> float:
+    """The kernel's value of engine metric ``m`` in replay row ``r``."""
+    kk = r["kernel"]
+    return float({"reordering_events": kk["TCPSACKReorder"] + kk["TCPTSReorder"],
+                  "undos_partial": kk["TCPPartialUndo"], "undos_dsack": kk["TCPDSACKUndo"],
+                  "fast_retransmits": kk["TCPSackRecovery"],
+                  "timeouts": kk["TCPTimeouts"]}.get(m, kk.get(m, np.nan)))
+
+
+def holm(ps: list[float]) -> list[float]:
+    """Holm's step-down adjustment of ``ps`` (NaN left as is, not counted)."""
+    idx = [i for i, p in enumerate(ps) if not np.isnan(p)]
+    out = [np.nan] * len(ps)
+    run = 0.0
+    for rank, i in enumerate(sorted(idx, key=lambda i: ps[i])):
+        run = max(run, min(1.0, (len(idx) - rank) * ps[i]))
+        out[i] = run
+    return out
+
+
+def _side_value(a: list[dict], b: list[dict], side: str, which: str, i: int, m: str) -> float:
+    """Metric ``m`` of run ``i``: the kernel's, or the engine's ``side`` before (``a``) or
+    after (``b``)."""
+    if which == "kernel":
+        return kernel_metric(a[i], m)
+    return float((a if which == "before" else b)[i][side][m])
+
+
+def compare_reord(before: Path, after: Path, side: str = "all") -> None:
+    """Two --engine-reord results of the same kernel rows (``side``: the configuration
+    compared, crosscheck linux's ``all``): per cc and over all runs, for each metric of
+    ``COMPARED``, engine minus kernel before and after and after minus before, paired over
+    the runs (Student's t; Holm over the metrics within each column)."""
+    from scipy import stats
+
+    a = json.loads(before.read_text())
+    b = json.loads(after.read_text())
+    keys = [(r["cc"], r["high"], r["seed"]) for r in a]
+    if keys != [(r["cc"], r["high"], r["seed"]) for r in b]:
+        raise SystemExit(f"{before} and {after} hold different runs")
+    print(f"before: {before}, after: {after} (engine '{side}'); p, Holm-adjusted p\n")
+    print("| cc | metric | kernel | before | after | before - k | after - k | after - before |")
+    print("|---|---|---:|---:|---:|---|---|---|")
+    for cc in [*dict.fromkeys(k[0] for k in keys), "all"]:
+        sel = [i for i, k in enumerate(keys) if cc in (k[0], "all")]
+        cols: dict[str, list[tuple[float, float]]] = {}
+        for name, x, y in (("bk", "before", "kernel"), ("ak", "after", "kernel"),
+                           ("ab", "after", "before")):
+            res = []
+            for m in COMPARED:
+                d = np.array([_side_value(a, b, side, x, i, m) - _side_value(a, b, side, y, i, m)
+                              for i in sel])
+                p = stats.ttest_1samp(d, 0.0).pvalue if d.std() > 0 else np.nan
+                res.append((float(d.mean()), float(p)))
+            adj = holm([p for _, p in res])
+            cols[name] = [(d, p, h) for (d, p), h in zip(res, adj, strict=True)]
+        for j, m in enumerate(COMPARED):
+            fmt = "+.4f" if m == "goodput_norm" else "+.1f"
+            def mean(which: str, m: str = m, sel: list[int] = sel) -> float:
+                return float(np.mean([_side_value(a, b, side, which, i, m) for i in sel]))
+
+            cells = [f"{cols[n][j][0]:{fmt}} (p {cols[n][j][1]:.3f}, {cols[n][j][2]:.3f})"
+                     for n in ("bk", "ak", "ab")]
+            vfmt = ".4f" if m == "goodput_norm" else ".1f"
+            print(f"| {cc} | {m} | {mean('kernel'):{vfmt}} | {mean('before'):{vfmt}} "
+                  f"| {mean('after'):{vfmt}} | {' | '.join(cells)} |")
+
+
 def table(rows: list[dict]) -> None:
     """Means over the seeds; k: kernel, e: engine (crosscheck linux's configuration), x: the
     engine with eifel_undo as well."""
@@ -303,7 +377,13 @@ def main() -> None:
                     metavar="JSON",
                     help="no kernel runs: --out's rows replayed with the engine's reordering "
                          "response off, each part alone and all on (rows written to JSON)")
+    ap.add_argument("--compare-reord", type=Path, nargs=2, metavar=("BEFORE", "AFTER"),
+                    help="no runs: two --engine-reord results of the same rows compared "
+                         "(engine 'all' against the kernel, before and after)")
     a = ap.parse_args()
+    if a.compare_reord:
+        compare_reord(*a.compare_reord)
+        return
     logs = a.logs or a.out.with_suffix(".logs")
     rows = [json.loads(x) for x in a.out.read_text().splitlines()] if a.out.exists() else []
     if a.engine_reord is not False:

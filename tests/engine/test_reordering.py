@@ -96,3 +96,27 @@ def test_a_networks_report_sums_reordering_events_and_takes_the_largest_degree()
     assert r.metric("reordering_events") == sum(events)
     assert r.metric("reordering_degree") == max(f.reordering_degree for f in r.flows)
     assert r.metric("rack_reo_wnd_steps") == max(f.rack_reo_wnd_steps for f in r.flows)
+
+
+@pytest.mark.parametrize("variant,rtt_s", [("sack", 0.04), ("cubic", 0.1)])
+def test_without_loss_or_reordering_the_response_changes_nothing(variant: str,
+                                                                 rtt_s: float) -> None:
+    # The window's growth with ``reordering`` counts what each ACK delivers as Linux's
+    # tcp_newly_delivered() does (a segment SACKed earlier is not counted again when the
+    # cumulative ACK covers it) and grows on SACKs once the degree exceeds 3; a path with
+    # no SACK at all (a window below the path's pipe plus queue: nothing dropped, nothing
+    # overtaken) leaves both nothing to do, so every segment counts once, at its cumulative
+    # ACK, as without the response: the same run, metric for metric.
+    from lossytcp.emulate.linux import engine_config
+    from lossytcp.sim import simulate
+
+    base = {**engine_config(packet_size_bytes=1000, window=40, variant=variant),
+            "rate_bps": 10e6, "rtt_s": rtt_s, "packet_size_bytes": 1000,
+            "queue_packets": 100, "duration_s": 10.0, "seed": 3}
+    off = simulate(variant, **{**base, **{o: False for o in OPTIONS}})
+    on = simulate(variant, **base)
+    assert off.retransmissions == 0 and off.queue_drops == 0
+    assert on.reordering_events == 0
+    for m in ("goodput_norm", "retransmissions", "fast_retransmits", "timeouts"):
+        assert on.metric(m) == off.metric(m), m
+    assert on.goodput_norm > 0.2

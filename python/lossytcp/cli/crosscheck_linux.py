@@ -67,10 +67,8 @@ LINUX_JUDGED = (*JUDGED, "undos", "undos_frto", "undos_partial", "tlps", "tlp_re
 
 def _differences_by_construction() -> list[str]:
     return [
-        "by construction the kernel grows its window on SACKed progress once its reordering "
-        "degree exceeds 3 (tcp_may_raise_cwnd), where the engine grows on cumulative ACKs "
-        "only, and has no IsLost beside RACK (the engine's counts against the reordering "
-        "degree); limits its queue per socket (TSQ); acks quickly after idle or "
+        "by construction the kernel has no IsLost beside RACK (the engine's counts against "
+        "the reordering degree); limits its queue per socket (TSQ); acks quickly after idle or "
         "reordering (quick-ack); tunes its receive window; see lossytcp.emulate.linux and "
         "its README",
     ]

@@ -67,11 +67,10 @@ implements its own, and these differ on purpose):
 * RACK (RFC 8985 §6) is modelled (``rack=True`` above) beside RFC 6675's IsLost, which it
   always covers on a path that does not reorder (Linux 6.x has no IsLost beside RACK; the
   engine's counts against the reordering degree, as Linux 4.x's ``tcp_mark_head_lost()``
-  did), with the reordering response (above); not modelled: ``tcp_may_raise_cwnd()``'s
-  growth on SACKed progress once the degree exceeds 3, a partial undo's holding back of the
-  SACK recovery's own retransmissions (only RACK's marking is held), and a timeout's
-  sparing of the segments sent within RACK.rtt (``tcp_timeout_mark_lost()``): the engine's
-  go-back-N resends them all.
+  did), with the reordering response (above: the window's growth reads the degree as
+  ``tcp_may_raise_cwnd()`` does, and a partial ACK that ``tcp_try_undo_partial()`` holds
+  retransmits nothing); not modelled: a timeout's sparing of the segments sent within
+  RACK.rtt (``tcp_timeout_mark_lost()``): the engine's go-back-N resends them all.
 * PRR (RFC 6937) is modelled (``prr=True`` above) in the SACK recovery; in Linux's CWR state
   (ECN marks) it has nothing to act on here, the engine's queues marking nothing.
 * Undo (F-RTO RFC 5682, DSACK/Eifel): Linux reverts a window reduction it finds spurious.

@@ -344,7 +344,11 @@ pub const REORDERING: SenderOption = SenderOption::switch("reordering", |t| Some
          the SACK recovery's IsLost (which Linux 6.x no longer has beside RACK: there the \
          degree is the count Linux 4.x's tcp_mark_head_lost() used); a timeout in the open \
          state with DupThresh segments SACKed brings it back to DupThresh (tcp_enter_loss()). \
-         Flows report reordering_events (TCPSACKReorder + TCPTSReorder) and \
+         The window grows as Linux's tcp_cong_control() grows it beside the degree: by the \
+         segments each ACK delivers (SACKed or cumulatively ACKed for the first time, \
+         tcp_newly_delivered()), and once the degree exceeds DupThresh also on an ACK that \
+         only SACKs new data, outside recovery (tcp_may_raise_cwnd()'s \
+         FLAG_FORWARD_PROGRESS; not for a plugin that owns the window, bbr). Flows report reordering_events (TCPSACKReorder + TCPTSReorder) and \
          reordering_degree (the highest reached). Needs rack.",
     )
     .refused(
@@ -400,8 +404,9 @@ pub const PARTIAL_UNDO: SenderOption =
              and echoes (RFC 7323) a timestamp older than the episode's first \
              retransmission was sent for an original that was only delayed: that is \
              reordering (TCPTSReorder, raising the reordering degree with reordering on), \
-             and while retransmissions are in flight RACK marks nothing lost on that ACK; \
-             with none in flight the recovery is undone (cwnd and ssthresh restored, the \
+             and while retransmissions are in flight that ACK is held: RACK marks nothing \
+             lost and the recovery retransmits nothing on it (new data goes as the window \
+             allows); with none in flight the recovery is undone (cwnd and ssthresh restored, the \
              segments marked lost unmarked; Linux's TCPPartialUndo, flows' \
              undos_partial). Segments carry timestamps. Needs rack.",
         )

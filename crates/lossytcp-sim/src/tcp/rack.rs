@@ -19,12 +19,10 @@
 //! (`tcp_check_sack_reordering()`), read where DupThresh is read; RACK's window widened in
 //! steps of min_rtt/4 by DSACKs (`tcp_rack_update_reo_wnd()`); and what
 //! `tcp_try_undo_partial()` needs of RACK's record (the retransmissions in flight, the
-//! episode's first retransmission). Not modelled: `tcp_may_raise_cwnd()`'s growth on SACKed
-//! forward progress once the degree exceeds 3 (the engine's window grows on cumulative ACKs
-//! only); a held partial ACK (retransmissions still out) holds RACK's marking but not the
-//! SACK recovery's own retransmissions, where Linux sends none on it; SACK reordering counted
-//! after a timeout as well (Linux skips it in the loss state without an undo marker); and
-//! the degree carried across connections by the route's metrics.
+//! episode's first retransmission) and the sender's growth needs of it (the segments each
+//! ACK delivered, whether it SACKed new data: `tcp_may_raise_cwnd()`). Not modelled: SACK
+//! reordering counted after a timeout as well (Linux skips it in the loss state without an
+//! undo marker); and the degree carried across connections by the route's metrics.
 
 use std::collections::VecDeque;
 
@@ -156,6 +154,10 @@ pub struct Rack {
     prior_delivered: (Option<(Time, u64)>, u64),
     /// The current loss episode's first retransmission (`tp->retrans_stamp`), once armed.
     retrans_stamp: Option<Option<Time>>,
+    /// Segments the ACK being processed newly SACKed (Linux's `FLAG_DATA_SACKED` when any).
+    newly_sacked: u64,
+    /// `resp.delivered` when [`Rack::take_delivered`] was last asked.
+    delivered_told: u64,
 }
 
 /// Microseconds, as Linux's `tcp_clock_us()` stamps.
@@ -321,6 +323,7 @@ impl Rack {
         let min_rtt_us = min_rtt.map_or(u64::MAX, |d| d.0 / 1_000).min(own);
         let prior_high = self.high_sacked;
         let top = self.base + self.slots.len() as u64;
+        self.newly_sacked = 0;
         for &(a, b) in blocks {
             for q in a.max(ack).max(self.base)..b.min(top) {
                 let Some(slot) = self.slot(q) else { break };
@@ -329,6 +332,7 @@ impl Rack {
                 }
                 slot.sacked = true;
                 self.sacked_out += 1;
+                self.newly_sacked += 1;
                 self.high_sacked = self.high_sacked.max(q + 1);
                 self.delivered(q, now, min_rtt_us, prior_high, true);
             }
@@ -454,6 +458,24 @@ impl Rack {
     /// The reordering degree, if it changed since last asked (the sender's DupThresh).
     pub fn take_degree(&mut self) -> Option<u32> {
         std::mem::take(&mut self.resp.degree_changed).then_some(self.resp.degree)
+    }
+
+    /// Segments delivered since last asked (Linux's `tcp_newly_delivered()`, the
+    /// `acked_sacked` its window grows by): each SACKed or cumulatively ACKed once, when it
+    /// first is, and the DSACKed duplicates (counted only with the response on).
+    pub fn take_delivered(&mut self) -> u64 {
+        let d = self.resp.delivered - self.delivered_told;
+        self.delivered_told = self.resp.delivered;
+        d
+    }
+
+    /// `tcp_may_raise_cwnd()`'s test for an ACK that does not advance snd_una: it SACKed
+    /// new data (`FLAG_DATA_SACKED`) and the reordering degree is above the configured
+    /// DupThresh (`tp->reordering > sysctl_tcp_reordering`), so the window grows on it as on
+    /// a cumulative ACK.
+    pub fn raises_cwnd_on_sack(&self) -> bool {
+        let r = &self.resp;
+        self.newly_sacked > 0 && r.on.degree && r.degree > r.initial
     }
 
     /// Reordering events (TCPSACKReorder + TCPTSReorder), the highest reordering degree, and

@@ -194,6 +194,15 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     /// The fast recovery's point (Linux's `high_seq`) while its partial undo is possible
     /// (`undo_marker` set: cleared by any undo and by the recovery's end).
     partial_high: Option<u64>,
+    /// The ACK being processed was held by `tcp_try_undo_partial()`: the recovery plugin
+    /// retransmits nothing until its sends are done (`Recovery::hold_retransmissions`).
+    retransmissions_held: bool,
+    /// The window grows as Linux's `tcp_cong_control()` grows it beside the reordering degree
+    /// (`reordering`, a plugin that does not own the window): by the segments each ACK
+    /// delivers (`tcp_newly_delivered()`: SACKed or cumulatively ACKed for the first time),
+    /// and also on an ACK that only SACKs once the degree exceeds DupThresh
+    /// (`tcp_may_raise_cwnd()`'s `FLAG_FORWARD_PROGRESS`), outside recovery.
+    linux_growth: bool,
 }
 
 impl Sender {
@@ -237,6 +246,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let recovery_wants_sack = recovery.wants_sack();
         let classifier = cfg.classifier.as_ref().map(Classifier::new);
         let tx_start = growth.wants_tx_start();
+        let linux_growth =
+            cfg.reordering.degree && cfg.rack && recovery_wants_sack && !growth.owns_window();
         let exact_rtt = cfg.sampling == RttSampling::PerAck
             || growth.wants_rtt_samples()
             || classifier
@@ -295,6 +306,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             reo_armed: false,
             partial_undo: cfg.partial_undo && cfg.rack && recovery_wants_sack,
             partial_high: None,
+            retransmissions_held: false,
+            linux_growth,
         }
     }
 
@@ -1115,6 +1128,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if sampling {
             ctx.prior_in_flight = prior_in_flight;
         }
+        if self.linux_growth {
+            self.linux_delivered(&mut ctx);
+        }
         self.growth.on_ack_arrival(&Conn::new(&self.state), &ctx);
         if !self.sack_news_on {
             self.recovery.on_sack_blocks(&self.state, sack);
@@ -1129,6 +1145,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             && self.recovery.counts_dupack(&self.state)
         {
             self.on_dupack(now, &ctx, truth, out);
+        }
+        if self.linux_growth && ack <= old_una {
+            self.raise_on_sack(&ctx);
         }
         if sampling {
             self.mark_losses();
@@ -1170,6 +1189,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     #[cold]
     #[inline(never)]
     fn choose_ack_timer(&mut self, now: Time, advanced: bool) {
+        // (The ACK's sends are done: a held partial ACK's hold ends with them.)
+        if std::mem::take(&mut self.retransmissions_held) {
+            self.recovery.hold_retransmissions(false);
+        }
         if self.rack.is_some() && self.arm_reo_timer(now) {
             return;
         }
@@ -1380,6 +1403,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             r.on_timeout(s.ca_state == CaState::Open);
             if let Some(d) = r.take_degree() {
                 s.dupthresh = d;
+                self.recovery.on_dupthresh_changed(s);
             }
         }
         self.partial_high = None;
@@ -1603,7 +1627,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     #[cold]
     #[inline(never)]
     fn rack_on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], tsecr: Option<u32>) {
-        let c = self.rack_ctx(now);
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
@@ -1615,17 +1638,52 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let Some(r) = self.rack.as_deref_mut() else {
             return;
         };
+        // RACK's context once the degree this ACK's deliveries raised is the dupthresh
+        // (tcp_sacktag_write_queue(), tcp_clean_rtx_queue() and tcp_try_undo_partial() all
+        // run before tcp_identify_packet_loss()), with the state a partial undo may have
+        // left.
         if let Some(d) = r.take_degree() {
             self.state.dupthresh = d;
+            self.recovery.on_dupthresh_changed(&self.state);
         }
-        if !hold {
-            let c = RackCtx {
-                recovering: self.state.ca_state != CaState::Open,
-                ..c
-            };
-            r.reo_wait = r.mark_lost(&c);
+        if hold {
+            // tcp_fastretrans_alert() returns before it asks for REXMIT_LOST.
+            self.retransmissions_held = true;
+            self.recovery.hold_retransmissions(true);
+        } else {
+            let c = self.rack_ctx(now);
+            if let Some(r) = self.rack.as_deref_mut() {
+                r.reo_wait = r.mark_lost(&c);
+            }
         }
         self.rack_verdicts();
+    }
+
+    /// The window's growth counts what Linux's does: the segments this ACK delivered
+    /// (`tcp_newly_delivered()`), not those it cumulatively acknowledged (a segment SACKed
+    /// before counted then).
+    #[cold]
+    #[inline(never)]
+    fn linux_delivered(&mut self, ctx: &mut AckCtx) {
+        if let Some(r) = self.rack.as_deref_mut() {
+            ctx.newly_delivered = r.take_delivered();
+        }
+    }
+
+    /// `tcp_cong_control()` on an ACK that did not advance snd_una: outside recovery
+    /// (Linux's `tcp_in_cwnd_reduction()`: CWR and Recovery reduce instead) the window grows
+    /// by what it delivered if `tcp_may_raise_cwnd()` allows (it SACKed new data with the
+    /// reordering degree above DupThresh: `FLAG_FORWARD_PROGRESS`).
+    #[cold]
+    #[inline(never)]
+    fn raise_on_sack(&mut self, ctx: &AckCtx) {
+        let s = &self.state;
+        if s.in_recovery || s.ca_state == CaState::Recovery {
+            return;
+        }
+        if self.rack.as_deref().is_some_and(Rack::raises_cwnd_on_sack) {
+            self.growth.on_ack(&mut Window::new(&mut self.state), ctx);
+        }
     }
 
     /// A fast recovery starts: its partial undo is possible until it ends or is undone
@@ -2174,6 +2232,124 @@ mod tests {
         tx.on_ack_echo(ms(110), 4, &[], Some(103_000), &NoTruth, &mut out);
         assert_eq!(tx.state.ca_state, CaState::Recovery);
         assert_eq!((tx.undos().partial, tx.state.dupthresh), (0, 3));
+    }
+
+    /// As [`rack_reordered_into_recovery`] with IW 12 and three segments delayed or lost:
+    /// 3, 4, 5 SACKed at 101-103 ms; at the third RACK's window is 0 and 0, 1, 2 are lost;
+    /// recovery, cwnd = ssthresh = 12 / 2 = 6, and 0 goes again at 103 ms (pipe 1 + 6-11 =
+    /// 7). 6 SACKed at 104 ms: pipe 6, full; 7 at 105 ms: pipe 5, NextSeg retransmits 1.
+    fn rack_two_retransmissions_out(partial_undo: bool) -> Sender<Reno, Sack> {
+        let c = SenderConfig {
+            max_window: 64,
+            rack: true,
+            reordering: super::super::rack::Reordering {
+                degree: true,
+                dsack_window: false,
+            },
+            partial_undo,
+            ..cfg(12)
+        };
+        let mut tx = Sender::with_plugins(
+            &c,
+            Reno::default(),
+            Sack::default().with_rack(true),
+            u64::MAX,
+        );
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        assert_eq!(sent(&mut out), (0..12).collect::<Vec<_>>());
+        for (k, hi) in [4u64, 5, 6].into_iter().enumerate() {
+            let t = ms(101 + k as u64);
+            tx.on_ack_echo(t, 0, &[(3, hi)], Some(0), &NoTruth, &mut out);
+        }
+        assert_eq!(sent(&mut out), vec![0]);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (6.0, 6.0));
+        tx.on_ack_echo(ms(104), 0, &[(3, 7)], Some(0), &NoTruth, &mut out);
+        assert!(out.is_empty());
+        tx.on_ack_echo(ms(105), 0, &[(3, 8)], Some(0), &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![1]);
+        tx
+    }
+
+    #[test]
+    fn a_held_partial_ack_sends_new_data_but_no_retransmission() {
+        // The original 0 arrives at 110 ms: ACK 1 echoes its timestamp (0), older than the
+        // first retransmission (103 ms): reordering, degree 8 - 0 = 8; 1's retransmission is
+        // still out, so tcp_try_undo_partial() holds: no undo, and tcp_fastretrans_alert()
+        // returns before REXMIT_LOST. The pipe is 1's retransmission + 8-11 = 5 against cwnd
+        // 6: one segment, new data (12; Linux's tcp_write_xmit(): packets_out 11 - sacked 5
+        // - lost 2 + retrans 1 = 5 in flight), where NextSeg's rule 1 would retransmit 2
+        // (lost, not yet sent again).
+        let mut tx = rack_two_retransmissions_out(true);
+        let mut out = Vec::new();
+        tx.on_ack_echo(ms(110), 1, &[(3, 8)], Some(0), &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Recovery);
+        assert_eq!((tx.undos().partial, tx.state.dupthresh), (0, 8));
+        assert_eq!(sent(&mut out), vec![12]);
+        // The hold is that ACK's only: the next, 8 SACKed, retransmits 2 (pipe 1 + 9-12 = 5).
+        tx.on_ack_echo(ms(111), 1, &[(3, 9)], Some(0), &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![2]);
+        // Without partial_undo the same ACK holds nothing: 2 goes at once.
+        let mut tx = rack_two_retransmissions_out(false);
+        tx.on_ack_echo(ms(110), 1, &[(3, 8)], Some(0), &NoTruth, &mut out);
+        assert_eq!(sent(&mut out), vec![2]);
+    }
+
+    #[test]
+    fn above_dupthresh_the_window_grows_on_sacks_outside_recovery() {
+        // The partial undo at 110 ms (as above): degree 4, open; Reno's undo gives cwnd
+        // max(4, 8) = 8, ssthresh its initial value, and the ACK's own growth (slow start,
+        // RFC 5681: one per ACK) 9. At 111 ms an ACK SACKs 5 only (4 is late): no
+        // cumulative progress, but the degree 4 exceeds DupThresh 3, so
+        // tcp_may_raise_cwnd() takes FLAG_DATA_SACKED as progress: 10. One SACKed segment
+        // is fewer than the degree: no recovery.
+        let mut tx = rack_reordered_into_recovery();
+        let mut out = Vec::new();
+        tx.on_ack_echo(ms(110), 4, &[], Some(0), &NoTruth, &mut out);
+        assert_eq!((tx.state.ca_state, tx.state.dupthresh), (CaState::Open, 4));
+        assert_eq!(tx.state.cwnd, 9.0);
+        tx.on_ack_echo(ms(111), 4, &[(5, 6)], Some(0), &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Open);
+        assert_eq!(tx.state.cwnd, 10.0);
+        // A duplicate of that ACK SACKs nothing new: no growth.
+        tx.on_ack_echo(ms(112), 4, &[(5, 6)], Some(0), &NoTruth, &mut out);
+        assert_eq!(tx.state.cwnd, 10.0);
+        // In recovery the window is reduced instead (tcp_in_cwnd_reduction()): the SACKs
+        // that enter it (3 at 101-103 ms, degree 3) grew nothing before it either.
+        let tx = rack_reordered_into_recovery();
+        assert_eq!((tx.state.cwnd, tx.state.dupthresh), (4.0, 3));
+    }
+
+    #[test]
+    fn the_window_grows_by_what_each_ack_delivers_as_linux_counts_it() {
+        // Linux's reno counting (tcp_slow_start(): the segments delivered) beside the
+        // reordering degree. IW 8 at 0; 1 SACKed at 100 ms (degree 3: no growth on it);
+        // at 101 ms ACK 2, the late 0 (a reordering of distance 2, below DupThresh):
+        // tcp_newly_delivered() is 1 (1 was delivered when SACKed), so 8 -> 9, where the
+        // cumulative count (2) gives 10 without reordering.
+        for (reordering, cwnd) in [(true, 9.0), (false, 10.0)] {
+            let c = SenderConfig {
+                max_window: 64,
+                rack: true,
+                reordering: super::super::rack::Reordering {
+                    degree: reordering,
+                    dsack_window: false,
+                },
+                ..cfg(8)
+            };
+            let mut tx = Sender::with_plugins(
+                &c,
+                crate::tcp::cc::RenoLinux::default(),
+                Sack::default().with_rack(true),
+                u64::MAX,
+            );
+            let mut out = Vec::new();
+            tx.start(ms(0), &mut out);
+            tx.on_ack(ms(100), 0, &[(1, 2)], &NoTruth, &mut out);
+            assert_eq!(tx.state.cwnd, 8.0);
+            tx.on_ack(ms(101), 2, &[], &NoTruth, &mut out);
+            assert_eq!(tx.state.cwnd, cwnd, "reordering {reordering}");
+        }
     }
 
     #[test]

@@ -153,6 +153,15 @@ pub trait Recovery {
     /// RACK's marks are void: a partial undo unmarked every segment (Linux's
     /// `tcp_undo_cwnd_reduction(sk, true)`); RACK judges them again.
     fn forget_rack_marks(&mut self) {}
+    /// This ACK's sends retransmit nothing (`on`), or may again: a partial ACK that
+    /// Linux's `tcp_try_undo_partial()` holds returns before `tcp_fastretrans_alert()` asks
+    /// for `REXMIT_LOST`, so `tcp_xmit_recovery()` sends no retransmission on it, only the
+    /// new data `tcp_write_xmit()` sends as the window allows.
+    fn hold_retransmissions(&mut self, _on: bool) {}
+    /// The sender changed `s.dupthresh` (the reordering degree, `tp->reordering`, raised by
+    /// reordered deliveries or brought back by a timeout): what IsLost covers changes with
+    /// it, though the scoreboard does not.
+    fn on_dupthresh_changed(&mut self, _s: &SenderState) {}
     /// A loss is proven (Linux's `lost_out`: RACK marked a segment lost that is not yet
     /// sent again), which starts a recovery with RACK.
     fn loss_proven(&self, _s: &SenderState) -> bool {
@@ -306,6 +315,12 @@ impl Recovery for RecoveryImpl {
     }
     fn forget_rack_marks(&mut self) {
         dispatch!(self, r => r.forget_rack_marks())
+    }
+    fn hold_retransmissions(&mut self, on: bool) {
+        dispatch!(self, r => r.hold_retransmissions(on))
+    }
+    fn on_dupthresh_changed(&mut self, s: &SenderState) {
+        dispatch!(self, r => r.on_dupthresh_changed(s))
     }
     fn loss_proven(&self, s: &SenderState) -> bool {
         dispatch!(self, r => r.loss_proven(s))

@@ -48,6 +48,9 @@ pub struct Sack {
     /// What the last NextSeg in recovery knew when it sent new data (see
     /// [`Sack::after_new_data`]).
     new_data: Option<NewDataMemo>,
+    /// The ACK being processed sends no retransmission (`Recovery::hold_retransmissions`):
+    /// NextSeg's rules 1 and 3 and the lost retransmissions wait; rule 2, new data, does not.
+    held: bool,
 }
 
 /// What a segment of new data adds to SetPipe: one, but nothing with DupThresh 0, where
@@ -470,6 +473,16 @@ impl Recovery for Sack {
         self.new_data = None;
     }
 
+    fn hold_retransmissions(&mut self, on: bool) {
+        self.held = on;
+    }
+
+    #[cold]
+    fn on_dupthresh_changed(&mut self, s: &SenderState) {
+        self.board.relimit(s.dupthresh);
+        self.new_data = None;
+    }
+
     fn loss_proven(&self, s: &SenderState) -> bool {
         self.rack && self.rack_upto > s.snd_una
     }
@@ -614,7 +627,8 @@ impl Sack {
         if self.prr_on && q.is_some() {
             self.prr.out += 1;
         }
-        self.new_data = (q == Some(high)).then_some(NewDataMemo {
+        // (Not while held: rule 1 was not asked, so the memo's premise does not hold.)
+        self.new_data = (q == Some(high) && !self.held).then_some(NewDataMemo {
             generation: self.board.generation(),
             snd_una: s.snd_una,
             snd_max: s.snd_max,
@@ -668,6 +682,9 @@ impl Sack {
     /// RFC 6675 NextSeg with the window open, in recovery.
     #[inline(always)]
     fn next_in_recovery(&mut self, s: &mut SenderState, lost_limit: Option<u64>) -> Option<u64> {
+        if self.held {
+            return self.new_segment(s);
+        }
         // A retransmission found lost goes again first (Linux retransmits its lost
         // segments in order, this one among them).
         while !self.lost_again.is_empty() {
@@ -689,10 +706,7 @@ impl Sack {
             return Some(first);
         }
         // Rule 2: new data, within the receiver's window.
-        if s.snd_max < s.limit && s.snd_max < s.snd_una + u64::from(s.max_window) {
-            let q = s.snd_max;
-            s.snd_max += 1;
-            s.snd_nxt = s.snd_max;
+        if let Some(q) = self.new_segment(s) {
             return Some(q);
         }
         // Rule 3: any unSACKed segment above HighRxt below the highest SACKed one.
@@ -700,6 +714,19 @@ impl Sack {
             self.set_high_rxt(Some(first));
             self.retransmitted(first, s);
             return Some(first);
+        }
+        None
+    }
+
+    /// NextSeg's rule 2: a new segment, if the application and the receiver's window have
+    /// one.
+    #[inline(always)]
+    fn new_segment(&mut self, s: &mut SenderState) -> Option<u64> {
+        if s.snd_max < s.limit && s.snd_max < s.snd_una + u64::from(s.max_window) {
+            let q = s.snd_max;
+            s.snd_max += 1;
+            s.snd_nxt = s.snd_max;
+            return Some(q);
         }
         None
     }
@@ -862,6 +889,23 @@ mod tests {
         assert!(r.is_lost(0, 3));
         assert!(r.is_lost(1, 3));
         assert!(!r.is_lost(4, 3), "only one SACKed segment above 4");
+    }
+
+    #[test]
+    fn the_lost_limit_follows_a_changed_dupthresh() {
+        // 2-4 and 6-8 SACKed (six): with DupThresh 3 IsLost covers what lies below 6, the
+        // third highest; the reordering degree raised to 5 moves it to 3 (the fifth), to 8
+        // (more than are SACKed) leaves nothing lost, and back to 3 restores 6. The
+        // scoreboard itself does not change, so only the sender's word recomputes it.
+        let mut s = state_with_flight(10);
+        let mut r = Sack::default();
+        r.on_sack_blocks(&s, &[(2, 5), (6, 9)]);
+        assert_eq!(r.lost_limit(&s), Some(6));
+        for (dupthresh, limit) in [(5, Some(3)), (8, None), (3, Some(6))] {
+            s.dupthresh = dupthresh;
+            r.on_dupthresh_changed(&s);
+            assert_eq!(r.lost_limit(&s), limit, "DupThresh {dupthresh}");
+        }
     }
 
     #[test]

@@ -278,6 +278,12 @@ impl SackedRuns {
         self.lost_limit
     }
 
+    /// DupThresh changed (the sender's reordering degree, `tp->reordering`): the lost limit
+    /// again, from the runs as they stand (a merge recomputes it only when it grows them).
+    pub fn relimit(&mut self, dupthresh: u32) {
+        self.lost_limit = self.kth_highest(dupthresh, self.base);
+    }
+
     /// Sets the mark of [`SackedRuns::sacked_below_mark`] (0 for none).
     pub fn set_mark(&mut self, mark: u64) {
         self.mark = mark;
