@@ -147,8 +147,10 @@ fn to_f64(n: u64) -> f64 {
 /// current RTprop and gains (and, for `bbr_inflight()`, send quantum and phase): they change
 /// on few ACKs, the product's ceil costs a dozen instructions, and it is asked for on every
 /// ACK. The gain of a call site changes only with the gains, which forget the targets; it is
-/// kept to check that in debug builds. The window's site also keeps the cap of the
-/// ACK-aggregation allowance, 100 ms of the same bandwidth.
+/// kept to check that in debug builds. The window's site keeps its BDP with the additive part
+/// of the quantization budget (`budget_base()`: send quantum and phase), and the cap of the
+/// ACK-aggregation allowance, 100 ms of the same bandwidth (0 while the allowance is off or
+/// the pipe not yet full: the allowance is then none).
 #[derive(Clone, Copy, Debug)]
 struct BdpMemo {
     bw: u64,
@@ -192,8 +194,9 @@ pub struct Bbr {
     /// The connection's min RTT the sender's burst was sized with (`tcp_tso_autosize()`'s
     /// RTT term): it falls without the rate changing.
     burst_min_rtt: Option<Dur>,
-    /// `inflight()` at `PHASE_BDP` (forgotten when RTprop, the send quantum, the mode or the
-    /// phase changes) and `bdp()` at `CWND_BDP` (when RTprop changes).
+    /// `inflight()` at `PHASE_BDP` and `budget_base(bdp())` at `CWND_BDP` (both forgotten when
+    /// RTprop, the send quantum, the mode or the phase changes, and the window's when the pipe
+    /// is first full).
     bdp_memo: [BdpMemo; 2],
     /// The bits of the bandwidth and gain of the rate last set, once the pipe was full and an
     /// RTT seen (both stay so; else `u64::MAX`, the bits of no computed number): the rate is
@@ -425,7 +428,7 @@ impl Bbr {
         if rate_changed {
             self.tso_rate_bits = rate.to_bits();
             self.tso_goal = Self::tso_segs_goal(w, rate);
-            self.bdp_memo[PHASE_BDP] = STALE_BDP;
+            self.bdp_memo = [STALE_BDP; 2];
         }
         if self.p.pacing_burst == PacingBurst::Tso
             && (rate_changed || w.min_rtt() != self.burst_min_rtt)
@@ -482,7 +485,10 @@ impl Bbr {
         if site == PHASE_BDP {
             bdp = self.quantization_budget(bdp);
         } else {
-            extra_acked_cap = (bw * EXTRA_ACKED_MAX.as_secs()) as u64;
+            bdp = self.budget_base(bdp);
+            if self.p.extra_acked && self.full_bw_reached {
+                extra_acked_cap = (bw * EXTRA_ACKED_MAX.as_secs()) as u64;
+            }
         }
         self.bdp_memo[site] = BdpMemo {
             bw: bw.to_bits(),
@@ -511,14 +517,15 @@ impl Bbr {
     }
 
     /// `bbr_quantization_budget()`: room for three bursts, an even window, and 2 more in the
-    /// probing phase.
+    /// probing phase. (Adding the even 2 before rounding up to even is adding it after.)
     fn quantization_budget(&self, cwnd: u64) -> u64 {
-        let mut cwnd = cwnd + 3 * self.tso_goal;
-        cwnd = (cwnd + 1) & !1;
-        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
-            cwnd += 2;
-        }
-        cwnd
+        (self.budget_base(cwnd) + 1) & !1
+    }
+
+    /// The quantization budget but its rounding up to even: what of it a memo can keep.
+    fn budget_base(&self, cwnd: u64) -> u64 {
+        let probing = self.mode == Mode::ProbeBw && self.cycle_idx == 0;
+        cwnd + 3 * self.tso_goal + 2 * u64::from(probing)
     }
 
     /// `bbr_inflight()` (for the phase tests).
@@ -726,12 +733,10 @@ impl Bbr {
         *slot = (*slot).max(extra);
     }
 
-    /// `bbr_ack_aggregation_cwnd()`, with `cap` 100 ms of the estimate in use (kept with the
-    /// window's BDP, whose bandwidth it is).
+    /// `bbr_ack_aggregation_cwnd()`, with `cap` 100 ms of the estimate in use, or 0 while
+    /// the allowance is off or the pipe not yet full (kept with the window's BDP, whose
+    /// bandwidth it is).
     fn ack_aggregation_cwnd(&self, cap: u64) -> u64 {
-        if !self.p.extra_acked || !self.full_bw_reached {
-            return 0;
-        }
         self.extra_acked[0].max(self.extra_acked[1]).min(cap)
     }
 
@@ -770,6 +775,10 @@ impl Bbr {
         }
         self.full_bw_cnt += 1;
         self.full_bw_reached = self.full_bw_cnt >= FULL_BW_CNT;
+        if self.full_bw_reached {
+            // The window's target now has the ACK-aggregation allowance.
+            self.bdp_memo[CWND_BDP] = STALE_BDP;
+        }
     }
 
     /// `bbr_check_drain()`.
@@ -907,6 +916,23 @@ impl Bbr {
         (cwnd.max(to_f64(w.in_flight() + acked)), true)
     }
 
+    /// `bbr_bdp()` plus `bbr_ack_aggregation_cwnd()` through `bbr_quantization_budget()`,
+    /// from nothing kept (what the memo of `set_cwnd()` must give; debug builds check it).
+    fn window_target(&self, bw: f64, gain: f64) -> u64 {
+        let extra = if self.p.extra_acked && self.full_bw_reached {
+            let cap = (bw * EXTRA_ACKED_MAX.as_secs()) as u64;
+            self.extra_acked[0].max(self.extra_acked[1]).min(cap)
+        } else {
+            0
+        };
+        let mut cwnd = self.bdp(bw, gain) + extra + 3 * self.tso_goal;
+        cwnd = (cwnd + 1) & !1;
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            cwnd += 2;
+        }
+        cwnd
+    }
+
     /// `bbr_set_cwnd()`.
     fn set_cwnd(&mut self, w: &mut Window, ctx: &AckCtx, bw: f64, gain: f64) {
         let acked = ctx.newly_delivered;
@@ -916,9 +942,11 @@ impl Bbr {
             cwnd = c;
             if !conserving {
                 // (`bw` is `self.bw()`, the estimate the cap is of.)
-                let mut target = self.bdp_at(CWND_BDP, bw, gain);
-                target += self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
-                let target = to_f64(self.quantization_budget(target));
+                let base = self.bdp_at(CWND_BDP, bw, gain);
+                let extra = self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
+                let target = (base + extra + 1) & !1;
+                debug_assert_eq!(target, self.window_target(bw, gain), "a stale window target");
+                let target = to_f64(target);
                 // Slow start up toward the target, or down to it once the pipe was full.
                 if self.full_bw_reached {
                     // `(cwnd + acked).min(target)` (the target is never NaN) in one test.
