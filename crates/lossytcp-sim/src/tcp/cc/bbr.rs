@@ -764,8 +764,11 @@ impl Bbr {
 
     /// `bbr_check_full_bw_reached()`: three rounds without 25% more bandwidth.
     fn check_full_bw_reached(&mut self, ctx: &AckCtx) {
-        let app_limited = ctx.rate.is_some_and(|r| r.is_app_limited);
-        if self.full_bw_reached || !self.round_start || app_limited {
+        // (Once the pipe is full, the one test of every ACK.)
+        if self.full_bw_reached
+            || !self.round_start
+            || ctx.rate.is_some_and(|r| r.is_app_limited)
+        {
             return;
         }
         if self.bw.get() >= self.full_bw * FULL_BW_THRESH {
@@ -783,6 +786,10 @@ impl Bbr {
 
     /// `bbr_check_drain()`.
     fn check_drain(&mut self, w: &mut Window, now: Time) {
+        // (In ProbeBW and ProbeRTT, the one test of every ACK.)
+        if !matches!(self.mode, Mode::Startup | Mode::Drain) {
+            return;
+        }
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.set_mode(now, Mode::Drain);
             let bw = self.bw.get();
@@ -845,7 +852,7 @@ impl Bbr {
             }
         }
         // An idle restart ends with the first ACK that delivers data.
-        if ctx.rate.is_some_and(|r| r.delivered > 0) {
+        if self.idle_restart && ctx.rate.is_some_and(|r| r.delivered > 0) {
             self.idle_restart = false;
         }
     }
