@@ -206,6 +206,12 @@ pub struct Bbr {
     /// below it, so below RTprop (a minimum of a subset of the same samples) as well. Both are
     /// asked for on every ACK.
     paced_at: [u64; 2],
+    /// `paced_at` was found to be the estimate's and the pacing gain's, and neither (nor it)
+    /// can have changed since: cleared wherever they may (the bandwidth filter's update
+    /// unless its shortcut shows the sample changed nothing, the long-term estimate, the
+    /// gains, RTprop, any setting of the rate), so that most ACKs test this flag instead of
+    /// comparing both (checked in debug builds).
+    pace_kept: bool,
     rng: Rng,
     initialized: bool,
     pub(crate) mode: Mode,
@@ -273,6 +279,7 @@ impl Bbr {
             burst_min_rtt: None,
             bdp_memo: [STALE_BDP; 2],
             paced_at: [u64::MAX; 2],
+            pace_kept: false,
             rng: Rng::derive(seed, Stream::Plugin, 0),
             initialized: false,
             mode: Mode::Startup,
@@ -382,6 +389,7 @@ impl Bbr {
             high_gain,
             margin,
         );
+        self.pace_kept = false;
         self.paced_at = if self.full_bw_reached && self.has_seen_rtt {
             [bw.to_bits(), gain.to_bits()]
         } else {
@@ -502,6 +510,7 @@ impl Bbr {
     fn set_min_rtt(&mut self, r: Option<Dur>) {
         self.bdp_memo = [STALE_BDP; 2];
         self.paced_at = [u64::MAX; 2];
+        self.pace_kept = false;
         self.min_rtt = r;
         self.min_rtt_s = r.map_or(0.0, Dur::as_secs);
         self.set_cycle_full_at();
@@ -584,6 +593,7 @@ impl Bbr {
     fn reset_lt_bw_sampling(&mut self, s: &impl SenderView, _now: Time) {
         self.lt_bw = 0.0;
         self.lt_use_bw = false;
+        self.pace_kept = false;
         self.gains_stale = true;
         self.lt_is_sampling = false;
         self.lt_busy = false;
@@ -591,6 +601,7 @@ impl Bbr {
     }
 
     fn lt_bw_interval_done(&mut self, s: &impl SenderView, bw: f64) {
+        self.pace_kept = false;
         if self.lt_bw > 0.0 {
             // Consistent with the previous interval: within 1/8, or 4 kbit/s.
             let diff = (bw - self.lt_bw).abs();
@@ -690,9 +701,12 @@ impl Bbr {
             self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
         }
         // An application-limited sample counts only if it raises the estimate.
-        if !rs.is_app_limited || rs.delivery_rate >= self.bw.get() {
-            self.bw
-                .update(u64::from(self.p.bw_rounds), self.rtt_cnt, rs.delivery_rate);
+        if (!rs.is_app_limited || rs.delivery_rate >= self.bw.get())
+            && self
+                .bw
+                .update_may_change(u64::from(self.p.bw_rounds), self.rtt_cnt, rs.delivery_rate)
+        {
+            self.pace_kept = false;
         }
     }
 
@@ -879,6 +893,7 @@ impl Bbr {
         };
         self.pacing_gain = pacing;
         self.cwnd_gain = cwnd;
+        self.pace_kept = false;
     }
 
     /// `bbr_set_cwnd_to_recover_or_restore()`: packet conservation in the first round of a
@@ -1069,10 +1084,18 @@ impl Growth for Bbr {
         self.update_gains();
         debug_assert_eq!(bw.to_bits(), self.bw().to_bits());
         let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
-        if self.paced_at != [bw.to_bits(), pacing.to_bits()] {
-            self.set_pacing_rate(w, bw, pacing);
-            self.refresh_tso_goal(w);
+        let paced = [bw.to_bits(), pacing.to_bits()];
+        if !self.pace_kept {
+            if self.paced_at != paced {
+                self.set_pacing_rate(w, bw, pacing);
+                self.refresh_tso_goal(w);
+            }
+            self.pace_kept = self.paced_at == paced;
         }
+        debug_assert!(
+            !self.pace_kept || self.paced_at == paced,
+            "a pacing rate kept across a change of the estimate or the gain"
+        );
         debug_assert!(
             self.p.pacing_burst != PacingBurst::Tso || w.min_rtt() == self.burst_min_rtt,
             "a burst kept across a fall of the min RTT"
