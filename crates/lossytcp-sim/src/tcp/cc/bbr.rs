@@ -230,6 +230,13 @@ pub struct Bbr {
     /// `cycle_mstamp + min_rtt` (never without an RTprop): the phase has lasted its full
     /// length once the delivery time is past it (tested on every ACK).
     cycle_full_at: Time,
+    /// `bbr_is_next_cycle_phase()` can say yes only once `delivered_mstamp` is past this:
+    /// never outside ProbeBW (`Time(u64::MAX)`), at a pacing gain of 1 once the phase has
+    /// lasted its full length (`cycle_full_at`), else at any time (`Time::ZERO`: ProbeBW
+    /// comes after ACKs that delivered data, so `delivered_mstamp` is past it). Kept by
+    /// `refresh_cycle_test()` wherever the mode, the pacing gain or `cycle_full_at` change;
+    /// tested on every ACK instead of the three.
+    cycle_test_after: Time,
     pub(crate) cycle_idx: usize,
     prev_ca_state: CaState,
     packet_conservation: bool,
@@ -293,6 +300,7 @@ impl Bbr {
             round_start: false,
             cycle_mstamp: Time::ZERO,
             cycle_full_at: Time(u64::MAX),
+            cycle_test_after: Time(u64::MAX),
             cycle_idx: 0,
             prev_ca_state: CaState::Open,
             packet_conservation: false,
@@ -344,6 +352,18 @@ impl Bbr {
     fn set_mode(&mut self, _now: Time, mode: Mode) {
         self.gains_changed();
         self.mode = mode;
+        self.refresh_cycle_test();
+    }
+
+    /// `cycle_test_after` for the mode, the pacing gain and `cycle_full_at` now.
+    fn refresh_cycle_test(&mut self) {
+        self.cycle_test_after = if self.mode != Mode::ProbeBw {
+            Time(u64::MAX)
+        } else if self.pacing_gain == 1.0 {
+            self.cycle_full_at
+        } else {
+            Time::ZERO
+        };
     }
 
     /// The mode, the phase or the long-term estimate's use changed: the gains are to be
@@ -523,6 +543,7 @@ impl Bbr {
         self.cycle_full_at = self
             .min_rtt
             .map_or(Time(u64::MAX), |m| self.cycle_mstamp + m);
+        self.refresh_cycle_test();
     }
 
     /// `bbr_quantization_budget()`: room for three bursts, an even window, and 2 more in the
@@ -612,6 +633,7 @@ impl Bbr {
                 self.lt_use_bw = true;
                 self.lt_busy = true;
                 self.pacing_gain = 1.0;
+                self.refresh_cycle_test();
                 self.gains_changed();
                 self.lt_rtt_cnt = 0;
                 return;
@@ -756,6 +778,7 @@ impl Bbr {
 
     /// `bbr_is_next_cycle_phase()`.
     fn is_next_cycle_phase(&mut self, s: &impl SenderView, ctx: &AckCtx) -> bool {
+        debug_assert_eq!(self.mode, Mode::ProbeBw);
         let full_length = self.delivered_mstamp > self.cycle_full_at;
         if self.pacing_gain == 1.0 {
             return full_length;
@@ -893,6 +916,7 @@ impl Bbr {
         };
         self.pacing_gain = pacing;
         self.cwnd_gain = cwnd;
+        self.refresh_cycle_test();
         self.pace_kept = false;
     }
 
@@ -1075,7 +1099,14 @@ impl Growth for Bbr {
         // The estimate in use is final from here on: only update_bw() changes it.
         let bw = self.bw();
         self.update_ack_aggregation(w, ctx, bw);
-        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(w, ctx) {
+        debug_assert!(
+            self.delivered_mstamp > self.cycle_test_after
+                || self.mode != Mode::ProbeBw
+                || (self.pacing_gain == 1.0 && self.delivered_mstamp <= self.cycle_full_at),
+            "a phase test skipped that could say yes"
+        );
+        // (Outside ProbeBW nothing is past `cycle_test_after`.)
+        if self.delivered_mstamp > self.cycle_test_after && self.is_next_cycle_phase(w, ctx) {
             self.advance_cycle_phase();
         }
         self.check_full_bw_reached(ctx);
