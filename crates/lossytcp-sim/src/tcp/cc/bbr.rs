@@ -857,20 +857,40 @@ impl Bbr {
     /// `bbr_update_min_rtt()`: RTprop and ProbeRTT.
     fn update_min_rtt(&mut self, w: &mut Window, ctx: &AckCtx) {
         let now = ctx.now;
-        let expired = now > self.min_rtt_expiry;
-        if let Some(rtt) = ctx.rtt_sample {
-            if self.min_rtt.is_none_or(|m| rtt < m) || expired {
+        if now > self.min_rtt_expiry {
+            self.min_rtt_expired(w, ctx);
+        } else if let Some(rtt) = ctx.rtt_sample {
+            if self.min_rtt.is_none_or(|m| rtt < m) {
                 self.set_min_rtt(Some(rtt));
                 self.min_rtt_expiry = now + self.min_rtt_win;
             }
         }
-        if expired && self.p.probe_rtt_s > 0.0 && !self.idle_restart && self.mode != Mode::ProbeRtt
-        {
+        self.probe_rtt_step(w, ctx);
+    }
+
+    /// [`Self::update_min_rtt`] on an ACK after RTprop's window expired (once per 10 s: out
+    /// of line, so that the other ACKs test the expiry once): RTprop is the ACK's RTT sample
+    /// if it has one, and ProbeRTT begins.
+    #[cold]
+    #[inline(never)]
+    fn min_rtt_expired(&mut self, w: &mut Window, ctx: &AckCtx) {
+        let now = ctx.now;
+        if let Some(rtt) = ctx.rtt_sample {
+            self.set_min_rtt(Some(rtt));
+            self.min_rtt_expiry = now + self.min_rtt_win;
+        }
+        if self.p.probe_rtt_s > 0.0 && !self.idle_restart && self.mode != Mode::ProbeRtt {
             // Dip to the minimum window to drain the queue and measure RTprop afresh.
             self.set_mode(now, Mode::ProbeRtt);
             self.save_cwnd(w.cwnd());
             self.probe_rtt_hold.reset();
         }
+    }
+
+    /// The rest of [`Self::update_min_rtt`]: ProbeRTT's hold, and the end of an idle restart.
+    #[inline]
+    fn probe_rtt_step(&mut self, w: &mut Window, ctx: &AckCtx) {
+        let now = ctx.now;
         if self.mode == Mode::ProbeRtt {
             // Its low-rate samples must not lower BtlBw.
             w.mark_app_limited();
