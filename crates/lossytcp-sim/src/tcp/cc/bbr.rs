@@ -724,9 +724,11 @@ impl Bbr {
         }
         // An application-limited sample counts only if it raises the estimate.
         if (!rs.is_app_limited || rs.delivery_rate >= self.bw.get())
-            && self
-                .bw
-                .update_may_change(u64::from(self.p.bw_rounds), self.rtt_cnt, rs.delivery_rate)
+            && self.bw.update_may_change(
+                u64::from(self.p.bw_rounds),
+                self.rtt_cnt,
+                rs.delivery_rate,
+            )
         {
             self.pace_kept = false;
         }
@@ -802,10 +804,7 @@ impl Bbr {
     /// `bbr_check_full_bw_reached()`: three rounds without 25% more bandwidth.
     fn check_full_bw_reached(&mut self, ctx: &AckCtx) {
         // (Once the pipe is full, the one test of every ACK.)
-        if self.full_bw_reached
-            || !self.round_start
-            || ctx.rate.is_some_and(|r| r.is_app_limited)
-        {
+        if self.full_bw_reached || !self.round_start || ctx.rate.is_some_and(|r| r.is_app_limited) {
             return;
         }
         if self.bw.get() >= self.full_bw * FULL_BW_THRESH {
@@ -1011,7 +1010,11 @@ impl Bbr {
                 let base = self.bdp_at(CWND_BDP, bw, gain);
                 let extra = self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
                 let target = (base + extra + 1) & !1;
-                debug_assert_eq!(target, self.window_target(bw, gain), "a stale window target");
+                debug_assert_eq!(
+                    target,
+                    self.window_target(bw, gain),
+                    "a stale window target"
+                );
                 let target = to_f64(target);
                 // Slow start up toward the target, or down to it once the pipe was full.
                 if self.full_bw_reached {
