@@ -219,6 +219,10 @@ pub struct Bbr {
     min_rtt: Option<Dur>,
     /// `min_rtt` in seconds (read on every ACK).
     min_rtt_s: f64,
+    /// `min_rtt`, or `Dur(u64::MAX)` without one: an RTT sample (below it: a time since a
+    /// send) is below it exactly when `min_rtt.is_none_or(|m| rtt < m)` (one comparison on
+    /// every ACK).
+    min_rtt_or_max: Dur,
     /// When RTprop was last refreshed (Linux's min_rtt_stamp) plus its window: when it
     /// expires (tested on every ACK).
     min_rtt_expiry: Time,
@@ -293,6 +297,7 @@ impl Bbr {
             bw: MaxFilter::default(),
             min_rtt: None,
             min_rtt_s: 0.0,
+            min_rtt_or_max: Dur(u64::MAX),
             min_rtt_expiry: Time::ZERO + Dur::from_secs(p.min_rtt_win_s),
             probe_rtt_hold: ProbeRttHold::default(),
             rtt_cnt: 0,
@@ -533,6 +538,7 @@ impl Bbr {
         self.pace_kept = false;
         self.min_rtt = r;
         self.min_rtt_s = r.map_or(0.0, Dur::as_secs);
+        self.min_rtt_or_max = r.unwrap_or(Dur(u64::MAX));
         self.set_cycle_full_at();
     }
 
@@ -859,7 +865,8 @@ impl Bbr {
         if now > self.min_rtt_expiry {
             self.min_rtt_expired(w, ctx);
         } else if let Some(rtt) = ctx.rtt_sample {
-            if self.min_rtt.is_none_or(|m| rtt < m) {
+            debug_assert!(rtt < Dur(u64::MAX));
+            if rtt < self.min_rtt_or_max {
                 self.set_min_rtt(Some(rtt));
                 self.min_rtt_expiry = now + self.min_rtt_win;
             }
