@@ -147,8 +147,10 @@ fn to_f64(n: u64) -> f64 {
 /// current RTprop and gains (and, for `bbr_inflight()`, send quantum and phase): they change
 /// on few ACKs, the product's ceil costs a dozen instructions, and it is asked for on every
 /// ACK. The gain of a call site changes only with the gains, which forget the targets; it is
-/// kept to check that in debug builds. The window's site also keeps the cap of the
-/// ACK-aggregation allowance, 100 ms of the same bandwidth.
+/// kept to check that in debug builds. The window's site keeps its BDP with the additive part
+/// of the quantization budget (`budget_base()`: send quantum and phase), and the cap of the
+/// ACK-aggregation allowance, 100 ms of the same bandwidth (0 while the allowance is off or
+/// the pipe not yet full: the allowance is then none).
 #[derive(Clone, Copy, Debug)]
 struct BdpMemo {
     bw: u64,
@@ -192,8 +194,9 @@ pub struct Bbr {
     /// The connection's min RTT the sender's burst was sized with (`tcp_tso_autosize()`'s
     /// RTT term): it falls without the rate changing.
     burst_min_rtt: Option<Dur>,
-    /// `inflight()` at `PHASE_BDP` (forgotten when RTprop, the send quantum, the mode or the
-    /// phase changes) and `bdp()` at `CWND_BDP` (when RTprop changes).
+    /// `inflight()` at `PHASE_BDP` and `budget_base(bdp())` at `CWND_BDP` (both forgotten when
+    /// RTprop, the send quantum, the mode or the phase changes, and the window's when the pipe
+    /// is first full).
     bdp_memo: [BdpMemo; 2],
     /// The bits of the bandwidth and gain of the rate last set, once the pipe was full and an
     /// RTT seen (both stay so; else `u64::MAX`, the bits of no computed number): the rate is
@@ -203,6 +206,12 @@ pub struct Bbr {
     /// below it, so below RTprop (a minimum of a subset of the same samples) as well. Both are
     /// asked for on every ACK.
     paced_at: [u64; 2],
+    /// `paced_at` was found to be the estimate's and the pacing gain's, and neither (nor it)
+    /// can have changed since: cleared wherever they may (the bandwidth filter's update
+    /// unless its shortcut shows the sample changed nothing, the long-term estimate, the
+    /// gains, RTprop, any setting of the rate), so that most ACKs test this flag instead of
+    /// comparing both (checked in debug builds).
+    pace_kept: bool,
     rng: Rng,
     initialized: bool,
     pub(crate) mode: Mode,
@@ -210,6 +219,10 @@ pub struct Bbr {
     min_rtt: Option<Dur>,
     /// `min_rtt` in seconds (read on every ACK).
     min_rtt_s: f64,
+    /// `min_rtt`, or `Dur(u64::MAX)` without one: an RTT sample (below it: a time since a
+    /// send) is below it exactly when `min_rtt.is_none_or(|m| rtt < m)` (one comparison on
+    /// every ACK).
+    min_rtt_or_max: Dur,
     /// When RTprop was last refreshed (Linux's min_rtt_stamp) plus its window: when it
     /// expires (tested on every ACK).
     min_rtt_expiry: Time,
@@ -221,6 +234,13 @@ pub struct Bbr {
     /// `cycle_mstamp + min_rtt` (never without an RTprop): the phase has lasted its full
     /// length once the delivery time is past it (tested on every ACK).
     cycle_full_at: Time,
+    /// `bbr_is_next_cycle_phase()` can say yes only once `delivered_mstamp` is past this:
+    /// never outside ProbeBW (`Time(u64::MAX)`), at a pacing gain of 1 once the phase has
+    /// lasted its full length (`cycle_full_at`), else at any time (`Time::ZERO`: ProbeBW
+    /// comes after ACKs that delivered data, so `delivered_mstamp` is past it). Kept by
+    /// `refresh_cycle_test()` wherever the mode, the pacing gain or `cycle_full_at` change;
+    /// tested on every ACK instead of the three.
+    cycle_test_after: Time,
     pub(crate) cycle_idx: usize,
     prev_ca_state: CaState,
     packet_conservation: bool,
@@ -270,12 +290,14 @@ impl Bbr {
             burst_min_rtt: None,
             bdp_memo: [STALE_BDP; 2],
             paced_at: [u64::MAX; 2],
+            pace_kept: false,
             rng: Rng::derive(seed, Stream::Plugin, 0),
             initialized: false,
             mode: Mode::Startup,
             bw: MaxFilter::default(),
             min_rtt: None,
             min_rtt_s: 0.0,
+            min_rtt_or_max: Dur(u64::MAX),
             min_rtt_expiry: Time::ZERO + Dur::from_secs(p.min_rtt_win_s),
             probe_rtt_hold: ProbeRttHold::default(),
             rtt_cnt: 0,
@@ -283,6 +305,7 @@ impl Bbr {
             round_start: false,
             cycle_mstamp: Time::ZERO,
             cycle_full_at: Time(u64::MAX),
+            cycle_test_after: Time(u64::MAX),
             cycle_idx: 0,
             prev_ca_state: CaState::Open,
             packet_conservation: false,
@@ -334,6 +357,18 @@ impl Bbr {
     fn set_mode(&mut self, _now: Time, mode: Mode) {
         self.gains_changed();
         self.mode = mode;
+        self.refresh_cycle_test();
+    }
+
+    /// `cycle_test_after` for the mode, the pacing gain and `cycle_full_at` now.
+    fn refresh_cycle_test(&mut self) {
+        self.cycle_test_after = if self.mode != Mode::ProbeBw {
+            Time(u64::MAX)
+        } else if self.pacing_gain == 1.0 {
+            self.cycle_full_at
+        } else {
+            Time::ZERO
+        };
     }
 
     /// The mode, the phase or the long-term estimate's use changed: the gains are to be
@@ -379,6 +414,7 @@ impl Bbr {
             high_gain,
             margin,
         );
+        self.pace_kept = false;
         self.paced_at = if self.full_bw_reached && self.has_seen_rtt {
             [bw.to_bits(), gain.to_bits()]
         } else {
@@ -425,7 +461,7 @@ impl Bbr {
         if rate_changed {
             self.tso_rate_bits = rate.to_bits();
             self.tso_goal = Self::tso_segs_goal(w, rate);
-            self.bdp_memo[PHASE_BDP] = STALE_BDP;
+            self.bdp_memo = [STALE_BDP; 2];
         }
         if self.p.pacing_burst == PacingBurst::Tso
             && (rate_changed || w.min_rtt() != self.burst_min_rtt)
@@ -482,7 +518,10 @@ impl Bbr {
         if site == PHASE_BDP {
             bdp = self.quantization_budget(bdp);
         } else {
-            extra_acked_cap = (bw * EXTRA_ACKED_MAX.as_secs()) as u64;
+            bdp = self.budget_base(bdp);
+            if self.p.extra_acked && self.full_bw_reached {
+                extra_acked_cap = (bw * EXTRA_ACKED_MAX.as_secs()) as u64;
+            }
         }
         self.bdp_memo[site] = BdpMemo {
             bw: bw.to_bits(),
@@ -496,8 +535,10 @@ impl Bbr {
     fn set_min_rtt(&mut self, r: Option<Dur>) {
         self.bdp_memo = [STALE_BDP; 2];
         self.paced_at = [u64::MAX; 2];
+        self.pace_kept = false;
         self.min_rtt = r;
         self.min_rtt_s = r.map_or(0.0, Dur::as_secs);
+        self.min_rtt_or_max = r.unwrap_or(Dur(u64::MAX));
         self.set_cycle_full_at();
     }
 
@@ -508,17 +549,19 @@ impl Bbr {
         self.cycle_full_at = self
             .min_rtt
             .map_or(Time(u64::MAX), |m| self.cycle_mstamp + m);
+        self.refresh_cycle_test();
     }
 
     /// `bbr_quantization_budget()`: room for three bursts, an even window, and 2 more in the
-    /// probing phase.
+    /// probing phase. (Adding the even 2 before rounding up to even is adding it after.)
     fn quantization_budget(&self, cwnd: u64) -> u64 {
-        let mut cwnd = cwnd + 3 * self.tso_goal;
-        cwnd = (cwnd + 1) & !1;
-        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
-            cwnd += 2;
-        }
-        cwnd
+        (self.budget_base(cwnd) + 1) & !1
+    }
+
+    /// The quantization budget but its rounding up to even: what of it a memo can keep.
+    fn budget_base(&self, cwnd: u64) -> u64 {
+        let probing = self.mode == Mode::ProbeBw && self.cycle_idx == 0;
+        cwnd + 3 * self.tso_goal + 2 * u64::from(probing)
     }
 
     /// `bbr_inflight()` (for the phase tests).
@@ -577,6 +620,7 @@ impl Bbr {
     fn reset_lt_bw_sampling(&mut self, s: &impl SenderView, _now: Time) {
         self.lt_bw = 0.0;
         self.lt_use_bw = false;
+        self.pace_kept = false;
         self.gains_stale = true;
         self.lt_is_sampling = false;
         self.lt_busy = false;
@@ -584,6 +628,7 @@ impl Bbr {
     }
 
     fn lt_bw_interval_done(&mut self, s: &impl SenderView, bw: f64) {
+        self.pace_kept = false;
         if self.lt_bw > 0.0 {
             // Consistent with the previous interval: within 1/8, or 4 kbit/s.
             let diff = (bw - self.lt_bw).abs();
@@ -594,6 +639,7 @@ impl Bbr {
                 self.lt_use_bw = true;
                 self.lt_busy = true;
                 self.pacing_gain = 1.0;
+                self.refresh_cycle_test();
                 self.gains_changed();
                 self.lt_rtt_cnt = 0;
                 return;
@@ -683,9 +729,14 @@ impl Bbr {
             self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
         }
         // An application-limited sample counts only if it raises the estimate.
-        if !rs.is_app_limited || rs.delivery_rate >= self.bw.get() {
-            self.bw
-                .update(u64::from(self.p.bw_rounds), self.rtt_cnt, rs.delivery_rate);
+        if (!rs.is_app_limited || rs.delivery_rate >= self.bw.get())
+            && self.bw.update_may_change(
+                u64::from(self.p.bw_rounds),
+                self.rtt_cnt,
+                rs.delivery_rate,
+            )
+        {
+            self.pace_kept = false;
         }
     }
 
@@ -726,17 +777,16 @@ impl Bbr {
         *slot = (*slot).max(extra);
     }
 
-    /// `bbr_ack_aggregation_cwnd()`, with `cap` 100 ms of the estimate in use (kept with the
-    /// window's BDP, whose bandwidth it is).
+    /// `bbr_ack_aggregation_cwnd()`, with `cap` 100 ms of the estimate in use, or 0 while
+    /// the allowance is off or the pipe not yet full (kept with the window's BDP, whose
+    /// bandwidth it is).
     fn ack_aggregation_cwnd(&self, cap: u64) -> u64 {
-        if !self.p.extra_acked || !self.full_bw_reached {
-            return 0;
-        }
         self.extra_acked[0].max(self.extra_acked[1]).min(cap)
     }
 
     /// `bbr_is_next_cycle_phase()`.
     fn is_next_cycle_phase(&mut self, s: &impl SenderView, ctx: &AckCtx) -> bool {
+        debug_assert_eq!(self.mode, Mode::ProbeBw);
         let full_length = self.delivered_mstamp > self.cycle_full_at;
         if self.pacing_gain == 1.0 {
             return full_length;
@@ -759,8 +809,8 @@ impl Bbr {
 
     /// `bbr_check_full_bw_reached()`: three rounds without 25% more bandwidth.
     fn check_full_bw_reached(&mut self, ctx: &AckCtx) {
-        let app_limited = ctx.rate.is_some_and(|r| r.is_app_limited);
-        if self.full_bw_reached || !self.round_start || app_limited {
+        // (Once the pipe is full, the one test of every ACK.)
+        if self.full_bw_reached || !self.round_start || ctx.rate.is_some_and(|r| r.is_app_limited) {
             return;
         }
         if self.bw.get() >= self.full_bw * FULL_BW_THRESH {
@@ -770,10 +820,18 @@ impl Bbr {
         }
         self.full_bw_cnt += 1;
         self.full_bw_reached = self.full_bw_cnt >= FULL_BW_CNT;
+        if self.full_bw_reached {
+            // The window's target now has the ACK-aggregation allowance.
+            self.bdp_memo[CWND_BDP] = STALE_BDP;
+        }
     }
 
     /// `bbr_check_drain()`.
     fn check_drain(&mut self, w: &mut Window, now: Time) {
+        // (In ProbeBW and ProbeRTT, the one test of every ACK.)
+        if !matches!(self.mode, Mode::Startup | Mode::Drain) {
+            return;
+        }
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.set_mode(now, Mode::Drain);
             let bw = self.bw.get();
@@ -804,20 +862,41 @@ impl Bbr {
     /// `bbr_update_min_rtt()`: RTprop and ProbeRTT.
     fn update_min_rtt(&mut self, w: &mut Window, ctx: &AckCtx) {
         let now = ctx.now;
-        let expired = now > self.min_rtt_expiry;
-        if let Some(rtt) = ctx.rtt_sample {
-            if self.min_rtt.is_none_or(|m| rtt < m) || expired {
+        if now > self.min_rtt_expiry {
+            self.min_rtt_expired(w, ctx);
+        } else if let Some(rtt) = ctx.rtt_sample {
+            debug_assert!(rtt < Dur(u64::MAX));
+            if rtt < self.min_rtt_or_max {
                 self.set_min_rtt(Some(rtt));
                 self.min_rtt_expiry = now + self.min_rtt_win;
             }
         }
-        if expired && self.p.probe_rtt_s > 0.0 && !self.idle_restart && self.mode != Mode::ProbeRtt
-        {
+        self.probe_rtt_step(w, ctx);
+    }
+
+    /// [`Self::update_min_rtt`] on an ACK after RTprop's window expired (once per 10 s: out
+    /// of line, so that the other ACKs test the expiry once): RTprop is the ACK's RTT sample
+    /// if it has one, and ProbeRTT begins.
+    #[cold]
+    #[inline(never)]
+    fn min_rtt_expired(&mut self, w: &mut Window, ctx: &AckCtx) {
+        let now = ctx.now;
+        if let Some(rtt) = ctx.rtt_sample {
+            self.set_min_rtt(Some(rtt));
+            self.min_rtt_expiry = now + self.min_rtt_win;
+        }
+        if self.p.probe_rtt_s > 0.0 && !self.idle_restart && self.mode != Mode::ProbeRtt {
             // Dip to the minimum window to drain the queue and measure RTprop afresh.
             self.set_mode(now, Mode::ProbeRtt);
             self.save_cwnd(w.cwnd());
             self.probe_rtt_hold.reset();
         }
+    }
+
+    /// The rest of [`Self::update_min_rtt`]: ProbeRTT's hold, and the end of an idle restart.
+    #[inline]
+    fn probe_rtt_step(&mut self, w: &mut Window, ctx: &AckCtx) {
+        let now = ctx.now;
         if self.mode == Mode::ProbeRtt {
             // Its low-rate samples must not lower BtlBw.
             w.mark_app_limited();
@@ -836,7 +915,7 @@ impl Bbr {
             }
         }
         // An idle restart ends with the first ACK that delivers data.
-        if ctx.rate.is_some_and(|r| r.delivered > 0) {
+        if self.idle_restart && ctx.rate.is_some_and(|r| r.delivered > 0) {
             self.idle_restart = false;
         }
     }
@@ -863,6 +942,8 @@ impl Bbr {
         };
         self.pacing_gain = pacing;
         self.cwnd_gain = cwnd;
+        self.refresh_cycle_test();
+        self.pace_kept = false;
     }
 
     /// `bbr_set_cwnd_to_recover_or_restore()`: packet conservation in the first round of a
@@ -907,6 +988,23 @@ impl Bbr {
         (cwnd.max(to_f64(w.in_flight() + acked)), true)
     }
 
+    /// `bbr_bdp()` plus `bbr_ack_aggregation_cwnd()` through `bbr_quantization_budget()`,
+    /// from nothing kept (what the memo of `set_cwnd()` must give; debug builds check it).
+    fn window_target(&self, bw: f64, gain: f64) -> u64 {
+        let extra = if self.p.extra_acked && self.full_bw_reached {
+            let cap = (bw * EXTRA_ACKED_MAX.as_secs()) as u64;
+            self.extra_acked[0].max(self.extra_acked[1]).min(cap)
+        } else {
+            0
+        };
+        let mut cwnd = self.bdp(bw, gain) + extra + 3 * self.tso_goal;
+        cwnd = (cwnd + 1) & !1;
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            cwnd += 2;
+        }
+        cwnd
+    }
+
     /// `bbr_set_cwnd()`.
     fn set_cwnd(&mut self, w: &mut Window, ctx: &AckCtx, bw: f64, gain: f64) {
         let acked = ctx.newly_delivered;
@@ -916,9 +1014,15 @@ impl Bbr {
             cwnd = c;
             if !conserving {
                 // (`bw` is `self.bw()`, the estimate the cap is of.)
-                let mut target = self.bdp_at(CWND_BDP, bw, gain);
-                target += self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
-                let target = to_f64(self.quantization_budget(target));
+                let base = self.bdp_at(CWND_BDP, bw, gain);
+                let extra = self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
+                let target = (base + extra + 1) & !1;
+                debug_assert_eq!(
+                    target,
+                    self.window_target(bw, gain),
+                    "a stale window target"
+                );
+                let target = to_f64(target);
                 // Slow start up toward the target, or down to it once the pipe was full.
                 if self.full_bw_reached {
                     // `(cwnd + acked).min(target)` (the target is never NaN) in one test.
@@ -1025,7 +1129,14 @@ impl Growth for Bbr {
         // The estimate in use is final from here on: only update_bw() changes it.
         let bw = self.bw();
         self.update_ack_aggregation(w, ctx, bw);
-        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(w, ctx) {
+        debug_assert!(
+            self.delivered_mstamp > self.cycle_test_after
+                || self.mode != Mode::ProbeBw
+                || (self.pacing_gain == 1.0 && self.delivered_mstamp <= self.cycle_full_at),
+            "a phase test skipped that could say yes"
+        );
+        // (Outside ProbeBW nothing is past `cycle_test_after`.)
+        if self.delivered_mstamp > self.cycle_test_after && self.is_next_cycle_phase(w, ctx) {
             self.advance_cycle_phase();
         }
         self.check_full_bw_reached(ctx);
@@ -1034,10 +1145,18 @@ impl Growth for Bbr {
         self.update_gains();
         debug_assert_eq!(bw.to_bits(), self.bw().to_bits());
         let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
-        if self.paced_at != [bw.to_bits(), pacing.to_bits()] {
-            self.set_pacing_rate(w, bw, pacing);
-            self.refresh_tso_goal(w);
+        let paced = [bw.to_bits(), pacing.to_bits()];
+        if !self.pace_kept {
+            if self.paced_at != paced {
+                self.set_pacing_rate(w, bw, pacing);
+                self.refresh_tso_goal(w);
+            }
+            self.pace_kept = self.paced_at == paced;
         }
+        debug_assert!(
+            !self.pace_kept || self.paced_at == paced,
+            "a pacing rate kept across a change of the estimate or the gain"
+        );
         debug_assert!(
             self.p.pacing_burst != PacingBurst::Tso || w.min_rtt() == self.burst_min_rtt,
             "a burst kept across a fall of the min RTT"

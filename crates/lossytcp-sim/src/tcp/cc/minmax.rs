@@ -36,17 +36,25 @@ impl MaxFilter {
     }
 
     /// Takes the measurement `v` at time `t` into a window of length `win` (the same on every
-    /// call).
-    #[inline]
+    /// call); returns the window's maximum. (BBR calls [`Self::update_may_change`].)
+    #[cfg(test)]
     pub fn update(&mut self, win: u64, t: u64, v: f64) -> f64 {
+        self.update_may_change(win, t, v);
+        self.s[0].v
+    }
+
+    /// [`Self::update`], false if the sample provably changed nothing (its shortcut: below
+    /// all three samples, with no rule of time due).
+    #[inline]
+    pub fn update_may_change(&mut self, win: u64, t: u64, v: f64) -> bool {
         if v < self.s[2].v && t <= self.quiet_until {
             #[cfg(debug_assertions)]
             debug_assert_eq!(win, self.win, "one window length per filter");
-            return self.s[0].v;
+            return false;
         }
-        let best = self.take(win, t, v);
+        self.take(win, t, v);
         self.settle(win);
-        best
+        true
     }
 
     /// `quiet_until` for the samples now: the first of the rules of time in [`Self::take`]
