@@ -593,17 +593,27 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// window allows it and it lies within cwnd + the duplicate ACKs so far. ns-2's condition
     /// `t_seqno_ <= highest_ack_ + cwnd_ + dupacks_` with `highest_ack_ = snd_una - 1` (ns-2
     /// ACKs name the last segment received) compares a double: cwnd is not truncated here.
+    ///
+    /// A paced sender's segment that pacing held back is the send head (the window released
+    /// it, `snd_nxt` is past it): limited transmit sends it, not the one after it, so that
+    /// new data never leaves out of order (a receiver would see reordering the path never
+    /// made, and the segment could be marked lost and retransmitted spuriously).
     fn send_one(&mut self, now: Time, out: &mut Vec<Segment>) {
         let s = &mut self.state;
-        let seq = s.snd_nxt;
-        let in_rwnd = seq < s.snd_una + u64::from(s.max_window);
-        let in_cwnd = seq as f64 <= (s.snd_una as f64 - 1.0) + s.cwnd + f64::from(self.dup_run);
-        if in_rwnd && in_cwnd && seq < s.limit {
-            s.snd_nxt += 1;
-            let retx = seq < s.snd_max;
-            s.snd_max = s.snd_max.max(s.snd_nxt);
-            self.transmit(now, seq, retx, out);
+        let head = self.held.map_or(s.snd_nxt, |h| h.seq);
+        let in_rwnd = head < s.snd_una + u64::from(s.max_window);
+        let in_cwnd = head as f64 <= (s.snd_una as f64 - 1.0) + s.cwnd + f64::from(self.dup_run);
+        if !(in_rwnd && in_cwnd && head < s.limit) {
+            return;
         }
+        if let Some(h) = self.held.take() {
+            self.transmit(now, h.seq, h.retransmission, out);
+            return;
+        }
+        s.snd_nxt += 1;
+        let retx = head < s.snd_max;
+        s.snd_max = s.snd_max.max(s.snd_nxt);
+        self.transmit(now, head, retx, out);
     }
 
     fn clock_at(&mut self, now: Time) {
@@ -1081,6 +1091,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// original window the timeout deemed lost, which Linux's in-flight count leaves out).
     fn frto_send_new(&mut self, now: Time, out: &mut Vec<Segment>) {
         for _ in 0..2 {
+            // A segment pacing held back is sent first: it is the lowest not yet sent.
+            if let Some(h) = self.held.take() {
+                self.transmit(now, h.seq, h.retransmission, out);
+                continue;
+            }
             let s = &mut self.state;
             if !s.new_segment_fits(s.snd_una) {
                 return;
