@@ -2193,11 +2193,9 @@ mod tests {
         tx
     }
 
-    /// A Reno/SACK sender with RACK, the reordering degree and the partial undo, IW 8 sent at
-    /// 0; segment 0 is only delayed: 1, 2, 3 are SACKed at 101-103 ms. At the third RACK's
-    /// window is 0 (three SACKed, no reordering seen) and 0, sent with 1 at 0 but before it
-    /// by sequence, has 103 + 0 - 103 = 0 ms left: lost; recovery, 0 sent again at 103 ms.
-    fn rack_reordered_into_recovery() -> Sender<Reno, Sack> {
+    /// A Reno/SACK sender with RACK and the reordering degree (no DSACK window), the partial
+    /// undo as `partial_undo` says, initial window `iw`.
+    fn rack_reordering_sender(iw: u32, partial_undo: bool) -> Sender<Reno, Sack> {
         let c = SenderConfig {
             max_window: 64,
             rack: true,
@@ -2205,15 +2203,23 @@ mod tests {
                 degree: true,
                 dsack_window: false,
             },
-            partial_undo: true,
-            ..cfg(8)
+            partial_undo,
+            ..cfg(iw)
         };
-        let mut tx = Sender::with_plugins(
+        Sender::with_plugins(
             &c,
             Reno::default(),
             Sack::default().with_rack(true),
             u64::MAX,
-        );
+        )
+    }
+
+    /// A Reno/SACK sender with RACK, the reordering degree and the partial undo, IW 8 sent at
+    /// 0; segment 0 is only delayed: 1, 2, 3 are SACKed at 101-103 ms. At the third RACK's
+    /// window is 0 (three SACKed, no reordering seen) and 0, sent with 1 at 0 but before it
+    /// by sequence, has 103 + 0 - 103 = 0 ms left: lost; recovery, 0 sent again at 103 ms.
+    fn rack_reordered_into_recovery() -> Sender<Reno, Sack> {
+        let mut tx = rack_reordering_sender(8, true);
         let mut out = Vec::new();
         tx.start(ms(0), &mut out);
         assert_eq!(sent(&mut out), (0..8).collect::<Vec<_>>());
@@ -2254,22 +2260,7 @@ mod tests {
     /// recovery, cwnd = ssthresh = 12 / 2 = 6, and 0 goes again at 103 ms (pipe 1 + 6-11 =
     /// 7). 6 SACKed at 104 ms: pipe 6, full; 7 at 105 ms: pipe 5, NextSeg retransmits 1.
     fn rack_two_retransmissions_out(partial_undo: bool) -> Sender<Reno, Sack> {
-        let c = SenderConfig {
-            max_window: 64,
-            rack: true,
-            reordering: super::super::rack::Reordering {
-                degree: true,
-                dsack_window: false,
-            },
-            partial_undo,
-            ..cfg(12)
-        };
-        let mut tx = Sender::with_plugins(
-            &c,
-            Reno::default(),
-            Sack::default().with_rack(true),
-            u64::MAX,
-        );
+        let mut tx = rack_reordering_sender(12, partial_undo);
         let mut out = Vec::new();
         tx.start(ms(0), &mut out);
         assert_eq!(sent(&mut out), (0..12).collect::<Vec<_>>());
