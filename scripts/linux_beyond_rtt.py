@@ -199,13 +199,6 @@ def engine_reord(rows: list[dict], duration: float, out: Path | None) -> None:
     if out is not None:
         out.write_text(json.dumps(res, indent=1) + "\n")
 
-    def k(r: dict, m: str) -> float:
-        kk = r["kernel"]
-        return float({"reordering_events": kk["TCPSACKReorder"] + kk["TCPTSReorder"],
-                      "undos_partial": kk["TCPPartialUndo"], "undos_dsack": kk["TCPDSACKUndo"],
-                      "fast_retransmits": kk["TCPSackRecovery"],
-                      "timeouts": kk["TCPTimeouts"]}.get(m, kk.get(m, np.nan)))
-
     print("| cc | RTT high | goodput k / " + " / ".join(REORD_VARIANTS) + " | retransmissions k "
           "/ " + " / ".join(REORD_VARIANTS) + " | reordering events k / none / all | partial "
           "undos k / all | DSACK undos k / none / all | fast recoveries k / none / all | "
@@ -214,7 +207,8 @@ def engine_reord(rows: list[dict], duration: float, out: Path | None) -> None:
     for cc, high, rs in by_path(res):
 
         def m(side: str, c: str, rs: list = rs) -> float:
-            return float(np.mean([k(r, c) if side == "kernel" else r[side][c] for r in rs]))
+            return float(np.mean([kernel_metric(r, c) if side == "kernel" else r[side][c]
+                                  for r in rs]))
 
         def cols(c: str, fmt: str, sides: tuple = ("kernel", *REORD_VARIANTS)) -> str:
             return " / ".join(format(m(s, c), fmt) for s in sides)
@@ -236,7 +230,8 @@ def engine_reord(rows: list[dict], duration: float, out: Path | None) -> None:
         for a, b in (("none", "kernel"), ("all", "kernel"), ("all", "none")):
             ps, ds = [], []
             for c in ("goodput_norm", "retransmissions"):
-                d = np.array([r[a][c] - (k(r, c) if b == "kernel" else r[b][c]) for r in rs])
+                d = np.array([r[a][c] - (kernel_metric(r, c) if b == "kernel" else r[b][c])
+                              for r in rs])
                 ds.append(d)
                 ps.append(stats.ttest_1samp(d, 0.0).pvalue if d.std() > 0 else np.nan)
             order = np.argsort(ps)
