@@ -348,8 +348,9 @@ pub const REORDERING: SenderOption = SenderOption::switch("reordering", |t| Some
          segments each ACK delivers (SACKed or cumulatively ACKed for the first time, \
          tcp_newly_delivered()), and once the degree exceeds DupThresh also on an ACK that \
          only SACKs new data, outside recovery (tcp_may_raise_cwnd()'s \
-         FLAG_FORWARD_PROGRESS; not for a plugin that owns the window, bbr). Flows report reordering_events (TCPSACKReorder + TCPTSReorder) and \
-         reordering_degree (the highest reached). Needs rack.",
+         FLAG_FORWARD_PROGRESS; not for a plugin that owns the window, bbr). Flows report \
+         reordering_events (TCPSACKReorder + TCPTSReorder) and reordering_degree (the \
+         highest reached). Needs rack.",
     )
     .refused(
         Profile::Ns2,

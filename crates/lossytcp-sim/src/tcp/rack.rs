@@ -531,12 +531,10 @@ impl Rack {
     /// dupthresh segments are SACKed (RFC 8985 §6.2 step 4); else a quarter of the minimum
     /// RTT, at most SRTT. µs.
     fn reo_wnd_us(&self, c: &RackCtx) -> u64 {
-        let dupthresh = if self.resp.on.degree {
-            self.resp.degree
-        } else {
-            c.dupthresh
-        };
-        if !self.reord_seen && (c.recovering || self.sacked_out >= u64::from(dupthresh)) {
+        // (With `reordering` on, the sender's DupThresh in `c` is the degree: it takes the
+        // degree before it builds the context.)
+        debug_assert!(!self.resp.on.degree || c.dupthresh == self.resp.degree);
+        if !self.reord_seen && (c.recovering || self.sacked_out >= u64::from(c.dupthresh)) {
             return 0;
         }
         let own = self.clean_min_rtt_us;
@@ -863,12 +861,17 @@ mod tests {
         r.on_ack(ms(47.0), 8, &[], m);
         assert_eq!(r.take_degree(), Some(8));
         assert_eq!(r.reordering_counts(), (2, 8, 1));
-        // The degree is the dupthresh of RACK's zero window: 2 segments SACKed (8 and 9)
-        // are fewer than 8, so the window stays a quarter of the min RTT even had no
-        // reordering been seen: 38 ms / 4 (segment 7's RTT, sent at 7 ms, SACKed at 45).
+        // The degree is the dupthresh of RACK's zero window (the sender's context carries
+        // it): 2 segments SACKed (8 and 9) are fewer than 8, so the window stays a quarter
+        // of the min RTT even had no reordering been seen: 38 ms / 4 (segment 7's RTT,
+        // sent at 7 ms, SACKed at 45).
         r.reord_seen = false;
         r.on_ack(ms(48.0), 8, &[(8, 10)], m);
-        assert_eq!(r.reo_wnd_us(&ctx(ms(48.0), false)), 9_500);
+        let c = RackCtx {
+            dupthresh: 8,
+            ..ctx(ms(48.0), false)
+        };
+        assert_eq!(r.reo_wnd_us(&c), 9_500);
         // A timeout with fewer than 3 SACKed keeps the degree; one in the open state with 3
         // SACKed brings it back to 3 (tcp_enter_loss()); without the option nothing of this
         // is kept.

@@ -992,17 +992,11 @@ impl Bbr {
     /// from nothing kept (what the memo of `set_cwnd()` must give; debug builds check it).
     fn window_target(&self, bw: f64, gain: f64) -> u64 {
         let extra = if self.p.extra_acked && self.full_bw_reached {
-            let cap = (bw * EXTRA_ACKED_MAX.as_secs()) as u64;
-            self.extra_acked[0].max(self.extra_acked[1]).min(cap)
+            self.ack_aggregation_cwnd((bw * EXTRA_ACKED_MAX.as_secs()) as u64)
         } else {
             0
         };
-        let mut cwnd = self.bdp(bw, gain) + extra + 3 * self.tso_goal;
-        cwnd = (cwnd + 1) & !1;
-        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
-            cwnd += 2;
-        }
-        cwnd
+        self.quantization_budget(self.bdp(bw, gain) + extra)
     }
 
     /// `bbr_set_cwnd()`.

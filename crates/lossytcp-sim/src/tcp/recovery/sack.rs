@@ -268,12 +268,23 @@ impl Sack {
     /// The segments at or above `snd_una` for which §4 IsLost holds are those below this
     /// (the DupThresh-th highest SACKed segment), if any.
     fn lost_limit(&self, s: &SenderState) -> Option<u64> {
-        // (The board's limit counts from its base, which follows snd_una.)
-        let limit = self.board.lost_limit().filter(|&l| l >= s.snd_una);
-        debug_assert_eq!(limit, self.board.kth_highest(s.dupthresh, s.snd_una));
+        let limit = self.is_lost_limit(s);
         if self.rack_upto > s.snd_una {
             return Some(limit.map_or(self.rack_upto, |l| l.max(self.rack_upto)));
         }
+        limit
+    }
+
+    /// RFC 6675's IsLost alone: the DupThresh-th highest SACKed segment at or above snd_una
+    /// (the board keeps it, counting from its base, which follows snd_una).
+    #[inline]
+    fn is_lost_limit(&self, s: &SenderState) -> Option<u64> {
+        let limit = self.board.lost_limit().filter(|&l| l >= s.snd_una);
+        debug_assert_eq!(
+            limit,
+            self.board
+                .kth_highest(s.dupthresh, s.snd_una.max(self.board.base()))
+        );
         limit
     }
 
@@ -436,16 +447,7 @@ impl Recovery for Sack {
     /// DupThresh-th highest SACKed segment.
     fn lost_below(&self, s: &SenderState) -> u64 {
         // (rack_upto stays 0 without RACK: no test on a sampling sender's every ACK.)
-        debug_assert_eq!(
-            self.board.lost_limit().filter(|&l| l >= s.snd_una),
-            self.board
-                .kth_highest(s.dupthresh, s.snd_una.max(self.board.base()))
-        );
-        self.board
-            .lost_limit()
-            .filter(|&l| l >= s.snd_una)
-            .unwrap_or(0)
-            .max(self.rack_upto)
+        self.is_lost_limit(s).unwrap_or(0).max(self.rack_upto)
     }
 
     #[cold]
