@@ -59,12 +59,13 @@ fn new_in_pipe(s: &SenderState) -> u64 {
     u64::from(s.dupthresh > 0)
 }
 
-/// NextSeg's state after it sent new data (rule 2): the scoreboard's generation, snd_una
-/// (together they stand for the runs), snd_max and HighRxt then, and the pipe with that
-/// segment.
+/// NextSeg's state after it sent new data (rule 2): the scoreboard's generation and growth
+/// of its top run, snd_una (together they stand for the runs), snd_max and HighRxt then,
+/// and the pipe with that segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct NewDataMemo {
     generation: u64,
+    top_grown: u64,
     snd_una: u64,
     snd_max: u64,
     high_rxt: Option<u64>,
@@ -632,6 +633,7 @@ impl Sack {
         // (Not while held: rule 1 was not asked, so the memo's premise does not hold.)
         self.new_data = (q == Some(high) && !self.held).then_some(NewDataMemo {
             generation: self.board.generation(),
+            top_grown: self.board.top_grown(),
             snd_una: s.snd_una,
             snd_max: s.snd_max,
             high_rxt: self.high_rxt,
@@ -641,11 +643,13 @@ impl Sack {
     }
 
     /// NextSeg in recovery right after one that sent new data, when nothing has changed
-    /// since but that send (the same scoreboard, snd_una and HighRxt, no retransmission
-    /// found lost): rule 1 still finds no segment, and the pipe is the last one plus the
-    /// segment sent. A paced sender asks twice per wake-up (the burst's segment, then the
-    /// one pacing holds back) with no ACK between, which the full path would answer by
-    /// walking the runs again. None: not that case (the full path decides).
+    /// since but that send and the growth of the top run of SACKed segments (the same
+    /// snd_una and HighRxt, no retransmission found lost; the ACKs of a recovery's flight
+    /// above its holes): rule 1 still finds no segment, and the pipe is the last one plus
+    /// the segment sent, less the segments the top run grew by. A paced sender asks twice
+    /// per wake-up (the burst's segment, then the one pacing holds back), and its ACKs
+    /// between wake-ups mostly SACK the next segments above the holes; the full path would
+    /// walk the runs again. None: not that case (the full path decides).
     #[inline(always)]
     fn after_new_data(&mut self, s: &mut SenderState) -> Option<Option<u64>> {
         let m = self.new_data?;
@@ -657,10 +661,31 @@ impl Sack {
         if !same {
             return None;
         }
+        // Each segment the top run grew by since moved the lost limit, which lay in that
+        // run (it held DupThresh segments, see `SackedRuns::top_grown`), up by one: one
+        // original less in flight by SetPipe's (a), (b) unchanged (nothing SACKed below
+        // HighRxt + 1, which lies below the run's start). Rule 1 still fails: when it
+        // failed, the lowest unSACKed segment above HighRxt lay at or above the lost
+        // limit, so above the top run (it is not SACKed); it still does. RACK's limit and
+        // DupThresh 0 count otherwise: the full path.
+        let grown = self.board.top_grown() - m.top_grown;
+        if grown != 0 && (self.rack || s.dupthresh == 0) {
+            return None;
+        }
+        let pipe = m.pipe - grown;
         #[cfg(debug_assertions)]
-        debug_assert_eq!(m.pipe, self.pipe_with(s, self.lost_limit(s)));
+        {
+            let lost_limit = self.lost_limit(s);
+            debug_assert_eq!(pipe, self.pipe_with(s, lost_limit));
+            let lowest = self.high_rxt.map_or(s.snd_una, |h| h + 1).max(s.snd_una);
+            let first = self.board.next_unsacked(lowest);
+            debug_assert!(
+                first >= self.board.high_sacked() || lost_limit.is_none_or(|l| first >= l),
+                "rule 1 would send {first}"
+            );
+        }
         #[allow(clippy::neg_cmp_op_on_partial_ord)] // NaN included, as the full path
-        if !(s.cwnd >= (m.pipe + 1) as i64 as f64) {
+        if !(s.cwnd >= (pipe + 1) as i64 as f64) {
             return Some(None);
         }
         // Rule 2, as `next_in_recovery`; where it fails rule 3 may apply: the full path.
@@ -675,7 +700,8 @@ impl Sack {
         }
         self.new_data = Some(NewDataMemo {
             snd_max: s.snd_max,
-            pipe: m.pipe + new_in_pipe(s),
+            top_grown: self.board.top_grown(),
+            pipe: pipe + new_in_pipe(s),
             ..m
         });
         Some(Some(q))

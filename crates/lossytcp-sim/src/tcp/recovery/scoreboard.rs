@@ -84,9 +84,15 @@ pub struct SackedRuns {
     base: u64,
     /// One past the highest SACKed segment (kept when `align` forgets it).
     high_sacked: u64,
-    /// Counts the calls of `mark_reporting`: an answer kept with it and with snd_una holds
-    /// while both stand (`align` changes the runs only when snd_una moves past `base`).
+    /// Counts the merges that changed the runs otherwise than by growing a top run that
+    /// held DupThresh segments: an answer kept with it and with snd_una holds while both
+    /// stand, up to `top_grown` (`align` changes the runs only when snd_una moves past
+    /// `base`).
     generation: u64,
+    /// Segments the merges added to a top run that already held DupThresh segments: each
+    /// moves the lost limit, which lies in that run, up by one and changes nothing below it
+    /// (see [`SackedRuns::top_grown`]).
+    top_grown: u64,
     /// The DupThresh-th highest SACKed segment, if that many are SACKed (see
     /// [`SackedRuns::lost_limit`]). Kept by the merge and `align`, the two that change the
     /// runs, as Linux keeps its `lost_out` and `sacked_out`: RFC 6675's SetPipe and NextSeg,
@@ -105,6 +111,14 @@ impl SackedRuns {
 
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// While `generation` and snd_una stand, the runs changed only by growing the top run,
+    /// which held DupThresh (the lost limit's) segments before each growth, by this many
+    /// segments in all since: the lost limit moved up as many, and no run below the top
+    /// one, nor the top run's start, changed.
+    pub fn top_grown(&self) -> u64 {
+        self.top_grown
     }
 
     pub fn high_sacked(&self) -> u64 {
@@ -186,7 +200,7 @@ impl SackedRuns {
         mut new: impl FnMut(u64, u64),
     ) {
         self.align(s.snd_una);
-        self.generation += 1;
+        // (Set by any change of the runs but a top run of DupThresh growing.)
         let mut grew = false;
         // (Kept in a register through the blocks, stored once.)
         let mut high = self.high_sacked;
@@ -209,9 +223,11 @@ impl SackedRuns {
                         // SACKed segment, the top run's end, or is snd_una, below it.
                         debug_assert!(top_end >= self.mark);
                         new(top_end, end);
-                        // The lost limit lies in the top run once it holds DupThresh.
+                        // The lost limit lies in the top run once it holds DupThresh;
+                        // if it did before, it moves up by what the run grew.
                         let k = u64::from(s.dupthresh.max(1));
-                        if end - top_start >= k {
+                        if top_end - top_start >= k {
+                            self.top_grown += end - top_end;
                             self.lost_limit = Some(end - k);
                         } else {
                             grew = true;
@@ -266,6 +282,7 @@ impl SackedRuns {
         }
         self.high_sacked = high;
         if grew {
+            self.generation += 1;
             self.lost_limit = self.kth_highest(s.dupthresh, self.base);
         }
     }
@@ -441,6 +458,63 @@ mod tests {
                 assert_eq!(runs.sacked_in_from_below(a, b), brute);
             }
         }
+    }
+
+    /// While the generation and snd_una stand, the runs changed only as `top_grown` says:
+    /// the top run, which held DupThresh segments before, grew by that many segments, and
+    /// the lost limit moved up as many; checked on the segment board through random blocks,
+    /// half of them growing the top run as an ACK of a recovery's flight does.
+    #[test]
+    fn a_kept_generation_means_only_the_top_run_grew() {
+        let (mut grown_checked, mut kept) = (0, 0);
+        for seed in 0..40 {
+            let mut rng = Rng::derive(seed, Stream::Flow, 2);
+            let k = 1 + (seed % 4) as u32;
+            let mut s = SenderState::new(1, 1000, k, u64::MAX);
+            let (mut board, mut runs) = (Scoreboard::default(), SackedRuns::default());
+            for _ in 0..400 {
+                let mut blocks = random_step(&mut rng, &mut s);
+                if rng.uniform() < 0.5 {
+                    // The next segments above the highest SACKed one, the top block first.
+                    let high = runs.high_sacked().max(s.snd_una);
+                    let top = (
+                        high.saturating_sub(rng.next_u64() % 3),
+                        high + rng.next_u64() % 3,
+                    );
+                    blocks.insert(0, top);
+                    s.snd_max = s.snd_max.max(top.1);
+                }
+                let una_before = s.snd_una;
+                board.align(s.snd_una);
+                let before = board.clone();
+                // (Aligned to snd_una, as NextSeg has it when it keeps its answer.)
+                runs.align(una_before);
+                let (generation, top_grown) = (runs.generation(), runs.top_grown());
+                let (limit, top) = (runs.lost_limit(), runs.runs.last().copied());
+                let base = runs.base();
+                board.mark(&s, &blocks);
+                runs.mark_reporting(&s, &blocks, |_, _| {});
+                if runs.generation() != generation || runs.base() != base {
+                    continue;
+                }
+                kept += 1;
+                let g = runs.top_grown() - top_grown;
+                let grew = top.map_or(base..base, |(_, e)| e..e + g);
+                for q in s.snd_una..s.snd_max + 2 {
+                    let want = before.is_sacked(q) || grew.contains(&q);
+                    assert_eq!(board.is_sacked(q), want, "seq {q}");
+                }
+                if g > 0 {
+                    let (ts, te) = top.unwrap();
+                    assert!(te - ts >= u64::from(k), "the top run held DupThresh");
+                    assert_eq!(runs.lost_limit(), limit.map(|l| l + g));
+                    grown_checked += 1;
+                } else {
+                    assert_eq!(runs.lost_limit(), limit);
+                }
+            }
+        }
+        assert!(grown_checked > 500 && kept > 1000, "{grown_checked} {kept}");
     }
 
     /// The counters the merge and `align` keep (the lost limit, the SACKed segments below
