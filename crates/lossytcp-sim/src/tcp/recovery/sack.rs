@@ -60,16 +60,19 @@ fn new_in_pipe(s: &SenderState) -> u64 {
 }
 
 /// NextSeg's state after it sent new data (rule 2): the scoreboard's generation and growth
-/// of its top run, snd_una (together they stand for the runs), snd_max and HighRxt then,
-/// and the pipe with that segment.
+/// of its top run, snd_una (together they stand for the runs), snd_max then, and the pipe
+/// with that segment. HighRxt and the lost retransmissions stand while it is kept: every
+/// change of either drops it (see [`Sack::after_new_data`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct NewDataMemo {
     generation: u64,
     top_grown: u64,
     snd_una: u64,
     snd_max: u64,
-    high_rxt: Option<u64>,
     pipe: u64,
+    /// HighRxt then (for the debug check that it stands).
+    #[cfg(debug_assertions)]
+    high_rxt: Option<u64>,
 }
 
 /// RFC 6937 PRR's state, Linux's `tcp_sock` fields of the same names.
@@ -237,6 +240,8 @@ impl Sack {
                 self.lost_again.push(q);
                 self.relost.push(q);
                 self.prr.relost_now = true;
+                // It goes again first: not NextSeg's remembered new data.
+                self.new_data = None;
             }
         }
         self.rexmits_mark = self.rexmits.front().map_or(u64::MAX, |r| r.1);
@@ -636,8 +641,9 @@ impl Sack {
             top_grown: self.board.top_grown(),
             snd_una: s.snd_una,
             snd_max: s.snd_max,
-            high_rxt: self.high_rxt,
             pipe: pipe + new_in_pipe(s),
+            #[cfg(debug_assertions)]
+            high_rxt: self.high_rxt,
         });
         q
     }
@@ -655,12 +661,17 @@ impl Sack {
         let m = self.new_data?;
         let same = m.generation == self.board.generation()
             && m.snd_una == s.snd_una
-            && m.snd_max == s.snd_max
-            && m.high_rxt == self.high_rxt
-            && self.lost_again.is_empty();
+            && m.snd_max == s.snd_max;
         if !same {
             return None;
         }
+        // Not compared: HighRxt moves only where the memo is dropped (entering and leaving
+        // a recovery, a timeout) or replaced by none (rules 1 and 3 send a retransmission,
+        // below snd_max), and none is kept with a lost retransmission pending (the full
+        // path sends those first) or after one is found (`mark_blocks` and `rack_lost`
+        // drop it).
+        #[cfg(debug_assertions)]
+        debug_assert!(m.high_rxt == self.high_rxt && self.lost_again.is_empty());
         // Each segment the top run grew by since moved the lost limit, which lay in that
         // run (it held DupThresh segments, see `SackedRuns::top_grown`), up by one: one
         // original less in flight by SetPipe's (a), (b) unchanged (nothing SACKed below
