@@ -601,7 +601,22 @@ impl Sack {
         DupAck::Enter
     }
 
+    /// [`Recovery::next_segment`] in a recovery or after a timeout: in a recovery mostly
+    /// answered from what the last call remembered, with few registers, the rest out of
+    /// line.
+    #[inline(never)]
     fn next_segment_general(&mut self, s: &mut SenderState) -> Option<u64> {
+        if s.in_recovery {
+            if let Some(q) = self.after_new_data(s) {
+                return q;
+            }
+        }
+        self.next_segment_full(s)
+    }
+
+    /// [`Sack::next_segment_general`] without a remembered answer.
+    #[inline(never)]
+    fn next_segment_full(&mut self, s: &mut SenderState) -> Option<u64> {
         if !s.in_recovery {
             if let Some(q) = self.again_after_timeout(s) {
                 return Some(q);
@@ -615,9 +630,6 @@ impl Sack {
                 self.retransmitted(q, s);
             }
             return Some(q);
-        }
-        if let Some(q) = self.after_new_data(s) {
-            return q;
         }
         let lost_limit = self.lost_limit(s);
         // floor(cwnd) <= pipe, compared as f64 (pipe + 1 is exact there, and an i64 converts
