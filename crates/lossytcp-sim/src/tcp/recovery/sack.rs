@@ -206,9 +206,29 @@ impl Sack {
     }
 
     /// [`Recovery::on_sack_blocks`] of an ACK with blocks, calling `new` for what they newly
-    /// SACK (see `SackedRuns::mark_reporting`).
+    /// SACK (see `SackedRuns::mark_reporting`). Most ACKs of a recovery only grow the top
+    /// run of SACKed segments below the first retransmission's mark (so find no
+    /// retransmission lost): answered here, with few registers, the rest out of line.
     #[inline(never)]
     fn mark_blocks(
+        &mut self,
+        s: &SenderState,
+        blocks: &[(u64, u64)],
+        mut new: impl FnMut(u64, u64),
+    ) {
+        if let Some((a, b)) = self.board.grow_top(s, blocks, self.rexmits_mark) {
+            if self.prr_on {
+                self.prr.sacked_now = b - a;
+            }
+            new(a, b);
+            return;
+        }
+        self.mark_blocks_general(s, blocks, new);
+    }
+
+    /// [`Sack::mark_blocks`] by the general merge.
+    #[inline(never)]
+    fn mark_blocks_general(
         &mut self,
         s: &SenderState,
         blocks: &[(u64, u64)],
