@@ -51,6 +51,10 @@ pub struct Sack {
     /// The ACK being processed sends no retransmission (`Recovery::hold_retransmissions`):
     /// NextSeg's rules 1 and 3 and the lost retransmissions wait; rule 2, new data, does not.
     held: bool,
+    /// This ACK's blocks found a retransmission lost (PRR's, cleared with its state on
+    /// entering a recovery; beside the other flags rather than in [`Prr`], where it took a
+    /// word of its own).
+    prr_relost_now: bool,
 }
 
 /// What a segment of new data adds to SetPipe: one, but nothing with DupThresh 0, where
@@ -90,8 +94,6 @@ struct Prr {
     /// Below this every unSACKed segment was already counted lost (Linux's `lost_out`):
     /// what IsLost newly covers on an ACK is its `newly_lost`.
     lost_upto: u64,
-    /// This ACK's blocks found a retransmission lost.
-    relost_now: bool,
 }
 
 impl Sack {
@@ -172,7 +174,7 @@ impl Sack {
     fn prr_newly_lost(&mut self, s: &SenderState, lost_limit: Option<u64>) -> bool {
         let from = self.prr.lost_upto.max(s.snd_una);
         let to = lost_limit.unwrap_or(0);
-        let mut newly = std::mem::take(&mut self.prr.relost_now);
+        let mut newly = std::mem::take(&mut self.prr_relost_now);
         if to > from {
             newly |= self.board.sacked_in(from, to) < to - from;
             self.prr.lost_upto = to;
@@ -259,7 +261,7 @@ impl Sack {
             if q >= s.snd_una && !self.board.is_sacked(q) {
                 self.lost_again.push(q);
                 self.relost.push(q);
-                self.prr.relost_now = true;
+                self.prr_relost_now = true;
                 // It goes again first: not NextSeg's remembered new data.
                 self.new_data = None;
             }
@@ -433,6 +435,7 @@ impl Recovery for Sack {
                 sacked_now: self.prr.sacked_now,
                 ..Prr::default()
             };
+            self.prr_relost_now = false;
             if let Some(c) = cut {
                 s.ssthresh = c.ssthresh;
             }
@@ -489,7 +492,7 @@ impl Recovery for Sack {
             // Sack::linux()'s own detection).
             self.lost_again.push(seq);
             self.relost.push(seq);
-            self.prr.relost_now = true;
+            self.prr_relost_now = true;
         } else {
             self.rack_upto = self.rack_upto.max(seq + 1);
         }
