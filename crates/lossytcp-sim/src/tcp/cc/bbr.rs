@@ -49,6 +49,7 @@ use super::minmax::MaxFilter;
 use super::{CaEvent, Growth};
 use crate::rng::{Rng, Stream};
 use crate::tcp::params::Param;
+use crate::tcp::rate::RateSample;
 use crate::tcp::view::{Conn, SenderView, Window};
 use crate::tcp::{AckCtx, CaState, CongestionKind, Cut};
 use crate::time::{Dur, Time};
@@ -707,12 +708,9 @@ impl Bbr {
     }
 
     // ----------------------------------------------------------------------- the model
-    /// `bbr_update_bw()`: rounds and the BtlBw filter.
-    fn update_bw(&mut self, s: &impl SenderView, ctx: &AckCtx) {
-        self.round_start = false;
-        let Some(rs) = ctx.rate else {
-            return;
-        };
+    /// `bbr_update_bw()` of an ACK with a rate sample `rs` (without one it only clears
+    /// `round_start`): rounds and the BtlBw filter.
+    fn update_bw(&mut self, s: &impl SenderView, ctx: &AckCtx, rs: &RateSample) {
         if rs.prior_delivered >= self.next_rtt_delivered {
             self.next_rtt_delivered = s.delivered();
             self.rtt_cnt += 1;
@@ -740,10 +738,13 @@ impl Bbr {
         }
     }
 
-    /// `bbr_update_ack_aggregation()`: the most data acknowledged beyond the estimate over
-    /// an epoch, kept for two halves of 5 rounds.
-    fn update_ack_aggregation(&mut self, s: &impl SenderView, ctx: &AckCtx, bw: f64) {
-        if !self.p.extra_acked || ctx.newly_delivered == 0 || ctx.rate.is_none() {
+    /// `bbr_update_ack_aggregation()` of an ACK with a rate sample that delivered `newly`
+    /// segments (Linux's does nothing without a sample): the most data acknowledged beyond
+    /// the estimate over an epoch, kept for two halves of 5 rounds.
+    fn update_ack_aggregation(&mut self, s: &impl SenderView, newly: u64, bw: f64) {
+        // (A rate sample comes from a segment the ACK delivered.)
+        debug_assert!(newly > 0);
+        if !self.p.extra_acked {
             return;
         }
         if self.round_start {
@@ -755,16 +756,22 @@ impl Bbr {
             }
         }
         let epoch = self.delivered_mstamp.since(self.ack_epoch_mstamp);
-        let mut expected = to_u64(bw * secs(epoch));
-        if self.ack_epoch_acked <= expected
-            || self.ack_epoch_acked + ctx.newly_delivered >= ACK_EPOCH_ACKED_RESET
-        {
-            self.ack_epoch_acked = 0;
+        let expected = bw * secs(epoch);
+        debug_assert!(expected >= 0.0, "a finite estimate over a finite epoch");
+        let acked = self.ack_epoch_acked;
+        // Linux's `acked <= expected` of integers, `expected` the product's integer part: an
+        // integer is at most a product's integer part exactly when it is at most the
+        // product (never NaN), and only an epoch that goes on needs the conversion. Kept
+        // below 2^20, `acked` converts exactly.
+        let extra = if to_f64(acked) <= expected || acked + newly >= ACK_EPOCH_ACKED_RESET {
             self.ack_epoch_mstamp = self.delivered_mstamp;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + ctx.newly_delivered).min(0xfffff);
-        let extra = self.ack_epoch_acked - expected;
+            self.ack_epoch_acked = newly.min(0xfffff);
+            self.ack_epoch_acked
+        } else {
+            // (Below the reset's 2^20: within the cap of 0xfffff.)
+            self.ack_epoch_acked = acked + newly;
+            acked + newly - to_u64(expected)
+        };
         // Capped by the window: an integer (at most 2^20) at most the window is at most its
         // integer part, whose conversion is needed only when the cap may bind.
         let cwnd = s.cwnd();
@@ -1119,10 +1126,17 @@ impl Growth for Bbr {
         }
         // (`tso_goal` is that of the pacing rate: only this plugin sets the rate, and it
         // refreshes the goal wherever it does.)
-        self.update_bw(w, ctx);
-        // The estimate in use is final from here on: only update_bw() changes it.
-        let bw = self.bw();
-        self.update_ack_aggregation(w, ctx, bw);
+        self.round_start = false;
+        // The estimate in use is final once update_bw() ran: nothing else changes it.
+        let bw = match &ctx.rate {
+            Some(rs) => {
+                self.update_bw(w, ctx, rs);
+                let bw = self.bw();
+                self.update_ack_aggregation(w, ctx.newly_delivered, bw);
+                bw
+            }
+            None => self.bw(),
+        };
         debug_assert!(
             self.delivered_mstamp > self.cycle_test_after
                 || self.mode != Mode::ProbeBw
@@ -1162,7 +1176,6 @@ impl Growth for Bbr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::rate::RateSample;
     use crate::tcp::state::SenderState;
 
     /// A sender with `flight` segments out and `delivered` delivered.
