@@ -251,6 +251,12 @@ pub struct Bbr {
     /// The mode, the phase, or the long-term estimate's use changed, or the pacing gain was
     /// set elsewhere, since `update_gains()` last ran: its gains are to be computed again.
     gains_stale: bool,
+    /// ProbeBW after a full pipe, no idle restart, the gains up to date ([`Self::calm_now`]):
+    /// then the tests for a full pipe, the end of Drain, ProbeRTT's hold, an idle restart's
+    /// end and stale gains would all say no, and most ACKs test this instead (cleared where
+    /// any of them may change, set again where the gains are computed or an idle restart
+    /// ends; checked in debug builds).
+    calm: bool,
     full_bw_reached: bool,
     full_bw_cnt: u32,
     full_bw: f64,
@@ -314,6 +320,7 @@ impl Bbr {
             pacing_gain: p.high_gain,
             cwnd_gain: p.high_gain,
             gains_stale: true,
+            calm: false,
             full_bw_reached: false,
             full_bw_cnt: 0,
             full_bw: 0.0,
@@ -377,6 +384,12 @@ impl Bbr {
     fn gains_changed(&mut self) {
         self.bdp_memo[PHASE_BDP] = STALE_BDP;
         self.gains_stale = true;
+        self.calm = false;
+    }
+
+    /// What `calm` stands for.
+    fn calm_now(&self) -> bool {
+        self.full_bw_reached && self.mode == Mode::ProbeBw && !self.idle_restart && !self.gains_stale
     }
 
     /// `bbr_init()`, at the first transmission (cold, as the entry to ProbeBW: rare, and out
@@ -623,6 +636,7 @@ impl Bbr {
         self.lt_use_bw = false;
         self.pace_kept = false;
         self.gains_stale = true;
+        self.calm = false;
         self.lt_is_sampling = false;
         self.lt_busy = false;
         self.reset_lt_bw_sampling_interval(s);
@@ -866,7 +880,8 @@ impl Bbr {
         self.reset_mode(now);
     }
 
-    /// `bbr_update_min_rtt()`: RTprop and ProbeRTT.
+    /// `bbr_update_min_rtt()`: RTprop and the entry to ProbeRTT (the rest of it is
+    /// [`Self::probe_rtt_step`]).
     fn update_min_rtt(&mut self, w: &mut Window, ctx: &AckCtx) {
         let now = ctx.now;
         if now > self.min_rtt_expiry {
@@ -878,7 +893,6 @@ impl Bbr {
                 self.min_rtt_expiry = now + self.min_rtt_win;
             }
         }
-        self.probe_rtt_step(w, ctx);
     }
 
     /// [`Self::update_min_rtt`] on an ACK after RTprop's window expired (once per 10 s: out
@@ -900,7 +914,7 @@ impl Bbr {
         }
     }
 
-    /// The rest of [`Self::update_min_rtt`]: ProbeRTT's hold, and the end of an idle restart.
+    /// The rest of `bbr_update_min_rtt()`: ProbeRTT's hold, and the end of an idle restart.
     #[inline]
     fn probe_rtt_step(&mut self, w: &mut Window, ctx: &AckCtx) {
         let now = ctx.now;
@@ -924,6 +938,7 @@ impl Bbr {
         // An idle restart ends with the first ACK that delivers data.
         if self.idle_restart && ctx.rate.is_some_and(|r| r.delivered > 0) {
             self.idle_restart = false;
+            self.calm = self.calm_now();
         }
     }
 
@@ -951,6 +966,7 @@ impl Bbr {
         self.cwnd_gain = cwnd;
         self.refresh_cycle_test();
         self.pace_kept = false;
+        self.calm = self.calm_now();
     }
 
     /// `bbr_set_cwnd_to_recover_or_restore()`: packet conservation in the first round of a
@@ -1062,6 +1078,7 @@ impl Growth for Bbr {
             CaEvent::TxStart { .. } if w.app_limited() => {
                 // `bbr_cwnd_event(CA_EVENT_TX_START)`: restarting from idle.
                 self.idle_restart = true;
+                self.calm = false;
                 self.ack_epoch_mstamp = w.now();
                 self.ack_epoch_acked = 0;
                 // No need for more speed: pace at the estimate (or end a due ProbeRTT).
@@ -1147,10 +1164,18 @@ impl Growth for Bbr {
         if self.delivered_mstamp > self.cycle_test_after && self.is_next_cycle_phase(w, ctx) {
             self.advance_cycle_phase();
         }
-        self.check_full_bw_reached(ctx);
-        self.check_drain(w, ctx.now);
+        debug_assert_eq!(self.calm, self.calm_now(), "calm across a change");
+        if !self.calm {
+            self.check_full_bw_reached(ctx);
+            self.check_drain(w, ctx.now);
+        }
         self.update_min_rtt(w, ctx);
-        self.update_gains();
+        debug_assert_eq!(self.calm, self.calm_now(), "calm across a change");
+        if !self.calm {
+            self.probe_rtt_step(w, ctx);
+            self.update_gains();
+        }
+        debug_assert!(!self.gains_stale);
         debug_assert_eq!(bw.to_bits(), self.bw().to_bits());
         let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
         let paced = [bw.to_bits(), pacing.to_bits()];
