@@ -217,6 +217,9 @@ pub struct Bbr {
     initialized: bool,
     pub(crate) mode: Mode,
     bw: MaxFilter,
+    /// The estimate in use ([`Self::bw`]: the long-term rate or the filter's maximum), kept
+    /// wherever either changes (read on every ACK).
+    bw_in_use: f64,
     min_rtt: Option<Dur>,
     /// `min_rtt` in seconds (read on every ACK).
     min_rtt_s: f64,
@@ -302,6 +305,7 @@ impl Bbr {
             initialized: false,
             mode: Mode::Startup,
             bw: MaxFilter::default(),
+            bw_in_use: 0.0,
             min_rtt: None,
             min_rtt_s: 0.0,
             min_rtt_or_max: Dur(u64::MAX),
@@ -345,6 +349,16 @@ impl Bbr {
 
     /// The bottleneck-bandwidth estimate in use, segments per second.
     pub fn bw(&self) -> f64 {
+        debug_assert_eq!(
+            self.bw_in_use.to_bits(),
+            self.bw_now().to_bits(),
+            "an estimate kept across a change"
+        );
+        self.bw_in_use
+    }
+
+    /// What `bw_in_use` is.
+    fn bw_now(&self) -> f64 {
         if self.lt_use_bw {
             self.lt_bw
         } else {
@@ -634,6 +648,7 @@ impl Bbr {
     fn reset_lt_bw_sampling(&mut self, s: &impl SenderView, _now: Time) {
         self.lt_bw = 0.0;
         self.lt_use_bw = false;
+        self.bw_in_use = self.bw_now();
         self.pace_kept = false;
         self.gains_stale = true;
         self.calm = false;
@@ -652,6 +667,7 @@ impl Bbr {
                 // Policed: use the average of the two intervals.
                 self.lt_bw = (bw + self.lt_bw) / 2.0;
                 self.lt_use_bw = true;
+                self.bw_in_use = self.lt_bw;
                 self.lt_busy = true;
                 self.pacing_gain = 1.0;
                 self.refresh_cycle_test();
@@ -660,6 +676,7 @@ impl Bbr {
                 return;
             }
         }
+        // (Not yet in use: `lt_use_bw` is false here.)
         self.lt_bw = bw;
         self.reset_lt_bw_sampling_interval(s);
     }
@@ -749,6 +766,7 @@ impl Bbr {
             )
         {
             self.pace_kept = false;
+            self.bw_in_use = self.bw_now();
         }
     }
 
