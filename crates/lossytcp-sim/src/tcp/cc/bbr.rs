@@ -742,19 +742,25 @@ impl Bbr {
     /// `bbr_update_bw()` of an ACK with a rate sample `rs` (without one it only clears
     /// `round_start`): rounds and the BtlBw filter.
     fn update_bw(&mut self, s: &impl SenderView, ctx: &AckCtx, rs: &RateSample) {
-        if rs.prior_delivered >= self.next_rtt_delivered {
+        // The long-term sampler changes nothing unless this ACK lost, or it uses or samples a
+        // long-term rate and a round starts or the sample is application-limited: within a
+        // round a sampling interval's count stays at most 16 (it is reset as it passes), and
+        // without a loss the interval does not end.
+        let lt_due = if rs.prior_delivered >= self.next_rtt_delivered {
             self.next_rtt_delivered = s.delivered();
             self.rtt_cnt += 1;
             self.round_start = true;
             self.packet_conservation = false;
-        }
-        // It changes nothing unless this ACK lost, or it uses or samples a long-term rate
-        // and a round starts or the sample is application-limited: within a round a
-        // sampling interval's count stays at most 16 (it is reset as it passes), and without
-        // a loss the interval does not end.
-        if (ctx.losses > 0 && self.p.lt_bw)
-            || (self.lt_busy && (self.round_start || rs.is_app_limited))
-        {
+            if self.p.extra_acked {
+                // `bbr_update_ack_aggregation()`'s step at a round start, taken here: this
+                // ACK has a sample, and nothing before that update reads the window.
+                self.advance_extra_acked_window();
+            }
+            self.lt_busy
+        } else {
+            self.lt_busy && rs.is_app_limited
+        };
+        if lt_due || (ctx.losses > 0 && self.p.lt_bw) {
             self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
         }
         // An application-limited sample counts only if it raises the estimate.
@@ -779,14 +785,7 @@ impl Bbr {
         if !self.p.extra_acked {
             return;
         }
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx ^= 1;
-                self.extra_acked[self.extra_acked_win_idx & 1] = 0;
-            }
-        }
+        // (Its round-start step is taken in `update_bw()`.)
         let epoch = self.delivered_mstamp.since(self.ack_epoch_mstamp);
         let expected = bw * secs(epoch);
         debug_assert!(expected >= 0.0, "a finite estimate over a finite epoch");
@@ -814,6 +813,16 @@ impl Bbr {
         };
         let slot = &mut self.extra_acked[self.extra_acked_win_idx & 1];
         *slot = (*slot).max(extra);
+    }
+
+    /// The ACK-aggregation allowance's window at a round start: a new half every 5 rounds.
+    fn advance_extra_acked_window(&mut self) {
+        self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
+        if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
+            self.extra_acked_win_rtts = 0;
+            self.extra_acked_win_idx ^= 1;
+            self.extra_acked[self.extra_acked_win_idx & 1] = 0;
+        }
     }
 
     /// `bbr_ack_aggregation_cwnd()`, with `cap` 100 ms of the estimate in use, or 0 while
