@@ -403,7 +403,10 @@ impl Bbr {
 
     /// What `calm` stands for.
     fn calm_now(&self) -> bool {
-        self.full_bw_reached && self.mode == Mode::ProbeBw && !self.idle_restart && !self.gains_stale
+        self.full_bw_reached
+            && self.mode == Mode::ProbeBw
+            && !self.idle_restart
+            && !self.gains_stale
     }
 
     /// `bbr_init()`, at the first transmission (cold, as the entry to ProbeBW: rare, and out
@@ -1207,11 +1210,11 @@ impl Growth for Bbr {
         let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
         let paced = [bw.to_bits(), pacing.to_bits()];
         if !self.pace_kept {
-            if self.paced_at != paced {
+            self.pace_kept = self.paced_at == paced || {
                 self.set_pacing_rate(w, bw, pacing);
                 self.refresh_tso_goal(w);
-            }
-            self.pace_kept = self.paced_at == paced;
+                self.paced_at == paced
+            };
         }
         debug_assert!(
             !self.pace_kept || self.paced_at == paced,
