@@ -783,8 +783,6 @@ impl Bbr {
     /// segments (Linux's does nothing without a sample): the most data acknowledged beyond
     /// the estimate over an epoch, kept for two halves of 5 rounds.
     fn update_ack_aggregation(&mut self, s: &impl SenderView, newly: u64, bw: f64) {
-        // (A rate sample comes from a segment the ACK delivered.)
-        debug_assert!(newly > 0);
         if !self.p.extra_acked {
             return;
         }
@@ -1168,21 +1166,26 @@ impl Growth for Bbr {
             self.init(w, ctx.now);
             self.refresh_tso_goal(w);
         }
-        if ctx.newly_delivered > 0 {
-            self.delivered_mstamp = ctx.now;
-        }
         // (`tso_goal` is that of the pacing rate: only this plugin sets the rate, and it
         // refreshes the goal wherever it does.)
         self.round_start = false;
         // The estimate in use is final once update_bw() ran: nothing else changes it.
         let bw = match &ctx.rate {
             Some(rs) => {
+                // (A rate sample comes from a segment the ACK delivered.)
+                debug_assert!(ctx.newly_delivered > 0);
+                self.delivered_mstamp = ctx.now;
                 self.update_bw(w, ctx, rs);
                 let bw = self.bw();
                 self.update_ack_aggregation(w, ctx.newly_delivered, bw);
                 bw
             }
-            None => self.bw(),
+            None => {
+                if ctx.newly_delivered > 0 {
+                    self.delivered_mstamp = ctx.now;
+                }
+                self.bw()
+            }
         };
         debug_assert!(
             self.delivered_mstamp > self.cycle_test_after
