@@ -49,6 +49,7 @@ use super::minmax::MaxFilter;
 use super::{CaEvent, Growth};
 use crate::rng::{Rng, Stream};
 use crate::tcp::params::Param;
+use crate::tcp::rate::RateSample;
 use crate::tcp::view::{Conn, SenderView, Window};
 use crate::tcp::{AckCtx, CaState, CongestionKind, Cut};
 use crate::time::{Dur, Time};
@@ -216,6 +217,9 @@ pub struct Bbr {
     initialized: bool,
     pub(crate) mode: Mode,
     bw: MaxFilter,
+    /// The estimate in use ([`Self::bw`]: the long-term rate or the filter's maximum), kept
+    /// wherever either changes (read on every ACK).
+    bw_in_use: f64,
     min_rtt: Option<Dur>,
     /// `min_rtt` in seconds (read on every ACK).
     min_rtt_s: f64,
@@ -250,6 +254,12 @@ pub struct Bbr {
     /// The mode, the phase, or the long-term estimate's use changed, or the pacing gain was
     /// set elsewhere, since `update_gains()` last ran: its gains are to be computed again.
     gains_stale: bool,
+    /// ProbeBW after a full pipe, no idle restart, the gains up to date ([`Self::calm_now`]):
+    /// then the tests for a full pipe, the end of Drain, ProbeRTT's hold, an idle restart's
+    /// end and stale gains would all say no, and most ACKs test this instead (cleared where
+    /// any of them may change, set again where the gains are computed or an idle restart
+    /// ends; checked in debug builds).
+    calm: bool,
     full_bw_reached: bool,
     full_bw_cnt: u32,
     full_bw: f64,
@@ -295,6 +305,7 @@ impl Bbr {
             initialized: false,
             mode: Mode::Startup,
             bw: MaxFilter::default(),
+            bw_in_use: 0.0,
             min_rtt: None,
             min_rtt_s: 0.0,
             min_rtt_or_max: Dur(u64::MAX),
@@ -313,6 +324,7 @@ impl Bbr {
             pacing_gain: p.high_gain,
             cwnd_gain: p.high_gain,
             gains_stale: true,
+            calm: false,
             full_bw_reached: false,
             full_bw_cnt: 0,
             full_bw: 0.0,
@@ -337,6 +349,16 @@ impl Bbr {
 
     /// The bottleneck-bandwidth estimate in use, segments per second.
     pub fn bw(&self) -> f64 {
+        debug_assert_eq!(
+            self.bw_in_use.to_bits(),
+            self.bw_now().to_bits(),
+            "an estimate kept across a change"
+        );
+        self.bw_in_use
+    }
+
+    /// What `bw_in_use` is.
+    fn bw_now(&self) -> f64 {
         if self.lt_use_bw {
             self.lt_bw
         } else {
@@ -376,6 +398,15 @@ impl Bbr {
     fn gains_changed(&mut self) {
         self.bdp_memo[PHASE_BDP] = STALE_BDP;
         self.gains_stale = true;
+        self.calm = false;
+    }
+
+    /// What `calm` stands for.
+    fn calm_now(&self) -> bool {
+        self.full_bw_reached
+            && self.mode == Mode::ProbeBw
+            && !self.idle_restart
+            && !self.gains_stale
     }
 
     /// `bbr_init()`, at the first transmission (cold, as the entry to ProbeBW: rare, and out
@@ -620,8 +651,10 @@ impl Bbr {
     fn reset_lt_bw_sampling(&mut self, s: &impl SenderView, _now: Time) {
         self.lt_bw = 0.0;
         self.lt_use_bw = false;
+        self.bw_in_use = self.bw_now();
         self.pace_kept = false;
         self.gains_stale = true;
+        self.calm = false;
         self.lt_is_sampling = false;
         self.lt_busy = false;
         self.reset_lt_bw_sampling_interval(s);
@@ -637,6 +670,7 @@ impl Bbr {
                 // Policed: use the average of the two intervals.
                 self.lt_bw = (bw + self.lt_bw) / 2.0;
                 self.lt_use_bw = true;
+                self.bw_in_use = self.lt_bw;
                 self.lt_busy = true;
                 self.pacing_gain = 1.0;
                 self.refresh_cycle_test();
@@ -645,6 +679,7 @@ impl Bbr {
                 return;
             }
         }
+        // (Not yet in use: `lt_use_bw` is false here.)
         self.lt_bw = bw;
         self.reset_lt_bw_sampling_interval(s);
     }
@@ -707,25 +742,28 @@ impl Bbr {
     }
 
     // ----------------------------------------------------------------------- the model
-    /// `bbr_update_bw()`: rounds and the BtlBw filter.
-    fn update_bw(&mut self, s: &impl SenderView, ctx: &AckCtx) {
-        self.round_start = false;
-        let Some(rs) = ctx.rate else {
-            return;
-        };
-        if rs.prior_delivered >= self.next_rtt_delivered {
+    /// `bbr_update_bw()` of an ACK with a rate sample `rs` (without one it only clears
+    /// `round_start`): rounds and the BtlBw filter.
+    fn update_bw(&mut self, s: &impl SenderView, ctx: &AckCtx, rs: &RateSample) {
+        // The long-term sampler changes nothing unless this ACK lost, or it uses or samples a
+        // long-term rate and a round starts or the sample is application-limited: within a
+        // round a sampling interval's count stays at most 16 (it is reset as it passes), and
+        // without a loss the interval does not end.
+        let lt_due = if rs.prior_delivered >= self.next_rtt_delivered {
             self.next_rtt_delivered = s.delivered();
             self.rtt_cnt += 1;
             self.round_start = true;
             self.packet_conservation = false;
-        }
-        // It changes nothing unless this ACK lost, or it uses or samples a long-term rate
-        // and a round starts or the sample is application-limited: within a round a
-        // sampling interval's count stays at most 16 (it is reset as it passes), and without
-        // a loss the interval does not end.
-        if (ctx.losses > 0 && self.p.lt_bw)
-            || (self.lt_busy && (self.round_start || rs.is_app_limited))
-        {
+            if self.p.extra_acked {
+                // `bbr_update_ack_aggregation()`'s step at a round start, taken here: this
+                // ACK has a sample, and nothing before that update reads the window.
+                self.advance_extra_acked_window();
+            }
+            self.lt_busy
+        } else {
+            self.lt_busy && rs.is_app_limited
+        };
+        if lt_due || (ctx.losses > 0 && self.p.lt_bw) {
             self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
         }
         // An application-limited sample counts only if it raises the estimate.
@@ -737,34 +775,35 @@ impl Bbr {
             )
         {
             self.pace_kept = false;
+            self.bw_in_use = self.bw_now();
         }
     }
 
-    /// `bbr_update_ack_aggregation()`: the most data acknowledged beyond the estimate over
-    /// an epoch, kept for two halves of 5 rounds.
-    fn update_ack_aggregation(&mut self, s: &impl SenderView, ctx: &AckCtx, bw: f64) {
-        if !self.p.extra_acked || ctx.newly_delivered == 0 || ctx.rate.is_none() {
+    /// `bbr_update_ack_aggregation()` of an ACK with a rate sample that delivered `newly`
+    /// segments (Linux's does nothing without a sample): the most data acknowledged beyond
+    /// the estimate over an epoch, kept for two halves of 5 rounds.
+    fn update_ack_aggregation(&mut self, s: &impl SenderView, newly: u64, bw: f64) {
+        if !self.p.extra_acked {
             return;
         }
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx ^= 1;
-                self.extra_acked[self.extra_acked_win_idx & 1] = 0;
-            }
-        }
+        // (Its round-start step is taken in `update_bw()`.)
         let epoch = self.delivered_mstamp.since(self.ack_epoch_mstamp);
-        let mut expected = to_u64(bw * secs(epoch));
-        if self.ack_epoch_acked <= expected
-            || self.ack_epoch_acked + ctx.newly_delivered >= ACK_EPOCH_ACKED_RESET
-        {
-            self.ack_epoch_acked = 0;
+        let expected = bw * secs(epoch);
+        debug_assert!(expected >= 0.0, "a finite estimate over a finite epoch");
+        let acked = self.ack_epoch_acked;
+        // Linux's `acked <= expected` of integers, `expected` the product's integer part: an
+        // integer is at most a product's integer part exactly when it is at most the
+        // product (never NaN), and only an epoch that goes on needs the conversion. Kept
+        // below 2^20, `acked` converts exactly.
+        let extra = if to_f64(acked) <= expected || acked + newly >= ACK_EPOCH_ACKED_RESET {
             self.ack_epoch_mstamp = self.delivered_mstamp;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + ctx.newly_delivered).min(0xfffff);
-        let extra = self.ack_epoch_acked - expected;
+            self.ack_epoch_acked = newly.min(0xfffff);
+            self.ack_epoch_acked
+        } else {
+            // (Below the reset's 2^20: within the cap of 0xfffff.)
+            self.ack_epoch_acked = acked + newly;
+            acked + newly - to_u64(expected)
+        };
         // Capped by the window: an integer (at most 2^20) at most the window is at most its
         // integer part, whose conversion is needed only when the cap may bind.
         let cwnd = s.cwnd();
@@ -775,6 +814,16 @@ impl Bbr {
         };
         let slot = &mut self.extra_acked[self.extra_acked_win_idx & 1];
         *slot = (*slot).max(extra);
+    }
+
+    /// The ACK-aggregation allowance's window at a round start: a new half every 5 rounds.
+    fn advance_extra_acked_window(&mut self) {
+        self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
+        if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
+            self.extra_acked_win_rtts = 0;
+            self.extra_acked_win_idx ^= 1;
+            self.extra_acked[self.extra_acked_win_idx & 1] = 0;
+        }
     }
 
     /// `bbr_ack_aggregation_cwnd()`, with `cap` 100 ms of the estimate in use, or 0 while
@@ -859,7 +908,8 @@ impl Bbr {
         self.reset_mode(now);
     }
 
-    /// `bbr_update_min_rtt()`: RTprop and ProbeRTT.
+    /// `bbr_update_min_rtt()`: RTprop and the entry to ProbeRTT (the rest of it is
+    /// [`Self::probe_rtt_step`]).
     fn update_min_rtt(&mut self, w: &mut Window, ctx: &AckCtx) {
         let now = ctx.now;
         if now > self.min_rtt_expiry {
@@ -871,7 +921,6 @@ impl Bbr {
                 self.min_rtt_expiry = now + self.min_rtt_win;
             }
         }
-        self.probe_rtt_step(w, ctx);
     }
 
     /// [`Self::update_min_rtt`] on an ACK after RTprop's window expired (once per 10 s: out
@@ -893,7 +942,7 @@ impl Bbr {
         }
     }
 
-    /// The rest of [`Self::update_min_rtt`]: ProbeRTT's hold, and the end of an idle restart.
+    /// The rest of `bbr_update_min_rtt()`: ProbeRTT's hold, and the end of an idle restart.
     #[inline]
     fn probe_rtt_step(&mut self, w: &mut Window, ctx: &AckCtx) {
         let now = ctx.now;
@@ -917,6 +966,7 @@ impl Bbr {
         // An idle restart ends with the first ACK that delivers data.
         if self.idle_restart && ctx.rate.is_some_and(|r| r.delivered > 0) {
             self.idle_restart = false;
+            self.calm = self.calm_now();
         }
     }
 
@@ -944,6 +994,7 @@ impl Bbr {
         self.cwnd_gain = cwnd;
         self.refresh_cycle_test();
         self.pace_kept = false;
+        self.calm = self.calm_now();
     }
 
     /// `bbr_set_cwnd_to_recover_or_restore()`: packet conservation in the first round of a
@@ -1055,6 +1106,7 @@ impl Growth for Bbr {
             CaEvent::TxStart { .. } if w.app_limited() => {
                 // `bbr_cwnd_event(CA_EVENT_TX_START)`: restarting from idle.
                 self.idle_restart = true;
+                self.calm = false;
                 self.ack_epoch_mstamp = w.now();
                 self.ack_epoch_acked = 0;
                 // No need for more speed: pace at the estimate (or end a due ProbeRTT).
@@ -1114,15 +1166,27 @@ impl Growth for Bbr {
             self.init(w, ctx.now);
             self.refresh_tso_goal(w);
         }
-        if ctx.newly_delivered > 0 {
-            self.delivered_mstamp = ctx.now;
-        }
         // (`tso_goal` is that of the pacing rate: only this plugin sets the rate, and it
         // refreshes the goal wherever it does.)
-        self.update_bw(w, ctx);
-        // The estimate in use is final from here on: only update_bw() changes it.
-        let bw = self.bw();
-        self.update_ack_aggregation(w, ctx, bw);
+        self.round_start = false;
+        // The estimate in use is final once update_bw() ran: nothing else changes it.
+        let bw = match &ctx.rate {
+            Some(rs) => {
+                // (A rate sample comes from a segment the ACK delivered.)
+                debug_assert!(ctx.newly_delivered > 0);
+                self.delivered_mstamp = ctx.now;
+                self.update_bw(w, ctx, rs);
+                let bw = self.bw();
+                self.update_ack_aggregation(w, ctx.newly_delivered, bw);
+                bw
+            }
+            None => {
+                if ctx.newly_delivered > 0 {
+                    self.delivered_mstamp = ctx.now;
+                }
+                self.bw()
+            }
+        };
         debug_assert!(
             self.delivered_mstamp > self.cycle_test_after
                 || self.mode != Mode::ProbeBw
@@ -1133,19 +1197,27 @@ impl Growth for Bbr {
         if self.delivered_mstamp > self.cycle_test_after && self.is_next_cycle_phase(w, ctx) {
             self.advance_cycle_phase();
         }
-        self.check_full_bw_reached(ctx);
-        self.check_drain(w, ctx.now);
+        debug_assert_eq!(self.calm, self.calm_now(), "calm across a change");
+        if !self.calm {
+            self.check_full_bw_reached(ctx);
+            self.check_drain(w, ctx.now);
+        }
         self.update_min_rtt(w, ctx);
-        self.update_gains();
+        debug_assert_eq!(self.calm, self.calm_now(), "calm across a change");
+        if !self.calm {
+            self.probe_rtt_step(w, ctx);
+            self.update_gains();
+        }
+        debug_assert!(!self.gains_stale);
         debug_assert_eq!(bw.to_bits(), self.bw().to_bits());
         let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
         let paced = [bw.to_bits(), pacing.to_bits()];
         if !self.pace_kept {
-            if self.paced_at != paced {
+            self.pace_kept = self.paced_at == paced || {
                 self.set_pacing_rate(w, bw, pacing);
                 self.refresh_tso_goal(w);
-            }
-            self.pace_kept = self.paced_at == paced;
+                self.paced_at == paced
+            };
         }
         debug_assert!(
             !self.pace_kept || self.paced_at == paced,
@@ -1162,7 +1234,6 @@ impl Growth for Bbr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::rate::RateSample;
     use crate::tcp::state::SenderState;
 
     /// A sender with `flight` segments out and `delivered` delivered.

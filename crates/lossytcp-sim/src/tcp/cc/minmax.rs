@@ -52,9 +52,15 @@ impl MaxFilter {
             debug_assert_eq!(win, self.win, "one window length per filter");
             return false;
         }
+        self.take_and_settle(win, t, v);
+        true
+    }
+
+    /// [`Self::take`] then [`Self::settle`], out of line: the shortcut answers most calls.
+    #[inline(never)]
+    fn take_and_settle(&mut self, win: u64, t: u64, v: f64) {
         self.take(win, t, v);
         self.settle(win);
-        true
     }
 
     /// `quiet_until` for the samples now: the first of the rules of time in [`Self::take`]
