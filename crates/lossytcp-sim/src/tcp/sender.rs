@@ -694,7 +694,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     }
 
     /// Records the deliveries of an ACK in the send log; returns the context for the plugins.
-    #[inline]
+    /// (Inlined into both copies of the ACK path, `ack_after_undo`'s, as when it had one.)
+    #[inline(always)]
     fn deliveries(&mut self, now: Time, old_una: u64, ack: u64, sack: &[(u64, u64)]) -> AckCtx {
         if !self.log.sampling() {
             let rtt_sample = if self.timestamps {
@@ -1122,7 +1123,40 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let mut sack = sack;
         if self.undo_tests {
             sack = self.undo_before_ack(ack, sack, tsecr);
+            // Linux's growth rules (which need RACK, hence `undo_tests`) take a copy of the
+            // ACK path of their own: the other senders pay no test for them.
+            if self.linux_growth {
+                self.on_ack_linux_growth(now, ack, sack, truth, out);
+                return;
+            }
         }
+        self.ack_after_undo::<false>(now, ack, sack, truth, out);
+    }
+
+    /// [`Sender::on_ack_echo`] after the undo tests, with `linux_growth`.
+    #[inline(never)]
+    fn on_ack_linux_growth(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sack: &[(u64, u64)],
+        truth: &dyn LossTruth,
+        out: &mut Vec<Segment>,
+    ) {
+        self.ack_after_undo::<true>(now, ack, sack, truth, out);
+    }
+
+    /// The ACK's processing after the undo tests; `LINUX_GROWTH` is `self.linux_growth`.
+    #[inline(always)]
+    fn ack_after_undo<const LINUX_GROWTH: bool>(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sack: &[(u64, u64)],
+        truth: &dyn LossTruth,
+        out: &mut Vec<Segment>,
+    ) {
+        debug_assert_eq!(LINUX_GROWTH, self.linux_growth);
         let frto_new_data = self.frto.is_some() && self.frto_on_ack(ack, sack);
         if let Some(c) = &mut self.state.fine {
             c.on_ack_arrival();
@@ -1143,7 +1177,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if sampling {
             ctx.prior_in_flight = prior_in_flight;
         }
-        if self.linux_growth {
+        if LINUX_GROWTH {
             self.linux_delivered(&mut ctx);
         }
         self.growth.on_ack_arrival(&Conn::new(&self.state), &ctx);
@@ -1161,7 +1195,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         {
             self.on_dupack(now, &ctx, truth, out);
         }
-        if self.linux_growth && ack <= old_una {
+        if LINUX_GROWTH && ack <= old_una {
             self.raise_on_sack(&ctx);
         }
         if sampling {
@@ -1216,7 +1250,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
     }
 
-    #[inline]
+    /// (Inlined into both copies of the ACK path, `ack_after_undo`'s, as when it had one.)
+    #[inline(always)]
     fn on_new_ack(&mut self, now: Time, ack: u64, ctx: &AckCtx) {
         let s = &mut self.state;
         let old_una = s.snd_una;
@@ -1289,6 +1324,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
     }
 
+    /// (Inlined into both copies of the ACK path, `ack_after_undo`'s, as when it had one.)
+    #[inline(always)]
     fn on_dupack(
         &mut self,
         now: Time,
