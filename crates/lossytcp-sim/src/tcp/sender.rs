@@ -437,10 +437,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             c.record(seq);
         }
         if retransmission {
-            if let Some(p) = &mut self.eifel_probe {
-                if p.seq == seq && p.retransmit_ts.is_none() {
-                    p.retransmit_ts = Some(crate::packet::tsval(now));
-                }
+            if self.eifel_probe.is_some() {
+                self.eifel_retransmitted(now, seq);
             }
             self.max_retransmitted = Some(self.max_retransmitted.map_or(seq, |m| m.max(seq)));
             if let Some(u) = &mut self.dsack_undo {
@@ -474,6 +472,19 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             seq,
             retransmission,
         });
+    }
+
+    /// The retransmission of `seq` at `now` may be the one Eifel's probe times. Out of line:
+    /// inlined into the pacing path, LLVM computed its timestamp on every wake-up, before
+    /// the loop of sends, whether a retransmission went or not.
+    #[cold]
+    #[inline(never)]
+    fn eifel_retransmitted(&mut self, now: Time, seq: u64) {
+        if let Some(p) = &mut self.eifel_probe {
+            if p.seq == seq && p.retransmit_ts.is_none() {
+                p.retransmit_ts = Some(crate::packet::tsval(now));
+            }
+        }
     }
 
     /// Linux's departure time after one segment of a TSO burst: `tcp_update_skb_after_send()`
