@@ -16,7 +16,7 @@ use super::Event;
 use crate::app::{Arrivals, Sizes};
 use crate::config::{Profile, TcpConfig, TrafficConfig, Variant};
 use crate::metrics::{FlowReport, TrafficReport};
-use crate::packet::{FlowId, Kind, LossCause, Packet};
+use crate::packet::{FlowId, Kind, LinkId, LossCause, Packet};
 use crate::rng::{Rng, Stream};
 use crate::tcp::cc::{Growth, GrowthImpl};
 use crate::tcp::pair::{FromGrowthImpl, FromRecoveryImpl};
@@ -46,6 +46,9 @@ struct Flow<G: Growth, R: Recovery> {
     /// Routes of the data segments and of the ACKs.
     data_route: u16,
     ack_route: u16,
+    /// The data route's first link, taken from the net when the connection starts
+    /// (`Tcp::on_start`): the pacing timer's segments go on it without the route's look-up.
+    data_link: LinkId,
     sender: Sender<G, R>,
     receiver: Receiver,
     packet_size: u32,
@@ -115,6 +118,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         Flow {
             data_route: routes.0,
             ack_route: routes.1,
+            data_link: LinkId::MAX,
             sender,
             receiver,
             packet_size: tcp.packet_size_bytes,
@@ -305,6 +309,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
             conn: self.conn,
             size_bytes: self.packet_size,
             route: self.data_route,
+            link: self.data_link,
             trace_sends,
             oracle: &mut self.oracle,
             report: &mut self.report,
@@ -351,6 +356,8 @@ struct Wire<'a> {
     conn: u32,
     size_bytes: u32,
     route: u16,
+    /// The route's first link.
+    link: LinkId,
     trace_sends: bool,
     oracle: &'a mut Oracle,
     report: &'a mut FlowReport,
@@ -375,7 +382,7 @@ impl SegmentSink for Wire<'_> {
             &s,
             self.tsval,
         );
-        if let Some(loss) = self.net.send(self.now, p) {
+        if let Some(loss) = self.net.send_on(self.now, self.link, p) {
             book_own_loss(self.oracle, self.report, s.seq, loss);
         }
     }
@@ -588,6 +595,8 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
     }
 
     fn on_start(&mut self, now: Time, fid: FlowId, net: &mut Net) {
+        let f = &mut self.flows[fid as usize];
+        f.data_link = net.first_link(f.data_route);
         let mut out = std::mem::take(&mut self.out);
         self.flows[fid as usize].sender.start(now, &mut out);
         self.after_sender(now, fid as usize, &mut out, net);
