@@ -250,12 +250,30 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
     /// last event), no completion (snd_una did not move).
     #[inline(always)]
     fn pace_into_wire(&mut self, now: Time, fid: FlowId, trace_sends: bool, net: &mut Net) -> bool {
+        let armed = self.sender.rto_deadline().is_some();
         let (sender, mut wire) = self.split_wire(now, fid, trace_sends, net);
         if !sender.on_pacing_timer_into(now, &mut wire) {
             return false;
         }
-        self.paced_timers(fid, net);
+        // A send moves the retransmission deadline only when none is set (RFC 6298 §5.1):
+        // one set before stays, and its timer is in place (every event ends with
+        // `sync_timer`), which would return at once.
+        if armed {
+            debug_assert!(self.rto_timer_in_place());
+        } else {
+            self.sync_timer(fid as usize, net);
+        }
+        self.schedule_paced(fid, net);
         true
+    }
+
+    /// `sync_timer` would change nothing: the deadline's timer is armed and its entry is
+    /// no later.
+    fn rto_timer_in_place(&self) -> bool {
+        let d = self.sender.rto_deadline();
+        d.is_some()
+            && self.timer_armed.map(|(t, _)| t) == d
+            && self.timer_at.is_some_and(|t| Some(t) <= d)
     }
 
     /// [`Flow::pace_into_wire`] for a sender whose pacing timer sends into a buffer
@@ -285,6 +303,12 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
     #[inline(always)]
     fn paced_timers(&mut self, fid: FlowId, net: &mut Net) {
         self.sync_timer(fid as usize, net);
+        self.schedule_paced(fid, net);
+    }
+
+    /// The next pacing wake-up, if the sender waits for one.
+    #[inline(always)]
+    fn schedule_paced(&mut self, fid: FlowId, net: &mut Net) {
         // `sync_pacing` after `on_pace` took the pending wake-up: any deadline is new.
         debug_assert!(self.pace_at.is_none());
         if let Some(t) = self.sender.pacing_deadline() {
