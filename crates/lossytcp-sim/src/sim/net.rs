@@ -244,6 +244,19 @@ impl Net {
         self.enqueue(now, first, p)
     }
 
+    /// The first link of route `route`.
+    pub fn first_link(&self, route: u16) -> LinkId {
+        self.routes[usize::from(route)].links[0]
+    }
+
+    /// [`Net::send`] where the sender keeps `first`, the first link of `p`'s route: no
+    /// look-up of the route per packet.
+    #[inline]
+    pub fn send_on(&mut self, now: Time, first: LinkId, p: Packet) -> Option<Loss> {
+        debug_assert_eq!(first, self.route(&p).links[0]);
+        self.enqueue(now, first, p)
+    }
+
     /// `p` reached the end of hop `p.hop` of its route.
     #[inline]
     pub fn arrive(&mut self, now: Time, mut p: Packet) -> Hop {

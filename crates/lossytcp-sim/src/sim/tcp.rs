@@ -16,14 +16,14 @@ use super::Event;
 use crate::app::{Arrivals, Sizes};
 use crate::config::{Profile, TcpConfig, TrafficConfig, Variant};
 use crate::metrics::{FlowReport, TrafficReport};
-use crate::packet::{FlowId, Kind, LossCause, Packet};
+use crate::packet::{FlowId, Kind, LinkId, LossCause, Packet};
 use crate::rng::{Rng, Stream};
 use crate::tcp::cc::{Growth, GrowthImpl};
 use crate::tcp::pair::{FromGrowthImpl, FromRecoveryImpl};
 use crate::tcp::receiver::{AckOut, RxAction};
 use crate::tcp::recovery::{Recovery, RecoveryImpl};
 use crate::tcp::variant::preset;
-use crate::tcp::{LossKind, LossTruth, Receiver, Segment, Sender};
+use crate::tcp::{LossKind, LossTruth, Receiver, Segment, SegmentSink, Sender};
 use crate::time::{Dur, Time};
 
 /// The timers of TCP connections and transfer sources.
@@ -46,6 +46,9 @@ struct Flow<G: Growth, R: Recovery> {
     /// Routes of the data segments and of the ACKs.
     data_route: u16,
     ack_route: u16,
+    /// The data route's first link, taken from the net when the connection starts
+    /// (`Tcp::on_start`): the pacing timer's segments go on it without the route's look-up.
+    data_link: LinkId,
     sender: Sender<G, R>,
     receiver: Receiver,
     packet_size: u32,
@@ -115,6 +118,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         Flow {
             data_route: routes.0,
             ack_route: routes.1,
+            data_link: LinkId::MAX,
             sender,
             receiver,
             packet_size: tcp.packet_size_bytes,
@@ -238,13 +242,45 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         }
     }
 
-    /// [`Tcp::after_sender`] after a pacing timer whose sends changed nothing else in the
-    /// sender (`Sender::on_pacing_timer` says so): no loss events to book, nothing for the
+    /// The pacing timer's sends with the segments put on the wire as the sender sends them
+    /// ([`Sender::on_pacing_timer_into`]) and, when they changed nothing else in the sender,
+    /// the timers; returns whether they did not (the caller then takes `after_sender`'s
+    /// remaining steps). Nothing else to do then: no loss events to book, nothing for the
     /// window, phase and pacing traces (they were brought up to date after the sender's
-    /// last event), no completion (snd_una did not move); the segments go out and the
-    /// timers follow, in the order `after_sender` takes them. (One pass over the segments:
-    /// the oracle's records are per segment, so booking a segment sent and a loss of it at
-    /// once before the next one's ends the same as `after_sender`'s two passes.)
+    /// last event), no completion (snd_una did not move).
+    #[inline(always)]
+    fn pace_into_wire(&mut self, now: Time, fid: FlowId, trace_sends: bool, net: &mut Net) -> bool {
+        let armed = self.sender.rto_deadline().is_some();
+        let (sender, mut wire) = self.split_wire(now, fid, trace_sends, net);
+        if !sender.on_pacing_timer_into(now, &mut wire) {
+            return false;
+        }
+        // A send moves the retransmission deadline only when none is set (RFC 6298 §5.1):
+        // one set before stays, and its timer is in place (every event ends with
+        // `sync_timer`), which would return at once.
+        if armed {
+            debug_assert!(self.rto_timer_in_place());
+        } else {
+            self.sync_timer(fid as usize, net);
+        }
+        self.schedule_paced(fid, net);
+        true
+    }
+
+    /// `sync_timer` would change nothing: the deadline's timer is armed and its entry is
+    /// no later.
+    fn rto_timer_in_place(&self) -> bool {
+        let d = self.sender.rto_deadline();
+        d.is_some()
+            && self.timer_armed.map(|(t, _)| t) == d
+            && self.timer_at.is_some_and(|t| Some(t) <= d)
+    }
+
+    /// [`Flow::pace_into_wire`] for a sender whose pacing timer sends into a buffer
+    /// (`Sender::on_pacing_timer`, which said its sends changed nothing else), as
+    /// `after_sender` would: the segments go out, then the timers. (One pass over the
+    /// segments: the oracle's records are per segment, so booking a segment sent and a loss
+    /// of it at once before the next one's ends the same as `after_sender`'s two passes.)
     #[inline]
     fn put_paced(
         &mut self,
@@ -255,17 +291,24 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         net: &mut Net,
     ) {
         debug_assert!(!self.sender.has_loss_events());
-        let tsval = crate::packet::tsval(now);
+        let (_, mut wire) = self.split_wire(now, fid, trace_sends, net);
         for s in out.iter() {
-            self.book_send(s);
-            if trace_sends {
-                self.trace_send(now, s);
-            }
-            self.put_on_wire(now, fid, *s, tsval, net);
+            wire.put(*s);
         }
-        self.report.packets_sent += out.len() as u64;
         out.clear();
+        self.paced_timers(fid, net);
+    }
+
+    /// The timers after a pacing timer's sends that changed nothing else.
+    #[inline(always)]
+    fn paced_timers(&mut self, fid: FlowId, net: &mut Net) {
         self.sync_timer(fid as usize, net);
+        self.schedule_paced(fid, net);
+    }
+
+    /// The next pacing wake-up, if the sender waits for one.
+    #[inline(always)]
+    fn schedule_paced(&mut self, fid: FlowId, net: &mut Net) {
         // `sync_pacing` after `on_pace` took the pending wake-up: any deadline is new.
         debug_assert!(self.pace_at.is_none());
         if let Some(t) = self.sender.pacing_deadline() {
@@ -274,37 +317,41 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         }
     }
 
-    /// The send trace's record of segment `s` sent at `now`. Out of line: inlined, the
-    /// trace's time in f64 was computed on every pacing wake-up, traced or not.
-    #[cold]
-    #[inline(never)]
-    fn trace_send(&mut self, now: Time, s: &Segment) {
-        let t = now.as_secs();
-        self.report.send_trace.push((t, s.seq, s.retransmission));
+    /// The sender, and the wire its segments go on at `now` (stamped with `now`'s TSval).
+    #[inline(always)]
+    fn split_wire<'a>(
+        &'a mut self,
+        now: Time,
+        fid: FlowId,
+        trace_sends: bool,
+        net: &'a mut Net,
+    ) -> (&'a mut Sender<G, R>, Wire<'a>) {
+        let wire = Wire {
+            now,
+            tsval: crate::packet::tsval(now),
+            fid,
+            conn: self.conn,
+            size_bytes: self.packet_size,
+            route: self.data_route,
+            link: self.data_link,
+            trace_sends,
+            oracle: &mut self.oracle,
+            report: &mut self.report,
+            net,
+        };
+        (&mut self.sender, wire)
     }
 
     /// Books segment `s` as sent: the oracle's record and the retransmission count.
     #[inline(always)]
     fn book_send(&mut self, s: &Segment) {
-        self.oracle.on_send(s.seq);
-        self.report.retransmissions += u64::from(s.retransmission);
+        book_send(&mut self.oracle, &mut self.report, s);
     }
 
     /// Sends segment `s` of this connection (stamped `tsval`), booking a loss at once.
     #[inline(always)]
     fn put_on_wire(&mut self, now: Time, fid: FlowId, s: Segment, tsval: u32, net: &mut Net) {
-        let p = Packet {
-            flow: fid,
-            conn: self.conn,
-            size_bytes: self.packet_size,
-            hop: 0,
-            route: self.data_route,
-            kind: Kind::Data {
-                seq: s.seq,
-                retransmission: s.retransmission,
-                tsval,
-            },
-        };
+        let p = data_packet(fid, self.conn, self.packet_size, self.data_route, &s, tsval);
         // (The connection's own segment, just sent: `on_loss` would find it current.)
         if let Some(loss) = net.send(now, p) {
             self.on_own_loss(s.seq, loss);
@@ -314,8 +361,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
     /// Books a loss of one of this connection's data segments.
     #[inline]
     fn on_own_loss(&mut self, seq: u64, loss: Loss) {
-        self.oracle.on_drop(seq, loss.cause());
-        self.report.count_drop(loss);
+        book_own_loss(&mut self.oracle, &mut self.report, seq, loss);
     }
 
     /// New data delivered in order, in bytes.
@@ -323,6 +369,95 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         let b = self.receiver.delivered * u64::from(self.packet_size);
         self.bytes.map_or(b, |n| b.min(n))
     }
+}
+
+/// A connection's wire: a segment put on it is booked (the oracle's record, the counts, the
+/// send trace) and sent, as the sender hands it over ([`Sender::on_pacing_timer_into`]).
+struct Wire<'a> {
+    now: Time,
+    tsval: u32,
+    fid: FlowId,
+    conn: u32,
+    size_bytes: u32,
+    route: u16,
+    /// The route's first link.
+    link: LinkId,
+    trace_sends: bool,
+    oracle: &'a mut Oracle,
+    report: &'a mut FlowReport,
+    net: &'a mut Net,
+}
+
+impl SegmentSink for Wire<'_> {
+    /// What `after_sender` does for one segment: [`Flow::book_send`], the send trace,
+    /// [`Flow::put_on_wire`].
+    #[inline(always)]
+    fn put(&mut self, s: Segment) {
+        book_send(self.oracle, self.report, &s);
+        self.report.packets_sent += 1;
+        if self.trace_sends {
+            trace_send(self.report, self.now, &s);
+        }
+        let p = data_packet(
+            self.fid,
+            self.conn,
+            self.size_bytes,
+            self.route,
+            &s,
+            self.tsval,
+        );
+        if let Some(loss) = self.net.send_on(self.now, self.link, p) {
+            book_own_loss(self.oracle, self.report, s.seq, loss);
+        }
+    }
+}
+
+/// Connection `fid`'s (generation `conn`'s) data segment `s` on `route`, stamped `tsval`.
+#[inline(always)]
+fn data_packet(
+    fid: FlowId,
+    conn: u32,
+    size_bytes: u32,
+    route: u16,
+    s: &Segment,
+    tsval: u32,
+) -> Packet {
+    Packet {
+        flow: fid,
+        conn,
+        size_bytes,
+        hop: 0,
+        route,
+        kind: Kind::Data {
+            seq: s.seq,
+            retransmission: s.retransmission,
+            tsval,
+        },
+    }
+}
+
+/// Books segment `s` as sent: the oracle's record and the retransmission count.
+#[inline(always)]
+fn book_send(oracle: &mut Oracle, report: &mut FlowReport, s: &Segment) {
+    oracle.on_send(s.seq);
+    report.retransmissions += u64::from(s.retransmission);
+}
+
+/// Books a loss of one of a connection's data segments.
+#[inline]
+fn book_own_loss(oracle: &mut Oracle, report: &mut FlowReport, seq: u64, loss: Loss) {
+    oracle.on_drop(seq, loss.cause());
+    report.count_drop(loss);
+}
+
+/// The send trace's record of segment `s` sent at `now`. Out of line: inlined, the trace's
+/// time in f64 was computed on every pacing wake-up, traced or not.
+#[cold]
+#[inline(never)]
+fn trace_send(report: &mut FlowReport, now: Time, s: &Segment) {
+    report
+        .send_trace
+        .push((now.as_secs(), s.seq, s.retransmission));
 }
 
 /// A traffic entry of kind `transfers`: finite TCP transfers on Poisson arrivals.
@@ -484,6 +619,8 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
     }
 
     fn on_start(&mut self, now: Time, fid: FlowId, net: &mut Net) {
+        let f = &mut self.flows[fid as usize];
+        f.data_link = net.first_link(f.data_route);
         let mut out = std::mem::take(&mut self.out);
         self.flows[fid as usize].sender.start(now, &mut out);
         self.after_sender(now, fid as usize, &mut out, net);
@@ -619,6 +756,12 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
             return; // superseded, or a retired transfer's
         }
         f.pace_at = None;
+        if f.sender.paces_into_sink() {
+            if !f.pace_into_wire(now, fid, self.trace_sends, net) {
+                self.after_wire_sends(now, fid as usize, net);
+            }
+            return;
+        }
         let out = &mut self.out;
         if f.sender.on_pacing_timer(now, out) {
             f.put_paced(now, fid, out, self.trace_sends, net);
@@ -655,8 +798,21 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
         self.sync_timers(fid, net);
     }
 
+    /// [`Tcp::after_sender`] after a pacing timer whose segments are on the wire
+    /// ([`Flow::pace_into_wire`]) and whose sends changed more in the sender (a
+    /// `CaEvent::TxStart`): what is left of it, as after a sender that sent nothing.
+    /// (The state's traces and the completion follow the sends here, not precede them as in
+    /// `after_sender`: neither reads nor changes what the wire does.)
+    #[cold]
+    #[inline(never)]
+    fn after_wire_sends(&mut self, now: Time, fid: usize, net: &mut Net) {
+        self.after_quiet_sender(now, fid, net);
+    }
+
     /// [`Tcp::after_sender`] when the sender sent nothing (a paced sender's ACKs, whose
-    /// segments the pacing timer sends).
+    /// segments the pacing timer sends). (Inlined into the ACK's path, as when it had no
+    /// other caller.)
+    #[inline(always)]
     fn after_quiet_sender(&mut self, now: Time, fid: usize, net: &mut Net) {
         let f = &mut self.flows[fid];
         if f.sender.has_loss_events() {

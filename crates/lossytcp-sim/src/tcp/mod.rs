@@ -72,7 +72,7 @@ pub mod view;
 
 pub use config::{Compat, DelayGrowth, SenderConfig};
 pub use receiver::Receiver;
-pub use sender::{Segment, Sender};
+pub use sender::{Segment, SegmentSink, Sender};
 pub use state::{CaState, LossEvent, LossKind, SenderState};
 
 use crate::packet::LossCause;

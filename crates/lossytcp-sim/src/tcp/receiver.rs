@@ -250,24 +250,28 @@ impl Receiver {
             return;
         };
         let (run, dup) = (sk.last_run, sk.last_dup);
-        self.ns2_blocks_of(out, run, dup);
+        self.ns2_blocks_of::<false>(out, run, dup);
     }
 
     /// [`Receiver::ns2_blocks`] for the segment `old` found in `run` (or (0, 0)), a
-    /// duplicate if `dup`.
+    /// duplicate if `dup`. `ABOVE`: `old` is new and above `rcv_next` (`run` holds it), so
+    /// that the tests of the other cases are known (asserted in debug builds): it has a
+    /// block of its own, below `max_seen` + 1 (the highest segment received), and the
+    /// cumulative ACK is at or below `max_seen`.
     #[inline(always)]
-    fn ns2_blocks_of(&mut self, out: &mut AckOut, run: (u64, u64), dup: bool) {
+    fn ns2_blocks_of<const ABOVE: bool>(&mut self, out: &mut AckOut, run: (u64, u64), dup: bool) {
         let Some(sk) = self.ns2.as_mut() else {
             return;
         };
         // The ACK goes out as the segment arrives (only an in-order segment's is delayed).
-        let own = run.1 > 0;
+        let own = ABOVE || run.1 > 0;
         // ns-2's seqno = next_ - 1, -1 before the first in-order segment: compare shifted.
         let acked = self.rcv_next; // seqno + 1
         let max_seen = sk.max_seen;
-        if acked > max_seen && sk.len > 0 {
+        debug_assert!(!ABOVE || (run.1 > 0 && acked <= max_seen && run.1 <= max_seen + 1));
+        if !ABOVE && acked > max_seen && sk.len > 0 {
             sk.len = 0;
-        } else if acked <= max_seen || dup {
+        } else if ABOVE || acked <= max_seen || dup {
             let recent = if !own {
                 // at or below the cumulative ACK: no block of its own (left edge 0); the
                 // first segment not received from it is rcv_next
@@ -277,28 +281,25 @@ impl Receiver {
                 // and the block reaches back to the run's start (the last hole below it)
                 let (left, end) = run;
                 debug_assert!(run_of(&self.out_of_order, end - 1) == Some(run) && left > acked);
-                let b = (left, end.min(max_seen + 1));
+                let b = (left, if ABOVE { end } else { end.min(max_seen + 1) });
                 out.push(b);
                 b
             };
+            // ns-2 stops at a remembered block that reaches past the highest segment seen;
+            // none does: each was at most max_seen + 1 when pushed (a block of its own is
+            // clipped there), and max_seen only grows.
+            debug_assert!(sk.stack[..sk.len].iter().all(|&(_, r)| r <= max_seen + 1));
             // Nearly always the segment grew the run whose block is on top: ns-2 forgets
             // that block and pushes the new one, which here replaces it in place.
             let mut k = 0;
             let top = sk.stack[0];
-            let replaced = own
-                && sk.len > 0
-                && top.1 <= max_seen + 1
-                && recent.0 <= top.0
-                && recent.1 >= top.1;
+            let replaced = own && sk.len > 0 && recent.0 <= top.0 && recent.1 >= top.1;
             if replaced {
                 sk.stack[0] = recent;
                 k = 1;
             }
             while (out.n_sack as usize) < MAX_SACK_BLOCKS && k < sk.len {
                 let (l, r) = sk.stack[k];
-                if r > max_seen + 1 {
-                    break;
-                }
                 if recent.0 <= l && recent.1 >= r {
                     sk.remove(k);
                     continue;
@@ -385,7 +386,7 @@ impl Receiver {
         }
         self.pending = false;
         let mut out = self.ack_without_blocks();
-        self.ns2_blocks_of(&mut out, run, false);
+        self.ns2_blocks_of::<true>(&mut out, run, false);
         out
     }
 

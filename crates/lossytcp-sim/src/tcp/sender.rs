@@ -26,6 +26,20 @@ pub struct Segment {
     pub retransmission: bool,
 }
 
+/// Where the sender's segments go as it sends them: a buffer the caller empties afterwards
+/// (`Vec<Segment>`), or, for the pacing timer ([`Sender::on_pacing_timer_into`]), the
+/// caller's wire itself.
+pub trait SegmentSink {
+    fn put(&mut self, s: Segment);
+}
+
+impl SegmentSink for Vec<Segment> {
+    #[inline(always)]
+    fn put(&mut self, s: Segment) {
+        self.push(s);
+    }
+}
+
 /// RFC 3522 §2's state: the segment the last congestion event retransmits first, and
 /// RetransmitTS, the timestamp of that retransmission once it left.
 #[derive(Clone, Copy, Debug)]
@@ -385,7 +399,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// instructions per packet on bench/senders.py's `two-hop`); the window-clocked senders'
     /// code is kept as it was.
     #[inline(never)]
-    fn transmit(&mut self, now: Time, seq: u64, retransmission: bool, out: &mut Vec<Segment>) {
+    fn transmit<O: SegmentSink>(&mut self, now: Time, seq: u64, retransmission: bool, out: &mut O) {
         self.transmit_inlined(now, seq, retransmission, out);
     }
 
@@ -394,12 +408,12 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// burst, two calls per wake-up in BBR's regime), called as before for the others,
     /// whose code stays as it was (`owns_window()` is a constant of the concrete pair).
     #[inline(always)]
-    fn transmit_from_pass(
+    fn transmit_from_pass<O: SegmentSink>(
         &mut self,
         now: Time,
         seq: u64,
         retransmission: bool,
-        out: &mut Vec<Segment>,
+        out: &mut O,
     ) {
         if self.growth.owns_window() {
             self.transmit_inlined(now, seq, retransmission, out);
@@ -410,12 +424,12 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     /// A segment goes out: the send log, the timers' and pacing's bookkeeping.
     #[inline(always)]
-    fn transmit_inlined(
+    fn transmit_inlined<O: SegmentSink>(
         &mut self,
         now: Time,
         seq: u64,
         retransmission: bool,
-        out: &mut Vec<Segment>,
+        out: &mut O,
     ) {
         // Outstanding before this send (new data has already moved snd_max past it).
         let before = if retransmission {
@@ -437,10 +451,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             c.record(seq);
         }
         if retransmission {
-            if let Some(p) = &mut self.eifel_probe {
-                if p.seq == seq && p.retransmit_ts.is_none() {
-                    p.retransmit_ts = Some(crate::packet::tsval(now));
-                }
+            if self.eifel_probe.is_some() {
+                self.eifel_retransmitted(now, seq);
             }
             self.max_retransmitted = Some(self.max_retransmitted.map_or(seq, |m| m.max(seq)));
             if let Some(u) = &mut self.dsack_undo {
@@ -470,10 +482,23 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 self.advance_burst(now);
             }
         }
-        out.push(Segment {
+        out.put(Segment {
             seq,
             retransmission,
         });
+    }
+
+    /// The retransmission of `seq` at `now` may be the one Eifel's probe times. Out of line:
+    /// inlined into the pacing path, LLVM computed its timestamp on every wake-up, before
+    /// the loop of sends, whether a retransmission went or not.
+    #[cold]
+    #[inline(never)]
+    fn eifel_retransmitted(&mut self, now: Time, seq: u64) {
+        if let Some(p) = &mut self.eifel_probe {
+            if p.seq == seq && p.retransmit_ts.is_none() {
+                p.retransmit_ts = Some(crate::packet::tsval(now));
+            }
+        }
     }
 
     /// Linux's departure time after one segment of a TSO burst: `tcp_update_skb_after_send()`
@@ -533,7 +558,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// [`Sender::send_allowed`], inlined into the pacing timer's path: a paced sender's
     /// every departure comes through it, the ACKs and the other senders call it out of line.
     #[inline(always)]
-    fn send_allowed_inlined(&mut self, now: Time, out: &mut Vec<Segment>) {
+    fn send_allowed_inlined<O: SegmentSink>(&mut self, now: Time, out: &mut O) {
         self.paced_out = false;
         // A TSO packet is built in one tcp_write_xmit() pass: what the window cut short of
         // the burst waits for the next departure time.
@@ -551,7 +576,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             // same segment that follows is the retransmission, as ns-2's counters have it.
             let retx = seq < self.state.snd_max;
             self.state.snd_max = self.state.snd_max.max(seq + 1);
-            self.transmit(now, seq, retx, out);
+            self.transmit_from_pass(now, seq, retx, out);
         }
         self.state.retransmit_now.clear();
         if let Some(h) = self.held {
@@ -637,15 +662,34 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// reports but the segments themselves (its window, RTO, phase, pacing rate, loss events
     /// and completion are as they were), which the simulator's pacing path relies on.
     pub fn on_pacing_timer(&mut self, now: Time, out: &mut Vec<Segment>) -> bool {
+        if !self.tlp_on {
+            return self.on_pacing_timer_into(now, out);
+        }
         self.clock_at(now);
         self.heard_tx_start = false;
-        if self.tlp_on {
-            let high_before = self.state.snd_max;
-            self.send_pending(now, out);
-            self.set_xmit_timer(now, false, high_before);
-        } else {
-            self.send_allowed_inlined(now, out);
-        }
+        let high_before = self.state.snd_max;
+        self.send_pending(now, out);
+        self.set_xmit_timer(now, false, high_before);
+        !self.heard_tx_start
+    }
+
+    /// Whether [`Sender::on_pacing_timer_into`] may take the pacing timer: without TLP, whose
+    /// timer is re-armed after the sends.
+    pub fn paces_into_sink(&self) -> bool {
+        !self.tlp_on
+    }
+
+    /// [`Sender::on_pacing_timer`] (when [`Sender::paces_into_sink`]) with each segment handed
+    /// to `out` as it is sent: the simulator's wire, without a buffer between them. The sends
+    /// read nothing that the wire changes (no loss event can arise in them: only an ACK or a
+    /// timeout starts a recovery), so they decide what they decided with the buffer.
+    #[inline(always)]
+    pub fn on_pacing_timer_into<O: SegmentSink>(&mut self, now: Time, out: &mut O) -> bool {
+        debug_assert!(self.paces_into_sink());
+        self.clock_at(now);
+        self.heard_tx_start = false;
+        self.send_allowed_inlined(now, out);
+        debug_assert!(!self.has_loss_events());
         !self.heard_tx_start
     }
 
@@ -694,7 +738,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     }
 
     /// Records the deliveries of an ACK in the send log; returns the context for the plugins.
-    #[inline]
+    /// (Inlined into both copies of the ACK path, `ack_after_undo`'s, as when it had one.)
+    #[inline(always)]
     fn deliveries(&mut self, now: Time, old_una: u64, ack: u64, sack: &[(u64, u64)]) -> AckCtx {
         if !self.log.sampling() {
             let rtt_sample = if self.timestamps {
@@ -1122,7 +1167,40 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let mut sack = sack;
         if self.undo_tests {
             sack = self.undo_before_ack(ack, sack, tsecr);
+            // Linux's growth rules (which need RACK, hence `undo_tests`) take a copy of the
+            // ACK path of their own: the other senders pay no test for them.
+            if self.linux_growth {
+                self.on_ack_linux_growth(now, ack, sack, truth, out);
+                return;
+            }
         }
+        self.ack_after_undo::<false>(now, ack, sack, truth, out);
+    }
+
+    /// [`Sender::on_ack_echo`] after the undo tests, with `linux_growth`.
+    #[inline(never)]
+    fn on_ack_linux_growth(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sack: &[(u64, u64)],
+        truth: &dyn LossTruth,
+        out: &mut Vec<Segment>,
+    ) {
+        self.ack_after_undo::<true>(now, ack, sack, truth, out);
+    }
+
+    /// The ACK's processing after the undo tests; `LINUX_GROWTH` is `self.linux_growth`.
+    #[inline(always)]
+    fn ack_after_undo<const LINUX_GROWTH: bool>(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sack: &[(u64, u64)],
+        truth: &dyn LossTruth,
+        out: &mut Vec<Segment>,
+    ) {
+        debug_assert_eq!(LINUX_GROWTH, self.linux_growth);
         let frto_new_data = self.frto.is_some() && self.frto_on_ack(ack, sack);
         if let Some(c) = &mut self.state.fine {
             c.on_ack_arrival();
@@ -1143,7 +1221,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if sampling {
             ctx.prior_in_flight = prior_in_flight;
         }
-        if self.linux_growth {
+        if LINUX_GROWTH {
             self.linux_delivered(&mut ctx);
         }
         self.growth.on_ack_arrival(&Conn::new(&self.state), &ctx);
@@ -1161,7 +1239,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         {
             self.on_dupack(now, &ctx, truth, out);
         }
-        if self.linux_growth && ack <= old_una {
+        if LINUX_GROWTH && ack <= old_una {
             self.raise_on_sack(&ctx);
         }
         if sampling {
@@ -1216,7 +1294,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
     }
 
-    #[inline]
+    /// (Inlined into both copies of the ACK path, `ack_after_undo`'s, as when it had one.)
+    #[inline(always)]
     fn on_new_ack(&mut self, now: Time, ack: u64, ctx: &AckCtx) {
         let s = &mut self.state;
         let old_una = s.snd_una;
@@ -1289,6 +1368,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
     }
 
+    /// (Inlined into both copies of the ACK path, `ack_after_undo`'s, as when it had one.)
+    #[inline(always)]
     fn on_dupack(
         &mut self,
         now: Time,
