@@ -440,10 +440,19 @@ impl Rack {
     }
 
     /// A recovery ended without an undo (`tcp_try_undo_recovery()`): one fewer for the
-    /// widened window to persist over.
+    /// widened window to persist over. The episode's first retransmission is kept: Linux
+    /// clears `retrans_stamp` on the next ACK it handles in the open state
+    /// ([`Rack::on_open_ack`]), or when the next recovery starts with nothing retransmitted
+    /// outstanding ([`Rack::arm_retrans_stamp_recovery`]); a recovery that starts on the
+    /// ACK that ended this one, its retransmissions still in flight, keeps it.
     pub fn on_recovery_end(&mut self) {
         let r = &mut self.resp;
         r.persist = r.persist.saturating_sub(1);
+    }
+
+    /// An ACK that `tcp_fastretrans_alert()` handles in the open state (it SACKs, or is a
+    /// duplicate): step D clears `retrans_stamp`.
+    pub fn on_open_ack(&mut self) {
         self.retrans_stamp = None;
     }
 
@@ -493,6 +502,21 @@ impl Rack {
         if self.retrans_stamp.is_none() {
             self.retrans_stamp = Some(None);
         }
+    }
+
+    /// A fast recovery starts (`tcp_enter_recovery()`): `tcp_retrans_stamp_cleanup()` forgets
+    /// the stamp unless a retransmission is outstanding (`tcp_any_retrans_done()`: one in
+    /// flight, or snd_una was ever sent again), then the episode's first retransmission
+    /// sets it if none is kept.
+    pub fn arm_retrans_stamp_recovery(&mut self) {
+        let head_resent = self
+            .slots
+            .front()
+            .is_some_and(|s| s.sent && s.ever_retransmitted);
+        if !(head_resent || self.retrans_out() > 0) {
+            self.retrans_stamp = None;
+        }
+        self.arm_retrans_stamp();
     }
 
     /// The episode's first retransmission, if one left.
@@ -964,5 +988,29 @@ mod tests {
         f.r.undo_partial();
         assert_eq!(f.r.retrans_stamp(), None);
         assert!(f.r.advanced);
+    }
+
+    #[test]
+    fn a_recovery_that_starts_with_retransmissions_out_keeps_the_first_one_s_stamp() {
+        // 0 and 1 sent again at 50 and 51 ms; the recovery ends and the next starts with
+        // both in flight: tcp_retrans_stamp_cleanup() keeps the stamp (50 ms). Once 0 and 1
+        // are acknowledged nothing retransmitted is outstanding: the next recovery's stamp
+        // is its own first retransmission's (62 ms).
+        let mut f = sent_1ms_apart(5);
+        f.r.arm_retrans_stamp_recovery();
+        f.send(0, 50.0);
+        f.send(1, 51.0);
+        f.r.on_recovery_end();
+        f.r.arm_retrans_stamp_recovery();
+        assert_eq!(f.r.retrans_stamp(), Some(ms(50.0)));
+        f.r.on_ack(ms(61.0), 2, &[], Some(Dur(40_000_000)));
+        f.r.on_recovery_end();
+        f.r.arm_retrans_stamp_recovery();
+        assert_eq!(f.r.retrans_stamp(), None);
+        f.send(3, 62.0);
+        assert_eq!(f.r.retrans_stamp(), Some(ms(62.0)));
+        // An ACK handled in the open state forgets it (tcp_fastretrans_alert()'s step D).
+        f.r.on_open_ack();
+        assert_eq!(f.r.retrans_stamp(), None);
     }
 }

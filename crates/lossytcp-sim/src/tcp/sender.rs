@@ -583,8 +583,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             if !self.may_send(now) {
                 return;
             }
-            self.held = None;
-            self.transmit_from_pass(now, h.seq, h.retransmission, out);
+            if self.rack.is_some() && !h.retransmission && self.state.in_recovery {
+                if self.send_held_after_retransmission(now, h, out) {
+                    return;
+                }
+            } else {
+                self.held = None;
+                self.transmit_from_pass(now, h.seq, h.retransmission, out);
+            }
         }
         let mut budget = self.recovery.burst_cap(&self.state).unwrap_or(u32::MAX);
         if budget > 0 {
@@ -612,6 +618,47 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             // Draft-cheng §3.4: the window has room the application does not fill.
             self.state.acct.mark_app_limited(s.flight());
         }
+    }
+
+    /// The new segment `held` that pacing held back, with RACK in recovery: a retransmission
+    /// due now leaves before it, as Linux's pacing wake-up runs `tcp_xmit_retransmit_queue()`
+    /// before `tcp_write_xmit()` (`tcp_tsq_write()`). Sent after it at the same instant,
+    /// the retransmission would be taken as sent first (RACK breaks a tie of send times by
+    /// sequence, `tcp_skb_sent_after()`) and marked lost once the new segment, ahead of it
+    /// on the path, is SACKed. Returns true when pacing ends the pass.
+    #[cold]
+    #[inline(never)]
+    fn send_held_after_retransmission<O: SegmentSink>(
+        &mut self,
+        now: Time,
+        held: Segment,
+        out: &mut O,
+    ) -> bool {
+        let high = self.state.snd_max;
+        let next = self.recovery.next_segment(&mut self.state);
+        if let Some(q) = next.filter(|&q| q < high) {
+            self.transmit_from_pass(now, q, true, out);
+            if !self.may_send(now) {
+                return true;
+            }
+            self.held = None;
+            self.transmit_from_pass(now, held.seq, false, out);
+            return false;
+        }
+        self.held = None;
+        self.transmit_from_pass(now, held.seq, false, out);
+        if let Some(q) = next {
+            // New data again: after the held segment.
+            if !self.may_send(now) {
+                self.held = Some(Segment {
+                    seq: q,
+                    retransmission: false,
+                });
+                return true;
+            }
+            self.transmit_from_pass(now, q, false, out);
+        }
+        false
     }
 
     /// RFC 3042 limited transmit, as ns-2 tcp.cc `send_one()`: one segment if the receiver's
@@ -959,6 +1006,20 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 marker: self.state.snd_una,
                 retrans: -1,
             });
+        }
+    }
+
+    /// Linux's `tcp_init_undo()` at a fast recovery's start: `undo_retrans` counts the
+    /// retransmissions still in flight (an earlier episode's, which RACK knows of) and the
+    /// tail loss probe's, whose DSACKs may come later, not only this episode's.
+    #[cold]
+    fn count_retransmissions_in_flight(&mut self) {
+        let (Some(u), Some(r)) = (&mut self.dsack_undo, self.rack.as_deref()) else {
+            return;
+        };
+        let n = r.retrans_out() + u64::from(self.tlp.is_some_and(|t| t.retrans));
+        if n > 0 {
+            u.retrans = n as i64;
         }
     }
 
@@ -1404,6 +1465,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             let (cut, v) = self.congestion_event(CongestionKind::FastRetransmit, fs, ctx, truth);
             self.arm_eifel(false, true);
             self.arm_dsack();
+            if self.dsack_on && self.rack.is_some() {
+                self.count_retransmissions_in_flight();
+            }
             // tcp_enter_recovery() -> tcp_init_cwnd_reduction(): tlp_high_seq = 0.
             self.tlp = None;
             if self.partial_undo {
@@ -1728,6 +1792,13 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         };
         let s = &self.state;
         r.sync(&self.log, s.snd_una, s.snd_max);
+        if self.partial_undo
+            && s.ca_state == CaState::Open
+            && (!sack.is_empty() || ack <= s.snd_una)
+        {
+            // (Step D of tcp_fastretrans_alert(), which a SACK or duplicate ACK reaches.)
+            r.on_open_ack();
+        }
         r.on_ack(now, ack, sack, s.min_rtt);
         // tcp_fastretrans_alert(): tcp_try_undo_partial() before tcp_identify_packet_loss().
         let hold = self.partial_undo && self.try_undo_partial(ack, tsecr);
@@ -1788,7 +1859,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     fn arm_partial_undo(&mut self) {
         self.partial_high = Some(self.state.snd_max);
         if let Some(r) = self.rack.as_deref_mut() {
-            r.arm_retrans_stamp();
+            r.arm_retrans_stamp_recovery();
         }
     }
 
@@ -2358,6 +2429,89 @@ mod tests {
         tx
     }
 
+    /// The traced case of crosscheck linux's BBR runs (Bernoulli 1%, a FIFO path), driven
+    /// with Reno: a recovery ends on the ACK of a retransmission while a later segment's
+    /// retransmission, sent in that recovery, is in flight and still marked lost, and RACK's
+    /// proven loss starts the next recovery on the same ACK (`tcp_time_to_recover()`). IW 10
+    /// sent at 0, one ACK per segment, RTT 100 ms, timestamps echoed. 0 is lost; 1-3 SACKed
+    /// at 101-103 ms: RACK marks 0, recovery (point 10, cwnd = ssthresh = 5), 0 sent again
+    /// at 103 ms, and lost again. 4-9 SACKed at 104-109 ms: new data 10-13 at 106-109 ms;
+    /// 10 is lost. 11 SACKed at 207 ms: RACK finds 0's retransmission (103 ms) and 10 (106
+    /// ms) lost; both go at 207 ms.
+    fn rack_lost_retransmission_and_a_loss_above_the_point() -> Sender<Reno, Sack> {
+        let mut tx = rack_reordering_sender(10, true);
+        let mut out = Vec::new();
+        tx.start(ms(0), &mut out);
+        assert_eq!(sent(&mut out), (0..10).collect::<Vec<_>>());
+        for hi in 2..=10u64 {
+            let t = 99 + hi;
+            tx.on_ack_echo(ms(t), 0, &[(1, hi)], echo(t - 101), &NoTruth, &mut out);
+        }
+        assert_eq!(
+            out,
+            [
+                seg(0, true),
+                seg(10, false),
+                seg(11, false),
+                seg(12, false),
+                seg(13, false)
+            ]
+        );
+        out.clear();
+        tx.on_ack_echo(
+            ms(207),
+            0,
+            &[(11, 12), (1, 10)],
+            echo(107),
+            &NoTruth,
+            &mut out,
+        );
+        assert_eq!(out, [seg(0, true), seg(10, true), seg(14, false)]);
+        assert_eq!(tx.rack_counts().1, 1, "0's first retransmission");
+        assert_eq!(tx.state.events.len(), 1);
+        tx
+    }
+
+    fn echo(t_ms: u64) -> Option<u32> {
+        Some(crate::packet::tsval(ms(t_ms)))
+    }
+
+    #[test]
+    fn a_recovery_that_starts_as_one_ends_keeps_its_retransmissions_in_flight() {
+        // 0's second retransmission is ACKed at 307 ms (ACK 10, 11 SACKed, echo 207 ms):
+        // snd_una reaches the point, the recovery ends, and 10, marked lost, starts the next
+        // at once (a second cut: ssthresh = cwnd = 2). 10's retransmission of 207 ms is in
+        // flight (TCPCB_SACKED_RETRANS): tcp_xmit_retransmit_queue() sends it no more, and
+        // the pipe (10's retransmission, 12-14) leaves nothing for new data. Before
+        // (RFC 6675's entry), 10 went again at once.
+        let mut tx = rack_lost_retransmission_and_a_loss_above_the_point();
+        let mut out = Vec::new();
+        tx.on_ack_echo(ms(307), 10, &[(11, 12)], echo(207), &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Recovery);
+        assert_eq!(tx.state.events.len(), 2);
+        assert_eq!((tx.state.cwnd, tx.state.ssthresh), (2.0, 2.0));
+        assert!(out.is_empty(), "{out:?}");
+        // 10's retransmission arrives: ACK 14 echoes 207 ms. The episode's first
+        // retransmission is still 0's of 103 ms (tcp_enter_recovery() keeps retrans_stamp
+        // while a retransmission is out, tcp_retrans_stamp_cleanup()): the echo is not older,
+        // the hole was filled by the retransmission, not by a delayed original:
+        // tcp_try_undo_partial() does nothing, no reordering is counted. Before, the stamp
+        // was the spurious copy's (307 ms): a partial undo and a TSReorder event.
+        tx.on_ack_echo(ms(308), 14, &[], echo(207), &NoTruth, &mut out);
+        assert_eq!(tx.state.ca_state, CaState::Recovery);
+        assert_eq!(tx.undos().partial, 0);
+        assert_eq!(tx.reordering_counts(), (0, 3, 1));
+        assert_eq!(sent(&mut out), vec![15]);
+        // 10's last transmission is still the one of 207 ms.
+        let times = |q: u64| {
+            tx.log
+                .last_send(q)
+                .map(|(t, again)| (t.0 / 1_000_000, again))
+        };
+        assert_eq!(times(0), Some((207, true)));
+        assert_eq!(times(10), Some((207, true)));
+    }
+
     #[test]
     fn a_held_partial_ack_sends_new_data_but_no_retransmission() {
         // The original 0 arrives at 110 ms: ACK 1 echoes its timestamp (0), older than the
@@ -2669,6 +2823,73 @@ mod tests {
         tx.on_pacing_timer(ms(115), &mut out);
         assert_eq!(sent(&mut out), vec![7, 8, 9]);
         assert_eq!(tx.pacing_deadline(), Some(ms(145)), "on time: no credit");
+    }
+
+    /// With RACK, a retransmission due at a pacing wake-up leaves before the new segment
+    /// pacing held back, as Linux's wake-up retransmits first (`tcp_tsq_write()`). Bursts of
+    /// 2 every 20 ms (rate 100/s), cwnd 30: 0-1 at 0 ms, 2-3 at 20, ..., the third segment of
+    /// each wake-up held for the next; ACKs 100 ms after each send. 2 and 6 are lost. At
+    /// 140 ms 3-5 are SACKed: RACK's window is 0 with three SACKed, 2 (sent before 5) is
+    /// lost: recovery, 2 goes at the 160 ms wake-up, before the held 16. At 160 ms 7 is
+    /// SACKed: 6, sent at 60 ms with 7 but before it, is lost, while 17 is held. At the
+    /// 180 ms wake-up 6 goes first, then 17: sent after 17 at the same instant, RACK (which
+    /// breaks the tie by sequence) would take 6 as sent first and mark it lost again when
+    /// 17's SACK arrives ahead of it on a FIFO path.
+    #[test]
+    fn with_rack_a_retransmission_leaves_before_the_held_new_segment() {
+        let c = SenderConfig {
+            max_window: 64,
+            rack: true,
+            ..cfg(30)
+        };
+        let g = FixedRate {
+            cwnd: 30.0,
+            rate: 100.0,
+            cut: false,
+            burst: Some(2),
+        };
+        let mut tx = Sender::with_plugins(&c, g, Sack::default().with_rack(true), u64::MAX);
+        tx.state.pacing_rate = Some(100.0);
+        tx.state.pacing_burst = Some(2);
+        let mut out = Vec::new();
+        let mut log = Vec::new();
+        tx.start(ms(0), &mut out);
+        log.push((0, sent(&mut out)));
+        let mut wake =
+            |tx: &mut Sender<FixedRate, Sack>, t: u64, log: &mut Vec<(u64, Vec<u64>)>| {
+                assert_eq!(tx.pacing_deadline(), Some(ms(t)));
+                tx.on_pacing_timer(ms(t), &mut out);
+                log.push((t, sent(&mut out)));
+            };
+        for t in [20, 40, 60, 80, 100] {
+            wake(&mut tx, t, &mut log);
+        }
+        let mut acks = Vec::new();
+        tx.on_ack(ms(100), 2, &[], &NoTruth, &mut acks);
+        for t in [120, 140] {
+            wake(&mut tx, t, &mut log);
+        }
+        tx.on_ack(ms(120), 2, &[(3, 4)], &NoTruth, &mut acks);
+        tx.on_ack(ms(140), 2, &[(3, 5)], &NoTruth, &mut acks);
+        tx.on_ack(ms(140), 2, &[(3, 6)], &NoTruth, &mut acks);
+        assert_eq!(tx.state.ca_state, CaState::Recovery);
+        wake(&mut tx, 160, &mut log);
+        tx.on_ack(ms(160), 2, &[(7, 8), (3, 6)], &NoTruth, &mut acks);
+        assert!(acks.is_empty(), "pacing holds every send for the wake-ups");
+        wake(&mut tx, 180, &mut log);
+        let expect: Vec<(u64, Vec<u64>)> = vec![
+            (0, vec![0, 1]),
+            (20, vec![2, 3]),
+            (40, vec![4, 5]),
+            (60, vec![6, 7]),
+            (80, vec![8, 9]),
+            (100, vec![10, 11]),
+            (120, vec![12, 13]),
+            (140, vec![14, 15]),
+            (160, vec![2, 16]),
+            (180, vec![6, 17]),
+        ];
+        assert_eq!(log, expect);
     }
 
     /// Reno/SACK with TLP, a receiver window of 4 and IW 4 (the RFC 6298 timer: RTO 1 s

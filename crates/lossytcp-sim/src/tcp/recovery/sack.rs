@@ -55,6 +55,16 @@ pub struct Sack {
     /// entering a recovery; beside the other flags rather than in [`Prr`], where it took a
     /// word of its own).
     prr_relost_now: bool,
+    /// With RACK: HighRxt of the recovery that ended (or was undone), whose retransmissions
+    /// may still be in flight. Linux marks a retransmission on the segment
+    /// (`TCPCB_SACKED_RETRANS`), not on the episode: it outlives the recovery, and
+    /// `tcp_xmit_retransmit_queue()` sends again only segments marked lost and not
+    /// retransmitted since. A recovery that starts while they are in flight (RACK starts one
+    /// as soon as the last ends if a segment is still marked lost, `tcp_time_to_recover()`)
+    /// takes this HighRxt up ([`Recovery::enter`]) instead of retransmitting them again.
+    /// Kept as HighRxt + 1, 0 for none (the plugin's size stays within the recovery enum's
+    /// bound).
+    rxt_carry: u64,
 }
 
 /// What a segment of new data adds to SetPipe: one, but nothing with DupThresh 0, where
@@ -426,6 +436,8 @@ impl Recovery for Sack {
     }
 
     fn enter(&mut self, s: &mut SenderState, cut: Option<Cut>) {
+        // (Taken up first: PRR's pipe counts those retransmissions in flight.)
+        let carried = self.rack && self.take_up_retransmissions_in_flight(s);
         if self.prr_on {
             // tcp_init_cwnd_reduction(): ssthresh is cut, cwnd kept as prior_cwnd until
             // this ACK's reduction, which counts the segments it SACKed (and forces the
@@ -450,6 +462,18 @@ impl Recovery for Sack {
         s.in_recovery = true;
         self.recovery_point = s.snd_max;
         self.new_data = None;
+        if carried {
+            // snd_una goes now only if it was found lost again and not yet resent (the
+            // fast retransmission); if its retransmission is in flight nothing is forced
+            // out, and PRR's first send is still to come (`prr_out` 0).
+            if let Some(i) = self.lost_again.iter().position(|&q| q == s.snd_una) {
+                self.lost_again.remove(i);
+                s.retransmit_now.push(s.snd_una);
+            } else if self.prr_on {
+                self.prr.out = 0;
+            }
+            return;
+        }
         // (4.3): retransmit the first segment presumed dropped, outside the pipe check.
         s.retransmit_now.push(s.snd_una);
         self.set_high_rxt(Some(s.snd_una));
@@ -493,6 +517,13 @@ impl Recovery for Sack {
             self.lost_again.push(seq);
             self.relost.push(seq);
             self.prr_relost_now = true;
+        } else if retransmission && seq < self.rxt_carry {
+            // A retransmission of the recovery that ended, found lost in the open state: the
+            // same, and the loss is proven (Linux's lost_out), which starts the next.
+            self.lost_again.push(seq);
+            self.relost.push(seq);
+            self.prr_relost_now = true;
+            self.rack_upto = self.rack_upto.max(seq + 1);
         } else {
             self.rack_upto = self.rack_upto.max(seq + 1);
         }
@@ -523,6 +554,8 @@ impl Recovery for Sack {
     }
     fn after_timeout(&mut self, s: &mut SenderState) {
         s.in_recovery = false;
+        // (A timeout marks every retransmission in flight lost: none is carried.)
+        self.rxt_carry = 0;
         self.set_high_rxt(None);
         self.new_data = None;
         self.forget_retransmissions();
@@ -585,9 +618,17 @@ impl Sack {
         if exited {
             // §5.1 exit: recovery ends once RecoveryPoint is acknowledged.
             s.in_recovery = false;
-            self.set_high_rxt(None);
-            self.new_data = None;
-            self.forget_retransmissions();
+            if self.rack {
+                // (Its retransmissions in flight, and those found lost and not yet sent
+                // again, are the next recovery's too: see `rxt_carry`.)
+                self.rxt_carry = self.high_rxt.map_or(0, |h| h + 1);
+                self.set_high_rxt(None);
+                self.new_data = None;
+            } else {
+                self.set_high_rxt(None);
+                self.new_data = None;
+                self.forget_retransmissions();
+            }
             if self.prr_on {
                 // RFC 6937 §3 / tcp_end_cwnd_reduction(): the reduction ends at ssthresh.
                 s.cwnd = s.ssthresh;
@@ -596,6 +637,25 @@ impl Sack {
             self.prr_reduce(s, delivered, true);
         }
         exited
+    }
+
+    /// [`Recovery::enter`] with RACK while the last recovery's retransmissions (HighRxt
+    /// `rxt_carry`) reach snd_una: they stay retransmitted (HighRxt is kept, and so are
+    /// those found lost and not yet sent again), as Linux's `tcp_xmit_retransmit_queue()`
+    /// skips a segment whose retransmission is in flight (`TCPCB_SACKED_RETRANS`) whatever
+    /// the episode; `tcp_enter_recovery()` itself retransmits nothing. False (nothing
+    /// done): no such retransmission, the entry of RFC 6675 (4.3).
+    #[cold]
+    fn take_up_retransmissions_in_flight(&mut self, s: &SenderState) -> bool {
+        let carry = std::mem::take(&mut self.rxt_carry);
+        let Some(h) = carry.checked_sub(1).filter(|&h| h >= s.snd_una) else {
+            return false;
+        };
+        self.board.align(s.snd_una);
+        self.set_high_rxt(Some(h));
+        self.new_data = None;
+        self.lost_again.retain(|&q| q >= s.snd_una);
+        true
     }
 
     /// [`Recovery::on_dupack`] out of a recovery, or with PRR (the board aligned).
