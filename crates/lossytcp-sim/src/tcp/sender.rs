@@ -2858,6 +2858,8 @@ mod tests {
         let mut wake =
             |tx: &mut Sender<FixedRate, Sack>, t: u64, log: &mut Vec<(u64, Vec<u64>)>| {
                 assert_eq!(tx.pacing_deadline(), Some(ms(t)));
+                // The simulator books the ACKs' loss events before the next event.
+                tx.drain_events().for_each(drop);
                 tx.on_pacing_timer(ms(t), &mut out);
                 log.push((t, sent(&mut out)));
             };
