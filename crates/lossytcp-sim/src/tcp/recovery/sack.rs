@@ -622,13 +622,11 @@ impl Sack {
                 // (Its retransmissions in flight, and those found lost and not yet sent
                 // again, are the next recovery's too: see `rxt_carry`.)
                 self.rxt_carry = self.high_rxt.map_or(0, |h| h + 1);
-                self.set_high_rxt(None);
-                self.new_data = None;
             } else {
-                self.set_high_rxt(None);
-                self.new_data = None;
                 self.forget_retransmissions();
             }
+            self.set_high_rxt(None);
+            self.new_data = None;
             if self.prr_on {
                 // RFC 6937 §3 / tcp_end_cwnd_reduction(): the reduction ends at ssthresh.
                 s.cwnd = s.ssthresh;
