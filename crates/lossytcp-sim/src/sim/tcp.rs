@@ -326,13 +326,17 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
         trace_sends: bool,
         net: &'a mut Net,
     ) -> (&'a mut Sender<G, R>, Wire<'a>) {
+        let tsval = crate::packet::tsval(now);
         let wire = Wire {
             now,
-            tsval: crate::packet::tsval(now),
-            fid,
-            conn: self.conn,
-            size_bytes: self.packet_size,
-            route: self.data_route,
+            header: data_packet(
+                fid,
+                self.conn,
+                self.packet_size,
+                self.data_route,
+                &NO_SEGMENT,
+                tsval,
+            ),
             link: self.data_link,
             trace_sends,
             oracle: &mut self.oracle,
@@ -375,11 +379,9 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
 /// send trace) and sent, as the sender hands it over ([`Sender::on_pacing_timer_into`]).
 struct Wire<'a> {
     now: Time,
-    tsval: u32,
-    fid: FlowId,
-    conn: u32,
-    size_bytes: u32,
-    route: u16,
+    /// The connection's data packet at `now`: each segment's is this one with its
+    /// sequence number and retransmission flag.
+    header: Packet,
     /// The route's first link.
     link: LinkId,
     trace_sends: bool,
@@ -398,19 +400,26 @@ impl SegmentSink for Wire<'_> {
         if self.trace_sends {
             trace_send(self.report, self.now, &s);
         }
-        let p = data_packet(
-            self.fid,
-            self.conn,
-            self.size_bytes,
-            self.route,
-            &s,
-            self.tsval,
-        );
+        let mut p = self.header;
+        if let Kind::Data {
+            seq,
+            retransmission,
+            ..
+        } = &mut p.kind
+        {
+            (*seq, *retransmission) = (s.seq, s.retransmission);
+        }
         if let Some(loss) = self.net.send_on(self.now, self.link, p) {
             book_own_loss(self.oracle, self.report, s.seq, loss);
         }
     }
 }
+
+/// The segment in [`Wire::header`], replaced by each one put on the wire.
+const NO_SEGMENT: Segment = Segment {
+    seq: 0,
+    retransmission: false,
+};
 
 /// Connection `fid`'s (generation `conn`'s) data segment `s` on `route`, stamped `tsval`.
 #[inline(always)]
