@@ -758,8 +758,25 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
         }
     }
 
-    /// The pacing timer of flow `fid` (kept beside the heap, see `Net::schedule_pace`).
+    /// The pacing timer of flow `fid` (kept beside the heap, see `Net::schedule_pace`):
+    /// inlined into the event loop for the senders that pace on every departure (their
+    /// plugins own the window), called for the others, whose loop stays as it was.
+    #[inline(always)]
     pub fn on_pace(&mut self, now: Time, fid: FlowId, net: &mut Net) {
+        if self.flows[fid as usize].sender.owns_window() {
+            self.on_pace_inlined(now, fid, net);
+        } else {
+            self.on_pace_called(now, fid, net);
+        }
+    }
+
+    #[inline(never)]
+    fn on_pace_called(&mut self, now: Time, fid: FlowId, net: &mut Net) {
+        self.on_pace_inlined(now, fid, net);
+    }
+
+    #[inline(always)]
+    fn on_pace_inlined(&mut self, now: Time, fid: FlowId, net: &mut Net) {
         let f = &mut self.flows[fid as usize];
         if f.pace_at != Some(now) || !f.live {
             return; // superseded, or a retired transfer's

@@ -336,6 +336,12 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             0
         }
     }
+    /// Whether the growth plugin owns the window (and paces): a constant of a concrete
+    /// plugin type.
+    #[inline(always)]
+    pub fn owns_window(&self) -> bool {
+        self.growth.owns_window()
+    }
     pub fn rto_deadline(&self) -> Option<Time> {
         self.rto_deadline
     }
