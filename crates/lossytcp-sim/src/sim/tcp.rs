@@ -250,15 +250,15 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
     /// last event), no completion (snd_una did not move).
     #[inline(always)]
     fn pace_into_wire(&mut self, now: Time, fid: FlowId, trace_sends: bool, net: &mut Net) -> bool {
-        let armed = self.sender.rto_deadline().is_some();
         let (sender, mut wire) = self.split_wire(now, fid, trace_sends, net);
         if !sender.on_pacing_timer_into(now, &mut wire) {
             return false;
         }
         // A send moves the retransmission deadline only when none is set (RFC 6298 §5.1):
         // one set before stays, and its timer is in place (every event ends with
-        // `sync_timer`), which would return at once.
-        if armed {
+        // `sync_timer`), which would return at once. Whether one was set before is what
+        // the last `sync_timer` recorded (it keeps `timer_armed` as the sender's deadline).
+        if self.timer_armed.is_some() {
             debug_assert!(self.rto_timer_in_place());
         } else {
             self.sync_timer(fid as usize, net);
@@ -778,7 +778,9 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
     #[inline(always)]
     fn on_pace_inlined(&mut self, now: Time, fid: FlowId, net: &mut Net) {
         let f = &mut self.flows[fid as usize];
-        if f.pace_at != Some(now) || !f.live {
+        // (A retired transfer's slot has no pending wake-up: `retire` clears it.)
+        debug_assert!(f.live || f.pace_at.is_none());
+        if f.pace_at != Some(now) {
             return; // superseded, or a retired transfer's
         }
         f.pace_at = None;
