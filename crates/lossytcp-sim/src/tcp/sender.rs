@@ -832,10 +832,12 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                     .on_sack_blocks(sack, ack, hi, now, &mut self.state.acct)
             };
         }
+        // (Karn's test has nothing to look at on an ACK that acknowledges nothing new
+        // cumulatively, nearly every ACK of a SACK recovery: `unambiguous` is true then.)
         let rtt_sample = self
             .log
             .pending_rtt(now)
-            .filter(|_| self.unambiguous(old_una, ack));
+            .filter(|_| ack == old_una || self.unambiguous(old_una, ack));
         if let Some(r) = rtt_sample {
             if self.state.min_rtt.is_none_or(|m| r < m) {
                 self.state.min_rtt = Some(r);
