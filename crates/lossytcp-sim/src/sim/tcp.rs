@@ -834,20 +834,30 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
     #[cold]
     #[inline(never)]
     fn after_wire_sends(&mut self, now: Time, fid: usize, net: &mut Net) {
-        self.after_quiet_sender(now, fid, net);
+        self.after_quiet_sender(now, fid, net, false);
     }
 
     /// [`Tcp::after_sender`] when the sender sent nothing (a paced sender's ACKs, whose
     /// segments the pacing timer sends). (Inlined into the ACK's path, as when it had no
-    /// other caller.)
+    /// other caller.) `pacing_unchanged`: the sender said its pacing deadline is as it was
+    /// (`Sender::on_ack_echo`), and so is the pacing timer that the last event set for it.
     #[inline(always)]
-    fn after_quiet_sender(&mut self, now: Time, fid: usize, net: &mut Net) {
+    fn after_quiet_sender(&mut self, now: Time, fid: usize, net: &mut Net, pacing_unchanged: bool) {
         let f = &mut self.flows[fid];
         if f.sender.has_loss_events() {
             f.book_loss_events();
         }
         self.note_state(now, fid, net);
-        self.sync_timers(fid, net);
+        if pacing_unchanged {
+            let f = &mut self.flows[fid];
+            debug_assert_eq!(f.pace_at, f.sender.pacing_deadline());
+            f.sync_timer(fid, net);
+            if f.source.is_some() && f.report.completion_time_s.is_some() {
+                self.retire(fid, net);
+            }
+        } else {
+            self.sync_timers(fid, net);
+        }
     }
 
     /// The sender's state after its work, sent or not: the window trace, completion.
@@ -979,10 +989,16 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Endpoint for Tcp<G, R> {
             Kind::Ack { ack, tsecr, .. } => {
                 let mut out = std::mem::take(&mut self.out);
                 let f = &mut self.flows[fid];
-                f.sender
-                    .on_ack_echo(now, ack, &p.sack_blocks(), Some(tsecr), &f.oracle, &mut out);
+                let held = f.sender.on_ack_echo(
+                    now,
+                    ack,
+                    &p.sack_blocks(),
+                    Some(tsecr),
+                    &f.oracle,
+                    &mut out,
+                );
                 if out.is_empty() {
-                    self.after_quiet_sender(now, fid, net);
+                    self.after_quiet_sender(now, fid, net, held);
                 } else {
                     self.after_sender(now, fid, &mut out, net);
                 }

@@ -1222,6 +1222,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     }
 
     /// [`Sender::on_ack`] with the ACK's timestamp echo (RFC 7323's TSecr), if it has one.
+    /// Returns true when the ACK left the pacing deadline as it was (a paced sender's ACK
+    /// between departures found the segment pacing held back not yet due), so that the
+    /// caller's pacing timer needs no look.
     pub fn on_ack_echo(
         &mut self,
         now: Time,
@@ -1230,7 +1233,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         tsecr: Option<u32>,
         truth: &dyn LossTruth,
         out: &mut Vec<Segment>,
-    ) {
+    ) -> bool {
         self.clock_at(now);
         // (Eifel and DSACK behind one test: a sender with neither pays what it did.)
         let mut sack = sack;
@@ -1239,11 +1242,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             // Linux's growth rules (which need RACK, hence `undo_tests`) take a copy of the
             // ACK path of their own: the other senders pay no test for them.
             if self.linux_growth {
-                self.on_ack_linux_growth(now, ack, sack, truth, out);
-                return;
+                return self.on_ack_linux_growth(now, ack, sack, truth, out);
             }
         }
-        self.ack_after_undo::<false>(now, ack, sack, truth, out);
+        self.ack_after_undo::<false>(now, ack, sack, truth, out)
     }
 
     /// [`Sender::on_ack_echo`] after the undo tests, with `linux_growth`.
@@ -1255,8 +1257,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         sack: &[(u64, u64)],
         truth: &dyn LossTruth,
         out: &mut Vec<Segment>,
-    ) {
-        self.ack_after_undo::<true>(now, ack, sack, truth, out);
+    ) -> bool {
+        self.ack_after_undo::<true>(now, ack, sack, truth, out)
     }
 
     /// The ACK's processing after the undo tests; `LINUX_GROWTH` is `self.linux_growth`.
@@ -1268,7 +1270,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         sack: &[(u64, u64)],
         truth: &dyn LossTruth,
         out: &mut Vec<Segment>,
-    ) {
+    ) -> bool {
         debug_assert_eq!(LINUX_GROWTH, self.linux_growth);
         let frto_new_data = self.frto.is_some() && self.frto_on_ack(ack, sack);
         if let Some(c) = &mut self.state.fine {
@@ -1328,7 +1330,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             // (The plugins that pace own the window: the other senders skip the test.)
             if self.held_back(now) {
                 self.ack_timers(now, ack > old_una);
-                return;
+                return true;
             }
         }
         if frto_new_data {
@@ -1336,6 +1338,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         self.send_pending(now, out);
         self.ack_timers(now, ack > old_una);
+        false
     }
 
     /// The timers an ACK arms once its sends are done: RACK's reordering timer if it asked
