@@ -596,7 +596,15 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
         self.sources.len()
     }
 
+    #[inline(never)]
     fn send_ack(&mut self, now: Time, fid: usize, a: AckOut, net: &mut Net) {
+        self.send_ack_inlined(now, fid, a, net);
+    }
+
+    /// [`Tcp::send_ack`], inlined into the data segment's path for the senders that pace
+    /// (their plugins own the window), which ACK every segment out of order at once.
+    #[inline(always)]
+    fn send_ack_inlined(&mut self, now: Time, fid: usize, a: AckOut, net: &mut Net) {
         let f = &mut self.flows[fid];
         f.report.acks_sent += 1;
         let p = Packet {
@@ -977,6 +985,9 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Endpoint for Tcp<G, R> {
                     f.receiver.on_timestamp(seq, tsval);
                 }
                 match f.receiver.on_data(seq) {
+                    RxAction::Ack(a) if f.sender.owns_window() => {
+                        self.send_ack_inlined(now, fid, a, net)
+                    }
                     RxAction::Ack(a) => self.send_ack(now, fid, a, net),
                     RxAction::Delay => {
                         f.delack_gen += 1;
