@@ -49,6 +49,9 @@ struct Flow<G: Growth, R: Recovery> {
     /// The data route's first link, taken from the net when the connection starts
     /// (`Tcp::on_start`): the pacing timer's segments go on it without the route's look-up.
     data_link: LinkId,
+    /// The ACK route's first link, taken likewise: a pacing sender's receiver sends its
+    /// ACKs on it (`Tcp::send_ack_inlined`).
+    ack_link: LinkId,
     sender: Sender<G, R>,
     receiver: Receiver,
     packet_size: u32,
@@ -119,6 +122,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Flow<G, R> {
             data_route: routes.0,
             ack_route: routes.1,
             data_link: LinkId::MAX,
+            ack_link: LinkId::MAX,
             sender,
             receiver,
             packet_size: tcp.packet_size_bytes,
@@ -598,13 +602,21 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
 
     #[inline(never)]
     fn send_ack(&mut self, now: Time, fid: usize, a: AckOut, net: &mut Net) {
-        self.send_ack_inlined(now, fid, a, net);
+        self.send_ack_inlined::<false>(now, fid, a, net);
     }
 
     /// [`Tcp::send_ack`], inlined into the data segment's path for the senders that pace
     /// (their plugins own the window), which ACK every segment out of order at once.
+    /// `ON_LINK`: sent on the ACK route's first link as kept (`Flow::ack_link`), without
+    /// the route's look-up.
     #[inline(always)]
-    fn send_ack_inlined(&mut self, now: Time, fid: usize, a: AckOut, net: &mut Net) {
+    fn send_ack_inlined<const ON_LINK: bool>(
+        &mut self,
+        now: Time,
+        fid: usize,
+        a: AckOut,
+        net: &mut Net,
+    ) {
         let f = &mut self.flows[fid];
         f.report.acks_sent += 1;
         let p = Packet {
@@ -620,7 +632,12 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
                 tsecr: a.tsecr,
             },
         };
-        if let Some(loss) = net.send(now, p) {
+        let fate = if ON_LINK {
+            net.send_on(now, f.ack_link, p)
+        } else {
+            net.send(now, p)
+        };
+        if let Some(loss) = fate {
             self.on_loss(&p, loss);
         }
     }
@@ -638,6 +655,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
     fn on_start(&mut self, now: Time, fid: FlowId, net: &mut Net) {
         let f = &mut self.flows[fid as usize];
         f.data_link = net.first_link(f.data_route);
+        f.ack_link = net.first_link(f.ack_route);
         let mut out = std::mem::take(&mut self.out);
         self.flows[fid as usize].sender.start(now, &mut out);
         self.after_sender(now, fid as usize, &mut out, net);
@@ -986,7 +1004,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Endpoint for Tcp<G, R> {
                 }
                 match f.receiver.on_data(seq) {
                     RxAction::Ack(a) if f.sender.owns_window() => {
-                        self.send_ack_inlined(now, fid, a, net)
+                        self.send_ack_inlined::<true>(now, fid, a, net)
                     }
                     RxAction::Ack(a) => self.send_ack(now, fid, a, net),
                     RxAction::Delay => {
