@@ -65,14 +65,18 @@ def test_the_engine_as_linux_runs_the_options_it_ran_by_hand() -> None:
         "limited_transmit": True, "delay_growth": None, "partial_window_deflation": None,
         "recovery_exit_growth": None, "timer_every_partial_ack": None, "eifel_undo": False,
         "frto": True, "dsack": True, "tlp": True, "prr": True, "rack": True,
-        "reordering": True, "rack_reo_wnd": True, "partial_undo": True}
+        "reordering": True, "rack_reo_wnd": True, "partial_undo": True, "handshake_rtt": True}
     # the scenario branch tlp (3cf3125) built from it, with frto, dsack, tlp, limited_transmit
     # by hand (main fa6c6f1's, d2d737f167b32120, had no tlp); since, Linux's reno window
     # (the variant's reno_rules) is in it as well; since branch prr, PRR (prr = true) is in
     # it too, and the only change: without it the scenario is main ef500b9's, 4cb0103c111819f5;
     # since branch rack, RACK (rack = true), without which it is main b0522df's; since
-    # branch reord, the reordering response, without which it is main 4885ee9's
+    # branch reord, the reordering response, without which it is main 4885ee9's; since
+    # branch kern11, the handshake's RTT sample, without which it is main 94c1254's
     assert kw.pop("reno_rules") == "linux"
+    text = dumps(build_scenario("sack", **kw))
+    assert hashlib.sha256(text.encode()).hexdigest()[:16] == "4428bd0db03660e4"
+    kw["handshake_rtt"] = False
     text = dumps(build_scenario("sack", **kw))
     assert hashlib.sha256(text.encode()).hexdigest()[:16] == "93f3db0c24d4f437"
     reord = dict.fromkeys(("reordering", "rack_reo_wnd", "partial_undo"), False)
@@ -89,7 +93,7 @@ def test_the_registry_exports_the_options() -> None:
     raw = json.loads(variants.registry_json())["options"]
     assert [o["name"] for o in raw] == list(s.Tcp.KNOBS) + SWITCHES
     assert SWITCHES == ["eifel_undo", "frto", "dsack", "tlp", "prr", "rack", "reordering",
-                        "rack_reo_wnd", "partial_undo"]
+                        "rack_reo_wnd", "partial_undo", "handshake_rtt"]
     assert s.Tcp.KNOBS == ("limited_transmit", "delay_growth", "partial_window_deflation",
                            "recovery_exit_growth", "timer_every_partial_ack")
     dsack = variants.OPTIONS["dsack"]
@@ -138,8 +142,8 @@ def test_the_cross_checks_refuse_an_option_on_without_a_counterpart(name: str) -
     named = f"({name}|{needs})" if needs else name
     with pytest.raises(Ns2Unsupported, match=f"'{named}' = True .*no ns-2 2.35 counterpart"):
         build_script("sack", **on)
-    # Westwood+ (ns-2's Agent/TCP/Linux): no SACK
-    if name not in ("dsack", "tlp", "prr", "rack") and not needs:
+    # Westwood+ (ns-2's Agent/TCP/Linux): no SACK (handshake_rtt: the ns2 profile refuses it)
+    if name not in ("dsack", "tlp", "prr", "rack", "handshake_rtt") and not needs:
         with pytest.raises(Ns2Unsupported, match=f"'{name}' = True .*no ns-2 2.35"):
             build_script("westwood-plus", **{name: True})
     build_script("sack", granularity_s=0.01, **{name: False})

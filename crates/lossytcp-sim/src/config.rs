@@ -276,6 +276,9 @@ pub struct TcpConfig {
     /// [`crate::tcp::options::PARTIAL_UNDO`].
     #[serde(default)]
     pub partial_undo: bool,
+    /// [`crate::tcp::options::HANDSHAKE_RTT`].
+    #[serde(default)]
+    pub handshake_rtt: bool,
 }
 
 fn delack_default() -> f64 {

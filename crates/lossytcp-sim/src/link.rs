@@ -252,6 +252,14 @@ impl Link {
         Fate::Arrives(self.busy_until + self.delay.at(start))
     }
 
+    /// The time a `size`-byte packet starting now would take across an idle link:
+    /// serialisation at the rate and the delay its start meets (a connection's handshake
+    /// segments, which the engine does not send). Draws nothing the packets do not: the
+    /// delay process only advances to `now`.
+    pub fn unloaded_time(&mut self, now: Time, size: u32) -> Dur {
+        Dur::transmission(size, self.rate_bps) + self.delay.at(now)
+    }
+
     /// Clips the time integrals at the end of the run: what was booked at admission for
     /// times after `end` (waits and transmissions still to come) is taken back.
     pub fn finish(&mut self, end: Time) {

@@ -244,6 +244,17 @@ impl Net {
         self.enqueue(now, first, p)
     }
 
+    /// What a `size`-byte packet sent now would take along route `route`, every link idle
+    /// ([`Link::unloaded_time`], one link after the other).
+    pub fn unloaded_time(&mut self, now: Time, route: u16, size: u32) -> Dur {
+        let mut at = now;
+        for i in 0..self.routes[usize::from(route)].links.len() {
+            let l = self.routes[usize::from(route)].links[i];
+            at = at + self.links[l].unloaded_time(at, size);
+        }
+        at - now
+    }
+
     /// The first link of route `route`.
     pub fn first_link(&self, route: u16) -> LinkId {
         self.routes[usize::from(route)].links[0]

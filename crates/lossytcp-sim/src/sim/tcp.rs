@@ -425,6 +425,10 @@ const NO_SEGMENT: Segment = Segment {
     retransmission: false,
 };
 
+/// A SYN's and a SYN-ACK's size with Linux's options (MSS, SACK-permitted, timestamps,
+/// window scale): 20 + 40 bytes.
+const HANDSHAKE_BYTES: u32 = 60;
+
 /// Connection `fid`'s (generation `conn`'s) data segment `s` on `route`, stamped `tsval`.
 #[inline(always)]
 fn data_packet(
@@ -656,6 +660,12 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
         let f = &mut self.flows[fid as usize];
         f.data_link = net.first_link(f.data_route);
         f.ack_link = net.first_link(f.ack_route);
+        if f.sender.wants_handshake_rtt() {
+            // The SYN out on the data route, the SYN-ACK back on the ACK route, both idle.
+            let rtt = net.unloaded_time(now, f.data_route, HANDSHAKE_BYTES)
+                + net.unloaded_time(now, f.ack_route, HANDSHAKE_BYTES);
+            f.sender.handshake_rtt_sample(rtt);
+        }
         let mut out = std::mem::take(&mut self.out);
         self.flows[fid as usize].sender.start(now, &mut out);
         self.after_sender(now, fid as usize, &mut out, net);

@@ -44,6 +44,9 @@ pub struct SenderConfig {
     /// Linux's `tcp_try_undo_partial()` (needs `rack`): see
     /// [`super::options::PARTIAL_UNDO`].
     pub partial_undo: bool,
+    /// The connection's handshake gives the first RTT sample: see
+    /// [`super::options::HANDSHAKE_RTT`].
+    pub handshake_rtt: bool,
     pub compat: Compat,
     /// The receiver's advertised window, segments.
     pub max_window: u32,

@@ -426,6 +426,30 @@ pub const PARTIAL_UNDO: SenderOption =
             Some(true),
         );
 
+/// The RTT sample of the connection's handshake (`Sender::handshake_rtt_sample`).
+pub const HANDSHAKE_RTT: SenderOption =
+    SenderOption::switch("handshake_rtt", |t| Some(t.handshake_rtt))
+        .doc(
+            "The connection's handshake gives the sender its first RTT sample, as Linux's \
+             active open (tcp_rcv_synsent_state_process() -> tcp_ack() -> \
+             tcp_ack_update_rtt()) measures the SYN's round trip before any data: the time a \
+             60-byte SYN and SYN-ACK take across the idle data and ACK routes when the flow \
+             starts (serialisation and the delay then) seeds SRTT, RTTVAR, the RTO and the \
+             minimum RTT (tcp_min_rtt(), which BBR's RTprop, RACK and the rate samples read \
+             from the start; bbr_init() takes it). Without it the flow starts established \
+             and its first sample is its first data ACK's, a full segment's serialisation or \
+             two (a delayed ACK) longer.",
+        )
+        .refused(
+            Profile::Ns2,
+            true,
+            "is Linux's SYN RTT sample; ns-2 2.35's agents (profile='ns2') start without one",
+        )
+        .linux(
+            "tcp_ack_update_rtt() on the SYN-ACK (every active open)",
+            Some(true),
+        );
+
 /// Every sender-wide option, in the order users see them.
 pub static OPTIONS: &[SenderOption] = &[
     LIMITED_TRANSMIT,
@@ -442,6 +466,7 @@ pub static OPTIONS: &[SenderOption] = &[
     REORDERING,
     RACK_REO_WND,
     PARTIAL_UNDO,
+    HANDSHAKE_RTT,
 ];
 
 /// Refuses what the declaration refuses, for a scenario given to the engine directly (the

@@ -205,6 +205,8 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     reo_armed: bool,
     /// `SenderConfig::partial_undo`, with RACK.
     partial_undo: bool,
+    /// `SenderConfig::handshake_rtt`: the simulator measures the handshake at the start.
+    handshake_rtt: bool,
     /// The fast recovery's point (Linux's `high_seq`) while its partial undo is possible
     /// (`undo_marker` set: cleared by any undo and by the recovery's end).
     partial_high: Option<u64>,
@@ -319,6 +321,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 .then(|| Box::new(Rack::with_response(cfg.reordering, cfg.dupthresh))),
             reo_armed: false,
             partial_undo: cfg.partial_undo && cfg.rack && recovery_wants_sack,
+            handshake_rtt: cfg.handshake_rtt,
             partial_high: None,
             retransmissions_held: false,
             linux_growth,
@@ -699,6 +702,23 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if let Some(c) = &mut self.state.fine {
             c.at(now);
         }
+    }
+
+    /// Whether the connection takes its handshake's RTT sample
+    /// ([`Sender::handshake_rtt_sample`]) before it starts.
+    pub fn wants_handshake_rtt(&self) -> bool {
+        self.handshake_rtt
+    }
+
+    /// The handshake's round trip `rtt`, measured before the first segment as Linux's active
+    /// open measures the SYN's (`tcp_ack_update_rtt()` from `tcp_rcv_synsent_state_process()`):
+    /// the first sample of SRTT, RTTVAR and the RTO, and the minimum RTT (`tcp_min_rtt()`,
+    /// which `bbr_init()` takes as RTprop). Not a sample of the send log: it times no segment.
+    pub fn handshake_rtt_sample(&mut self, rtt: Dur) {
+        debug_assert_eq!(self.state.snd_max, 0, "the handshake comes before the data");
+        self.rtt.sample(rtt);
+        self.state.srtt = self.rtt.srtt();
+        self.state.min_rtt = Some(self.state.min_rtt.map_or(rtt, |m| m.min(rtt)));
     }
 
     /// Sends the initial window.
@@ -2077,6 +2097,7 @@ mod tests {
             rack: false,
             reordering: Default::default(),
             partial_undo: false,
+            handshake_rtt: false,
             segment_bytes: 1000,
             seed: 0,
         }
@@ -3246,6 +3267,31 @@ mod contract_tests {
         use crate::packet::ts_before;
         assert!(ts_before(1, 2) && !ts_before(2, 1) && !ts_before(5, 5));
         assert!(ts_before(u32::MAX - 10, 5), "5 follows the wrap");
+    }
+
+    /// Linux's active open measures the SYN's round trip before any data: BBR's RTprop
+    /// (`bbr_init()` reads `tcp_min_rtt()`), RACK's and the rate samples' minimum start from
+    /// it, and a first data ACK that takes longer (a full segment's serialisation, a delayed
+    /// ACK) does not raise it; SRTT and the RTO are its first sample's.
+    #[test]
+    fn the_handshake_sample_is_the_minimum_rtt_a_longer_first_ack_keeps() {
+        for handshake in [false, true] {
+            let mut tx = sender();
+            if handshake {
+                tx.handshake_rtt_sample(ms(40) - Time::ZERO);
+                assert_eq!(tx.srtt(), Some(ms(40) - Time::ZERO));
+                assert_eq!(tx.state.min_rtt, Some(ms(40) - Time::ZERO));
+            }
+            let mut out = Vec::new();
+            tx.start(ms(0), &mut out);
+            tx.on_ack(ms(45), 1, &[], &NoTruth, &mut out);
+            let min = if handshake { 40 } else { 45 };
+            assert_eq!(
+                tx.state.min_rtt,
+                Some(ms(min) - Time::ZERO),
+                "handshake {handshake}"
+            );
+        }
     }
 
     #[test]

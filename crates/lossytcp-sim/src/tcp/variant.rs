@@ -10,7 +10,7 @@ use super::cc::{
 use super::config::{Compat, DelayGrowth, FineClockMode, SenderConfig};
 use super::loss_class::{ClassifierConfig, VegasPredictorParams};
 use super::options::{
-    DELAY_GROWTH, DSACK, EIFEL_UNDO, FRTO, LIMITED_TRANSMIT, PARTIAL_UNDO,
+    DELAY_GROWTH, DSACK, EIFEL_UNDO, FRTO, HANDSHAKE_RTT, LIMITED_TRANSMIT, PARTIAL_UNDO,
     PARTIAL_WINDOW_DEFLATION, PRR, RACK, RACK_REO_WND, RECOVERY_EXIT_GROWTH, REORDERING,
     TIMER_EVERY_PARTIAL_ACK, TLP,
 };
@@ -209,6 +209,7 @@ pub fn preset(variant: Variant, t: &TcpConfig) -> SenderConfig {
             dsack_window: RACK_REO_WND.on(t),
         },
         partial_undo: PARTIAL_UNDO.on(t),
+        handshake_rtt: HANDSHAKE_RTT.on(t),
         max_window: t.max_window,
         initial_window: t.initial_window,
         dupthresh: t.dupack_threshold,

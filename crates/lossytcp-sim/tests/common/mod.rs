@@ -48,6 +48,7 @@ pub fn tcp(max_window: u32, profile: Profile) -> TcpConfig {
         reordering: false,
         rack_reo_wnd: false,
         partial_undo: false,
+        handshake_rtt: false,
         prr: false,
     }
 }

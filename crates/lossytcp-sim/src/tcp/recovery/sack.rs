@@ -841,8 +841,9 @@ impl Sack {
         if let Some(q) = self.new_segment(s) {
             return Some(q);
         }
-        // Rule 3: any unSACKed segment above HighRxt below the highest SACKed one.
-        if first < high_sacked {
+        // Rule 3: any unSACKed segment above HighRxt below the highest SACKed one. Not with
+        // RACK: Linux 6.x's tcp_xmit_retransmit_queue() sends only segments marked lost.
+        if first < high_sacked && !self.rack {
             self.set_high_rxt(Some(first));
             self.retransmitted(first, s);
             return Some(first);
@@ -951,6 +952,27 @@ mod tests {
         let (cwnd, _) = prr_ack(&mut r, &mut s, 20, &[], HALF_OF_20);
         assert!(!s.in_recovery);
         assert_eq!(cwnd, 10.0);
+    }
+
+    /// NextSeg's rule 3 (RFC 6675): with no new data to send, the lowest unSACKed segment
+    /// above HighRxt and below HighSACKed goes although it is not lost. Of 0..10 (nothing
+    /// more to send), 1-3 and 5 are SACKed: 0 is lost (three SACKed above it) and goes at
+    /// entry; 4 is not (one above it) and RACK marked nothing. Linux 6.x sends only segments
+    /// marked lost (`tcp_xmit_retransmit_queue()`): with RACK, nothing goes.
+    #[test]
+    fn rule_3_sends_a_segment_not_lost_only_without_rack() {
+        for rack in [false, true] {
+            let mut s = state_with_flight(10);
+            s.limit = 10;
+            let mut r = Sack::default().with_rack(rack);
+            r.on_sack_blocks(&s, &[(5, 6), (1, 4)]);
+            s.dupacks = 3;
+            assert_eq!(r.on_dupack(&mut s), DupAck::Enter);
+            r.enter(&mut s, None);
+            assert_eq!(s.retransmit_now, [0]);
+            let next = r.next_segment(&mut s);
+            assert_eq!(next, (!rack).then_some(4), "rack {rack}");
+        }
     }
 
     #[test]
