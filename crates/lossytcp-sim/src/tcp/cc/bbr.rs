@@ -209,7 +209,7 @@ pub struct Bbr {
     paced_at: [u64; 2],
     /// `paced_at` was found to be the estimate's and the pacing gain's, and neither (nor it)
     /// can have changed since: cleared wherever they may (the bandwidth filter's update
-    /// unless its shortcut shows the sample changed nothing, the long-term estimate, the
+    /// unless it left the filter's maximum as it was, the long-term estimate, the
     /// gains, RTprop, any setting of the rate), so that most ACKs test this flag instead of
     /// comparing both (checked in debug builds).
     pace_kept: bool,

@@ -43,8 +43,8 @@ impl MaxFilter {
         self.s[0].v
     }
 
-    /// [`Self::update`], false if the sample provably changed nothing (its shortcut: below
-    /// all three samples, with no rule of time due).
+    /// [`Self::update`], false if the window's maximum stayed as it was (its shortcut: a
+    /// sample below all three, with no rule of time due, changes nothing at all).
     #[inline]
     pub fn update_may_change(&mut self, win: u64, t: u64, v: f64) -> bool {
         if v < self.s[2].v && t <= self.quiet_until {
@@ -52,15 +52,18 @@ impl MaxFilter {
             debug_assert_eq!(win, self.win, "one window length per filter");
             return false;
         }
-        self.take_and_settle(win, t, v);
-        true
+        self.take_and_settle(win, t, v)
     }
 
     /// [`Self::take`] then [`Self::settle`], out of line: the shortcut answers most calls.
+    /// True if the maximum changed (its bits): most samples that get here only become a
+    /// second or third choice, and the caller's work on a new estimate can be skipped.
     #[inline(never)]
-    fn take_and_settle(&mut self, win: u64, t: u64, v: f64) {
+    fn take_and_settle(&mut self, win: u64, t: u64, v: f64) -> bool {
+        let before = self.s[0].v.to_bits();
         self.take(win, t, v);
         self.settle(win);
+        self.s[0].v.to_bits() != before
     }
 
     /// `quiet_until` for the samples now: the first of the rules of time in [`Self::take`]
@@ -171,10 +174,13 @@ mod tests {
                     level = 50.0 + (next() % 100) as f64;
                 }
                 let v = level - (next() % 40) as f64 * 0.5;
-                let a = fast.update(win, t, v);
+                let before = fast.get();
+                let changed = fast.update_may_change(win, t, v);
                 let b = full.take(win, t, v);
                 full.settle(win);
+                let a = fast.get();
                 assert_eq!((a, fast.s), (b, full.s), "win {win}, round {t}, sample {v}");
+                assert_eq!(changed, a.to_bits() != before.to_bits(), "round {t}, sample {v}");
             }
         }
     }
