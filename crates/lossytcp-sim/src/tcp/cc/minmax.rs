@@ -60,10 +60,36 @@ impl MaxFilter {
     /// second or third choice, and the caller's work on a new estimate can be skipped.
     #[inline(never)]
     fn take_and_settle(&mut self, win: u64, t: u64, v: f64) -> bool {
-        let before = self.s[0].v.to_bits();
+        let before = self.s[0].v;
+        if t <= self.quiet_until && v < before {
+            // Below the best, with no rule of time due (and, past the shortcut, not below the
+            // third choice): the sample becomes the second and third choice or the third.
+            // [`Self::take`]'s other rules say no: no reset (the window's end, like the
+            // quarter's rule, is not due before `quiet_until`), and the half's rule would take
+            // the sample as the third choice it already is.
+            #[cfg(debug_assertions)]
+            let mut full = self.clone();
+            let val = Sample { t, v };
+            if v >= self.s[1].v {
+                self.s[1] = val;
+            }
+            self.s[2] = val;
+            self.settle(win);
+            #[cfg(debug_assertions)]
+            {
+                full.take(win, t, v);
+                full.settle(win);
+                debug_assert_eq!(
+                    (self.s, self.quiet_until),
+                    (full.s, full.quiet_until),
+                    "a sample below the best taken unlike the rules"
+                );
+            }
+            return false;
+        }
         self.take(win, t, v);
         self.settle(win);
-        self.s[0].v.to_bits() != before
+        self.s[0].v.to_bits() != before.to_bits()
     }
 
     /// `quiet_until` for the samples now: the first of the rules of time in [`Self::take`]
@@ -153,8 +179,9 @@ mod tests {
         assert_eq!(f.get(), 7.0);
     }
 
-    /// The shortcut for a sample below all three (`quiet_until`) leaves the filter as its
-    /// rules would, on random walks of rounds and rates (plateaus, drops, repeats).
+    /// The shortcuts for a sample below all three or below the best (`quiet_until`) leave the
+    /// filter as its rules would, and say whether the maximum changed, on random walks of
+    /// rounds and rates (plateaus, drops, repeats).
     #[test]
     fn the_quiet_shortcut_changes_nothing_the_rules_would_not() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
