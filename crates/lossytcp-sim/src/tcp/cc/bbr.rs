@@ -804,16 +804,19 @@ impl Bbr {
             self.ack_epoch_acked = acked + newly;
             acked + newly - to_u64(expected)
         };
-        // Capped by the window: an integer (at most 2^20) at most the window is at most its
-        // integer part, whose conversion is needed only when the cap may bind.
-        let cwnd = s.cwnd();
-        let extra = if to_f64(extra) <= cwnd {
-            extra
-        } else {
-            extra.min(to_u64(cwnd))
-        };
+        // The half's maximum, of `extra` capped by the window: a sample at most the maximum
+        // leaves it, capped or not (most ACKs: the cap is then not looked at). An integer (at
+        // most 2^20) at most the window is at most its integer part, whose conversion is
+        // needed only when the cap may bind.
         let slot = &mut self.extra_acked[self.extra_acked_win_idx & 1];
-        *slot = (*slot).max(extra);
+        if extra > *slot {
+            let cwnd = s.cwnd();
+            *slot = if to_f64(extra) <= cwnd {
+                extra
+            } else {
+                extra.min(to_u64(cwnd)).max(*slot)
+            };
+        }
     }
 
     /// The ACK-aggregation allowance's window at a round start: a new half every 5 rounds.
