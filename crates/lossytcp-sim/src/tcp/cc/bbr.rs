@@ -787,7 +787,10 @@ impl Bbr {
             return;
         }
         // (Its round-start step is taken in `update_bw()`.)
-        let epoch = self.delivered_mstamp.since(self.ack_epoch_mstamp);
+        // (An epoch starts at a delivery or a transmission, never after the delivery now:
+        // `since()` would saturate at no time.)
+        debug_assert!(self.ack_epoch_mstamp <= self.delivered_mstamp);
+        let epoch = Dur(self.delivered_mstamp.0.wrapping_sub(self.ack_epoch_mstamp.0));
         let expected = bw * secs(epoch);
         debug_assert!(expected >= 0.0, "a finite estimate over a finite epoch");
         let acked = self.ack_epoch_acked;
