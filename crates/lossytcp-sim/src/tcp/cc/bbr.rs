@@ -766,13 +766,12 @@ impl Bbr {
         if lt_due || (ctx.losses > 0 && self.p.lt_bw) {
             self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
         }
-        // An application-limited sample counts only if it raises the estimate.
-        if (!rs.is_app_limited || rs.delivery_rate >= self.bw.get())
-            && self.bw.update_may_change(
-                u64::from(self.p.bw_rounds),
-                self.rtt_cnt,
-                rs.delivery_rate,
-            )
+        // An application-limited sample counts only if it raises the estimate. (Most
+        // samples change nothing in the filter either way: that is asked first.)
+        let (win, t, v) = (u64::from(self.p.bw_rounds), self.rtt_cnt, rs.delivery_rate);
+        if !self.bw.quiet(win, t, v)
+            && (!rs.is_app_limited || v >= self.bw.get())
+            && self.bw.take_and_settle(win, t, v)
         {
             self.pace_kept = false;
             self.bw_in_use = self.bw_now();
@@ -790,7 +789,10 @@ impl Bbr {
         // (An epoch starts at a delivery or a transmission, never after the delivery now:
         // `since()` would saturate at no time.)
         debug_assert!(self.ack_epoch_mstamp <= self.delivered_mstamp);
-        let epoch = Dur(self.delivered_mstamp.0.wrapping_sub(self.ack_epoch_mstamp.0));
+        let epoch = Dur(self
+            .delivered_mstamp
+            .0
+            .wrapping_sub(self.ack_epoch_mstamp.0));
         let expected = bw * secs(epoch);
         debug_assert!(expected >= 0.0, "a finite estimate over a finite epoch");
         let acked = self.ack_epoch_acked;

@@ -36,7 +36,7 @@ impl MaxFilter {
     }
 
     /// Takes the measurement `v` at time `t` into a window of length `win` (the same on every
-    /// call); returns the window's maximum. (BBR calls [`Self::update_may_change`].)
+    /// call); returns the window's maximum. (BBR asks [`Self::quiet`], then takes the sample.)
     #[cfg(test)]
     pub fn update(&mut self, win: u64, t: u64, v: f64) -> f64 {
         self.update_may_change(win, t, v);
@@ -45,21 +45,32 @@ impl MaxFilter {
 
     /// [`Self::update`], false if the window's maximum stayed as it was (its shortcut: a
     /// sample below all three, with no rule of time due, changes nothing at all).
-    #[inline]
+    #[cfg(test)]
     pub fn update_may_change(&mut self, win: u64, t: u64, v: f64) -> bool {
-        if v < self.s[2].v && t <= self.quiet_until {
-            #[cfg(debug_assertions)]
-            debug_assert_eq!(win, self.win, "one window length per filter");
-            return false;
-        }
-        self.take_and_settle(win, t, v)
+        !self.quiet(win, t, v) && self.take_and_settle(win, t, v)
     }
 
-    /// [`Self::take`] then [`Self::settle`], out of line: the shortcut answers most calls.
-    /// True if the maximum changed (its bits): most samples that get here only become a
-    /// second or third choice, and the caller's work on a new estimate can be skipped.
+    /// The shortcut of [`Self::update_may_change`]: the sample `v` at time `t` changes
+    /// nothing (below all three samples, with no rule of time due). A caller with tests of
+    /// its own before taking a sample can ask this first, as most samples end here.
+    #[inline]
+    pub fn quiet(&self, win: u64, t: u64, v: f64) -> bool {
+        let quiet = v < self.s[2].v && t <= self.quiet_until;
+        // (`quiet_until` is of the window length last settled with.)
+        #[cfg(debug_assertions)]
+        debug_assert!(!quiet || self.win == win, "one window length per filter");
+        #[cfg(not(debug_assertions))]
+        let _ = win;
+        quiet
+    }
+
+    /// [`Self::take`] then [`Self::settle`] of a sample that is not [`Self::quiet`], out of
+    /// line: the shortcut answers most calls. True if the maximum changed (its bits): most
+    /// samples that get here only become a second or third choice, and the caller's work on
+    /// a new estimate can be skipped.
     #[inline(never)]
-    fn take_and_settle(&mut self, win: u64, t: u64, v: f64) -> bool {
+    pub fn take_and_settle(&mut self, win: u64, t: u64, v: f64) -> bool {
+        debug_assert!(!self.quiet(win, t, v), "a quiet sample taken");
         let before = self.s[0].v;
         if t <= self.quiet_until && v < before {
             // Below the best, with no rule of time due (and, past the shortcut, not below the
@@ -207,7 +218,11 @@ mod tests {
                 full.settle(win);
                 let a = fast.get();
                 assert_eq!((a, fast.s), (b, full.s), "win {win}, round {t}, sample {v}");
-                assert_eq!(changed, a.to_bits() != before.to_bits(), "round {t}, sample {v}");
+                assert_eq!(
+                    changed,
+                    a.to_bits() != before.to_bits(),
+                    "round {t}, sample {v}"
+                );
             }
         }
     }
