@@ -151,14 +151,20 @@ fn to_f64(n: u64) -> f64 {
 /// kept to check that in debug builds. The window's site keeps its BDP with the additive part
 /// of the quantization budget (`budget_base()`: send quantum and phase), and the cap of the
 /// ACK-aggregation allowance, 100 ms of the same bandwidth (0 while the allowance is off or
-/// the pipe not yet full: the allowance is then none).
+/// the pipe not yet full: the allowance is then none), and the window's whole target with
+/// the allowance of the moment (the bits of an f64), while the allowance stands (`NO_TARGET`
+/// once it changed: it changes on few ACKs).
 #[derive(Clone, Copy, Debug)]
 struct BdpMemo {
     bw: u64,
     gain: u64,
     bdp: u64,
     extra_acked_cap: u64,
+    target: u64,
 }
+
+/// No window target kept (the bits of a NaN: no target is one).
+const NO_TARGET: u64 = u64::MAX;
 
 /// No BDP kept (the bits of no computed rate or gain).
 const STALE_BDP: BdpMemo = BdpMemo {
@@ -166,6 +172,7 @@ const STALE_BDP: BdpMemo = BdpMemo {
     gain: u64::MAX,
     bdp: 0,
     extra_acked_cap: 0,
+    target: NO_TARGET,
 };
 /// The call sites that keep a target: `bbr_inflight()` of the phase tests, `bbr_bdp()` of the
 /// window.
@@ -559,6 +566,7 @@ impl Bbr {
             gain: gain.to_bits(),
             bdp,
             extra_acked_cap,
+            target: NO_TARGET,
         };
         bdp
     }
@@ -821,6 +829,7 @@ impl Bbr {
             } else {
                 extra.min(to_u64(cwnd)).max(*slot)
             };
+            self.bdp_memo[CWND_BDP].target = NO_TARGET;
         }
     }
 
@@ -831,6 +840,7 @@ impl Bbr {
             self.extra_acked_win_rtts = 0;
             self.extra_acked_win_idx ^= 1;
             self.extra_acked[self.extra_acked_win_idx & 1] = 0;
+            self.bdp_memo[CWND_BDP].target = NO_TARGET;
         }
     }
 
@@ -1058,6 +1068,26 @@ impl Bbr {
         self.quantization_budget(self.bdp(bw, gain) + extra)
     }
 
+    /// [`Self::window_target`] as an f64, kept with the window's BDP while the
+    /// ACK-aggregation allowance stands (asked on most ACKs out of a recovery's first round).
+    #[inline]
+    fn cwnd_target(&mut self, bw: f64, gain: f64) -> f64 {
+        let m = &self.bdp_memo[CWND_BDP];
+        if m.bw == bw.to_bits() && m.target != NO_TARGET {
+            return f64::from_bits(m.target);
+        }
+        self.cwnd_target_again(bw, gain)
+    }
+
+    fn cwnd_target_again(&mut self, bw: f64, gain: f64) -> f64 {
+        // (`bw` is `self.bw()`, the estimate the cap is of.)
+        let base = self.bdp_at(CWND_BDP, bw, gain);
+        let extra = self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
+        let target = to_f64((base + extra + 1) & !1);
+        self.bdp_memo[CWND_BDP].target = target.to_bits();
+        target
+    }
+
     /// `bbr_set_cwnd()`.
     fn set_cwnd(&mut self, w: &mut Window, ctx: &AckCtx, bw: f64, gain: f64) {
         let acked = ctx.newly_delivered;
@@ -1066,16 +1096,12 @@ impl Bbr {
             let (c, conserving) = self.recover_or_restore(w, ctx);
             cwnd = c;
             if !conserving {
-                // (`bw` is `self.bw()`, the estimate the cap is of.)
-                let base = self.bdp_at(CWND_BDP, bw, gain);
-                let extra = self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
-                let target = (base + extra + 1) & !1;
+                let target = self.cwnd_target(bw, gain);
                 debug_assert_eq!(
                     target,
-                    self.window_target(bw, gain),
+                    to_f64(self.window_target(bw, gain)),
                     "a stale window target"
                 );
-                let target = to_f64(target);
                 // Slow start up toward the target, or down to it once the pipe was full.
                 if self.full_bw_reached {
                     // `(cwnd + acked).min(target)` (the target is never NaN) in one test.
