@@ -287,11 +287,11 @@ pub struct Bbr {
     // ACK aggregation.
     ack_epoch_mstamp: Time,
     ack_epoch_acked: u64,
-    extra_acked: [u64; 2],
+    /// Linux's `extra_acked[]`, as the current half's maximum and the last half's (the
+    /// current one in a field of its own: no index on every ACK).
+    extra_acked_now: u64,
+    extra_acked_last: u64,
     extra_acked_win_rtts: u32,
-    /// Which of `extra_acked` is the current half (0 or 1, a mask for the index: no bounds
-    /// check on every ACK).
-    extra_acked_win_idx: usize,
 }
 
 impl Bbr {
@@ -348,9 +348,9 @@ impl Bbr {
             lt_last_lost: 0,
             ack_epoch_mstamp: Time::ZERO,
             ack_epoch_acked: 0,
-            extra_acked: [0; 2],
+            extra_acked_now: 0,
+            extra_acked_last: 0,
             extra_acked_win_rtts: 0,
-            extra_acked_win_idx: 0,
         }
     }
 
@@ -821,7 +821,7 @@ impl Bbr {
         // leaves it, capped or not (most ACKs: the cap is then not looked at). An integer (at
         // most 2^20) at most the window is at most its integer part, whose conversion is
         // needed only when the cap may bind.
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx & 1];
+        let slot = &mut self.extra_acked_now;
         if extra > *slot {
             let cwnd = s.cwnd();
             *slot = if to_f64(extra) <= cwnd {
@@ -838,8 +838,8 @@ impl Bbr {
         self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
         if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
             self.extra_acked_win_rtts = 0;
-            self.extra_acked_win_idx ^= 1;
-            self.extra_acked[self.extra_acked_win_idx & 1] = 0;
+            self.extra_acked_last = self.extra_acked_now;
+            self.extra_acked_now = 0;
             self.bdp_memo[CWND_BDP].target = NO_TARGET;
         }
     }
@@ -848,7 +848,7 @@ impl Bbr {
     /// the allowance is off or the pipe not yet full (kept with the window's BDP, whose
     /// bandwidth it is).
     fn ack_aggregation_cwnd(&self, cap: u64) -> u64 {
-        self.extra_acked[0].max(self.extra_acked[1]).min(cap)
+        self.extra_acked_now.max(self.extra_acked_last).min(cap)
     }
 
     /// `bbr_is_next_cycle_phase()`.
