@@ -927,18 +927,22 @@ impl Bbr {
     }
 
     /// `bbr_update_min_rtt()`: RTprop and the entry to ProbeRTT (the rest of it is
-    /// [`Self::probe_rtt_step`]).
-    fn update_min_rtt(&mut self, w: &mut Window, ctx: &AckCtx) {
+    /// [`Self::probe_rtt_step`]). True if RTprop had expired (the one case that may change
+    /// the mode).
+    fn update_min_rtt(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
         let now = ctx.now;
         if now > self.min_rtt_expiry {
             self.min_rtt_expired(w, ctx);
-        } else if let Some(rtt) = ctx.rtt_sample {
+            return true;
+        }
+        if let Some(rtt) = ctx.rtt_sample {
             debug_assert!(rtt < Dur(u64::MAX));
             if rtt < self.min_rtt_or_max {
                 self.set_min_rtt(Some(rtt));
                 self.min_rtt_expiry = now + self.min_rtt_win;
             }
         }
+        false
     }
 
     /// [`Self::update_min_rtt`] on an ACK after RTprop's window expired (once per 10 s: out
@@ -1232,16 +1236,22 @@ impl Growth for Bbr {
             self.advance_cycle_phase();
         }
         debug_assert_eq!(self.calm, self.calm_now(), "calm across a change");
-        if !self.calm {
+        if self.calm {
+            // Only RTprop's expiry (ProbeRTT's entry) can end the calm before the gains.
+            if self.update_min_rtt(w, ctx) && !self.calm {
+                self.probe_rtt_step(w, ctx);
+                self.update_gains();
+            }
+        } else {
+            // (Nothing here makes the sender calm before `update_gains()`.)
             self.check_full_bw_reached(ctx);
             self.check_drain(w, ctx.now);
-        }
-        self.update_min_rtt(w, ctx);
-        debug_assert_eq!(self.calm, self.calm_now(), "calm across a change");
-        if !self.calm {
+            self.update_min_rtt(w, ctx);
+            debug_assert!(!self.calm);
             self.probe_rtt_step(w, ctx);
             self.update_gains();
         }
+        debug_assert_eq!(self.calm, self.calm_now(), "calm across a change");
         debug_assert!(!self.gains_stale);
         debug_assert_eq!(bw.to_bits(), self.bw().to_bits());
         let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
