@@ -17,6 +17,10 @@ pub struct MaxFilter {
     /// Up to this time none of the window's rules of time can apply to these samples: a
     /// sample below all three changes nothing until then (most of BBR's, on most ACKs).
     quiet_until: u64,
+    /// Up to this time a sample below the best meets no rule of time but the half's: the
+    /// window's end, or the quarter's rule while there is no second choice (`quiet_until`
+    /// then).
+    below_best_until: u64,
     /// The window length `quiet_until` is of (callers pass one per filter).
     #[cfg(debug_assertions)]
     win: u64,
@@ -33,6 +37,7 @@ impl MaxFilter {
         self.s = [Sample { t, v }; 3];
         // (No rule of time applies at the samples' own time.)
         self.quiet_until = t;
+        self.below_best_until = t;
     }
 
     /// Takes the measurement `v` at time `t` into a window of length `win` (the same on every
@@ -72,12 +77,14 @@ impl MaxFilter {
     pub fn take_and_settle(&mut self, win: u64, t: u64, v: f64) -> bool {
         debug_assert!(!self.quiet(win, t, v), "a quiet sample taken");
         let before = self.s[0].v;
-        if t <= self.quiet_until && v < before {
-            // Below the best, with no rule of time due (and, past the shortcut, not below the
-            // third choice): the sample becomes the second and third choice or the third.
-            // [`Self::take`]'s other rules say no: no reset (the window's end, like the
-            // quarter's rule, is not due before `quiet_until`), and the half's rule would take
-            // the sample as the third choice it already is.
+        if t <= self.below_best_until && v < before {
+            // Below the best, with neither the window's end nor the quarter's rule due: the
+            // sample becomes the second and third choice (if not below the second) or the
+            // third. [`Self::take`]'s rules: no reset (the best has not aged out, and the
+            // others are no older); a sample not below the third choice is taken as it; one
+            // below it got past the shortcut only with a rule of time due, the half's (the
+            // only one left, with a third choice as old as the second), which takes it as the
+            // third choice; and once it is, the half's rule would take it again.
             #[cfg(debug_assertions)]
             let mut full = self.clone();
             let val = Sample { t, v };
@@ -91,8 +98,8 @@ impl MaxFilter {
                 full.take(win, t, v);
                 full.settle(win);
                 debug_assert_eq!(
-                    (self.s, self.quiet_until),
-                    (full.s, full.quiet_until),
+                    (self.s, self.quiet_until, self.below_best_until),
+                    (full.s, full.quiet_until, full.below_best_until),
                     "a sample below the best taken unlike the rules"
                 );
             }
@@ -108,14 +115,15 @@ impl MaxFilter {
     /// else the window's end, which the reset's (the third choice's age) never precedes.
     fn settle(&mut self, win: u64) {
         let s = &self.s;
-        let rule = if s[1].t == s[0].t {
-            win / 4
+        let (rule, below_best) = if s[1].t == s[0].t {
+            (win / 4, win / 4)
         } else if s[2].t == s[1].t {
-            win / 2
+            (win / 2, win)
         } else {
-            win
+            (win, win)
         };
         self.quiet_until = s[0].t.saturating_add(rule);
+        self.below_best_until = s[0].t.saturating_add(below_best);
         #[cfg(debug_assertions)]
         {
             self.win = win;
@@ -190,9 +198,9 @@ mod tests {
         assert_eq!(f.get(), 7.0);
     }
 
-    /// The shortcuts for a sample below all three or below the best (`quiet_until`) leave the
-    /// filter as its rules would, and say whether the maximum changed, on random walks of
-    /// rounds and rates (plateaus, drops, repeats).
+    /// The shortcuts for a sample below all three or below the best (`quiet_until`,
+    /// `below_best_until`) leave the filter as its rules would, and say whether the maximum
+    /// changed, on random walks of rounds and rates (plateaus, drops, repeats).
     #[test]
     fn the_quiet_shortcut_changes_nothing_the_rules_would_not() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
