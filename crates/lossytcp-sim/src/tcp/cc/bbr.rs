@@ -1022,18 +1022,25 @@ impl Bbr {
     /// `bbr_set_cwnd_to_recover_or_restore()`: packet conservation in the first round of a
     /// recovery, the window of before it at its end. Returns the window, and whether
     /// conservation decides it.
+    #[inline]
     fn recover_or_restore(&mut self, w: &Window, ctx: &AckCtx) -> (f64, bool) {
+        if ctx.losses != 0 || w.ca_state() != self.prev_ca_state {
+            return self.recover_or_restore_news(w, ctx);
+        }
+        // No loss, no change of state: the window stands, or conservation goes on (the rest
+        // would change nothing).
+        let cwnd = w.cwnd();
+        if !self.packet_conservation {
+            return (cwnd, false);
+        }
+        Self::conserved(w, ctx.newly_delivered, cwnd)
+    }
+
+    /// [`Self::recover_or_restore`] on an ACK that lost or changed the state (few).
+    fn recover_or_restore_news(&mut self, w: &Window, ctx: &AckCtx) -> (f64, bool) {
         let state = w.ca_state();
         let acked = ctx.newly_delivered;
         let mut cwnd = w.cwnd();
-        if ctx.losses == 0 && state == self.prev_ca_state {
-            // No loss, no change of state: the window stands, or conservation goes on (the
-            // rest would change nothing).
-            if !self.packet_conservation {
-                return (cwnd, false);
-            }
-            return Self::conserved(w, acked, cwnd);
-        }
         // An ACK releases at most twice what it delivered: first take off what it found lost.
         if ctx.losses > 0 {
             cwnd = (cwnd - to_f64(ctx.losses)).max(1.0);
