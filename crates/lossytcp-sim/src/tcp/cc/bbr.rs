@@ -1081,36 +1081,37 @@ impl Bbr {
 
     /// [`Self::window_target`] as an f64, kept with the window's BDP while the
     /// ACK-aggregation allowance stands (asked on most ACKs out of a recovery's first round).
+    /// (The gain is the window's, read only when the target is computed again.)
     #[inline]
-    fn cwnd_target(&mut self, bw: f64, gain: f64) -> f64 {
+    fn cwnd_target(&mut self, bw: f64) -> f64 {
         let m = &self.bdp_memo[CWND_BDP];
         if m.bw == bw.to_bits() && m.target != NO_TARGET {
             return f64::from_bits(m.target);
         }
-        self.cwnd_target_again(bw, gain)
+        self.cwnd_target_again(bw)
     }
 
-    fn cwnd_target_again(&mut self, bw: f64, gain: f64) -> f64 {
+    fn cwnd_target_again(&mut self, bw: f64) -> f64 {
         // (`bw` is `self.bw()`, the estimate the cap is of.)
-        let base = self.bdp_at(CWND_BDP, bw, gain);
+        let base = self.bdp_at(CWND_BDP, bw, self.cwnd_gain);
         let extra = self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
         let target = to_f64((base + extra + 1) & !1);
         self.bdp_memo[CWND_BDP].target = target.to_bits();
         target
     }
 
-    /// `bbr_set_cwnd()`.
-    fn set_cwnd(&mut self, w: &mut Window, ctx: &AckCtx, bw: f64, gain: f64) {
+    /// `bbr_set_cwnd()`, toward the target of `bw` and the window's gain.
+    fn set_cwnd(&mut self, w: &mut Window, ctx: &AckCtx, bw: f64) {
         let acked = ctx.newly_delivered;
         let mut cwnd = w.cwnd();
         if acked > 0 {
             let (c, conserving) = self.recover_or_restore(w, ctx);
             cwnd = c;
             if !conserving {
-                let target = self.cwnd_target(bw, gain);
+                let target = self.cwnd_target(bw);
                 debug_assert_eq!(
                     target,
-                    to_f64(self.window_target(bw, gain)),
+                    to_f64(self.window_target(bw, self.cwnd_gain)),
                     "a stale window target"
                 );
                 // Slow start up toward the target, or down to it once the pipe was full.
@@ -1261,7 +1262,7 @@ impl Growth for Bbr {
         debug_assert_eq!(self.calm, self.calm_now(), "calm across a change");
         debug_assert!(!self.gains_stale);
         debug_assert_eq!(bw.to_bits(), self.bw().to_bits());
-        let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
+        let pacing = self.pacing_gain;
         let paced = [bw.to_bits(), pacing.to_bits()];
         if !self.pace_kept {
             self.pace_kept = self.paced_at == paced || {
@@ -1278,7 +1279,7 @@ impl Growth for Bbr {
             self.p.pacing_burst != PacingBurst::Tso || w.min_rtt() == self.burst_min_rtt,
             "a burst kept across a fall of the min RTT"
         );
-        self.set_cwnd(w, ctx, bw, cwnd);
+        self.set_cwnd(w, ctx, bw);
     }
 }
 
