@@ -311,7 +311,7 @@ impl Bbr {
             rng: Rng::derive(seed, Stream::Plugin, 0),
             initialized: false,
             mode: Mode::Startup,
-            bw: MaxFilter::default(),
+            bw: MaxFilter::new(u64::from(p.bw_rounds)),
             bw_in_use: 0.0,
             min_rtt: None,
             min_rtt_s: 0.0,
@@ -776,10 +776,10 @@ impl Bbr {
         }
         // An application-limited sample counts only if it raises the estimate. (Most
         // samples change nothing in the filter either way: that is asked first.)
-        let (win, t, v) = (u64::from(self.p.bw_rounds), self.rtt_cnt, rs.delivery_rate);
-        if !self.bw.quiet(win, t, v)
+        let (t, v) = (self.rtt_cnt, rs.delivery_rate);
+        if !self.bw.quiet(t, v)
             && (!rs.is_app_limited || v >= self.bw.get())
-            && self.bw.take_and_settle(win, t, v)
+            && self.bw.take_and_settle(t, v)
         {
             self.pace_kept = false;
             self.bw_in_use = self.bw_now();

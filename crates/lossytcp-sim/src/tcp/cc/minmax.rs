@@ -21,12 +21,19 @@ pub struct MaxFilter {
     /// window's end, or the quarter's rule while there is no second choice (`quiet_until`
     /// then).
     below_best_until: u64,
-    /// The window length `quiet_until` is of (callers pass one per filter).
-    #[cfg(debug_assertions)]
+    /// The window's length (one per filter: the times above are of it).
     win: u64,
 }
 
 impl MaxFilter {
+    /// An empty filter over a window of `win` (0 before any sample).
+    pub fn new(win: u64) -> Self {
+        Self {
+            win,
+            ..Self::default()
+        }
+    }
+
     /// The window's maximum (0 before any sample).
     pub fn get(&self) -> f64 {
         self.s[0].v
@@ -40,33 +47,27 @@ impl MaxFilter {
         self.below_best_until = t;
     }
 
-    /// Takes the measurement `v` at time `t` into a window of length `win` (the same on every
-    /// call); returns the window's maximum. (BBR asks [`Self::quiet`], then takes the sample.)
+    /// Takes the measurement `v` at time `t` into the window; returns the window's maximum.
+    /// (BBR asks [`Self::quiet`], then takes the sample.)
     #[cfg(test)]
-    pub fn update(&mut self, win: u64, t: u64, v: f64) -> f64 {
-        self.update_may_change(win, t, v);
+    pub fn update(&mut self, t: u64, v: f64) -> f64 {
+        self.update_may_change(t, v);
         self.s[0].v
     }
 
     /// [`Self::update`], false if the window's maximum stayed as it was (its shortcut: a
     /// sample below all three, with no rule of time due, changes nothing at all).
     #[cfg(test)]
-    pub fn update_may_change(&mut self, win: u64, t: u64, v: f64) -> bool {
-        !self.quiet(win, t, v) && self.take_and_settle(win, t, v)
+    pub fn update_may_change(&mut self, t: u64, v: f64) -> bool {
+        !self.quiet(t, v) && self.take_and_settle(t, v)
     }
 
     /// The shortcut of [`Self::update_may_change`]: the sample `v` at time `t` changes
     /// nothing (below all three samples, with no rule of time due). A caller with tests of
     /// its own before taking a sample can ask this first, as most samples end here.
     #[inline]
-    pub fn quiet(&self, win: u64, t: u64, v: f64) -> bool {
-        let quiet = v < self.s[2].v && t <= self.quiet_until;
-        // (`quiet_until` is of the window length last settled with.)
-        #[cfg(debug_assertions)]
-        debug_assert!(!quiet || self.win == win, "one window length per filter");
-        #[cfg(not(debug_assertions))]
-        let _ = win;
-        quiet
+    pub fn quiet(&self, t: u64, v: f64) -> bool {
+        v < self.s[2].v && t <= self.quiet_until
     }
 
     /// [`Self::take`] then [`Self::settle`] of a sample that is not [`Self::quiet`], out of
@@ -74,8 +75,9 @@ impl MaxFilter {
     /// samples that get here only become a second or third choice, and the caller's work on
     /// a new estimate can be skipped.
     #[inline(never)]
-    pub fn take_and_settle(&mut self, win: u64, t: u64, v: f64) -> bool {
-        debug_assert!(!self.quiet(win, t, v), "a quiet sample taken");
+    pub fn take_and_settle(&mut self, t: u64, v: f64) -> bool {
+        debug_assert!(!self.quiet(t, v), "a quiet sample taken");
+        let win = self.win;
         let before = self.s[0].v;
         if t <= self.below_best_until && v < before {
             // Below the best, with neither the window's end nor the quarter's rule due: the
@@ -124,10 +126,6 @@ impl MaxFilter {
         };
         self.quiet_until = s[0].t.saturating_add(rule);
         self.below_best_until = s[0].t.saturating_add(below_best);
-        #[cfg(debug_assertions)]
-        {
-            self.win = win;
-        }
     }
 
     /// [`Self::update`]'s rules.
@@ -171,30 +169,30 @@ mod tests {
 
     #[test]
     fn keeps_the_maximum_of_the_last_window() {
-        let mut f = MaxFilter::default();
+        let mut f = MaxFilter::new(10);
         // Rounds 0..=9: a peak of 10 at round 2, then 5s.
         for (t, v) in [(0, 4.0), (1, 6.0), (2, 10.0), (3, 5.0), (4, 5.0), (5, 5.0)] {
-            f.update(10, t, v);
+            f.update(t, v);
         }
         assert_eq!(f.get(), 10.0);
         for t in 6..=12 {
-            f.update(10, t, 5.0);
+            f.update(t, 5.0);
         }
         assert_eq!(
             f.get(),
             10.0,
             "round 12: the peak (round 2) is 10 rounds old"
         );
-        f.update(10, 13, 5.0);
+        f.update(13, 5.0);
         assert_eq!(
             f.get(),
             5.0,
             "round 13: it aged out, a 5 of its later half is best"
         );
         // A new higher sample takes over at once; a lower one never does before aging.
-        f.update(10, 14, 7.0);
+        f.update(14, 7.0);
         assert_eq!(f.get(), 7.0);
-        f.update(10, 15, 6.0);
+        f.update(15, 6.0);
         assert_eq!(f.get(), 7.0);
     }
 
@@ -211,7 +209,7 @@ mod tests {
             x
         };
         for win in [1u64, 4, 10, 17] {
-            let (mut fast, mut full) = (MaxFilter::default(), MaxFilter::default());
+            let (mut fast, mut full) = (MaxFilter::new(win), MaxFilter::new(win));
             let (mut t, mut level) = (0u64, 100.0);
             for _ in 0..20_000 {
                 let r = next();
@@ -221,7 +219,7 @@ mod tests {
                 }
                 let v = level - (next() % 40) as f64 * 0.5;
                 let before = fast.get();
-                let changed = fast.update_may_change(win, t, v);
+                let changed = fast.update_may_change(t, v);
                 let b = full.take(win, t, v);
                 full.settle(win);
                 let a = fast.get();
@@ -237,9 +235,9 @@ mod tests {
 
     #[test]
     fn decreasing_samples_hand_over_to_the_best_successor() {
-        let mut f = MaxFilter::default();
+        let mut f = MaxFilter::new(10);
         for t in 0..40u64 {
-            f.update(10, t, 100.0 - t as f64);
+            f.update(t, 100.0 - t as f64);
         }
         // The true windowed max of [29, 39] is 71 (round 29); the three-sample filter keeps
         // a successor from within the window, never one older than it.
