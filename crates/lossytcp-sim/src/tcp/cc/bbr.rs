@@ -151,14 +151,20 @@ fn to_f64(n: u64) -> f64 {
 /// kept to check that in debug builds. The window's site keeps its BDP with the additive part
 /// of the quantization budget (`budget_base()`: send quantum and phase), and the cap of the
 /// ACK-aggregation allowance, 100 ms of the same bandwidth (0 while the allowance is off or
-/// the pipe not yet full: the allowance is then none).
+/// the pipe not yet full: the allowance is then none), and the window's whole target with
+/// the allowance of the moment (the bits of an f64), while the allowance stands (`NO_TARGET`
+/// once it changed: it changes on few ACKs).
 #[derive(Clone, Copy, Debug)]
 struct BdpMemo {
     bw: u64,
     gain: u64,
     bdp: u64,
     extra_acked_cap: u64,
+    target: u64,
 }
+
+/// No window target kept (the bits of a NaN: no target is one).
+const NO_TARGET: u64 = u64::MAX;
 
 /// No BDP kept (the bits of no computed rate or gain).
 const STALE_BDP: BdpMemo = BdpMemo {
@@ -166,6 +172,7 @@ const STALE_BDP: BdpMemo = BdpMemo {
     gain: u64::MAX,
     bdp: 0,
     extra_acked_cap: 0,
+    target: NO_TARGET,
 };
 /// The call sites that keep a target: `bbr_inflight()` of the phase tests, `bbr_bdp()` of the
 /// window.
@@ -209,7 +216,7 @@ pub struct Bbr {
     paced_at: [u64; 2],
     /// `paced_at` was found to be the estimate's and the pacing gain's, and neither (nor it)
     /// can have changed since: cleared wherever they may (the bandwidth filter's update
-    /// unless its shortcut shows the sample changed nothing, the long-term estimate, the
+    /// unless it left the filter's maximum as it was, the long-term estimate, the
     /// gains, RTprop, any setting of the rate), so that most ACKs test this flag instead of
     /// comparing both (checked in debug builds).
     pace_kept: bool,
@@ -280,11 +287,11 @@ pub struct Bbr {
     // ACK aggregation.
     ack_epoch_mstamp: Time,
     ack_epoch_acked: u64,
-    extra_acked: [u64; 2],
+    /// Linux's `extra_acked[]`, as the current half's maximum and the last half's (the
+    /// current one in a field of its own: no index on every ACK).
+    extra_acked_now: u64,
+    extra_acked_last: u64,
     extra_acked_win_rtts: u32,
-    /// Which of `extra_acked` is the current half (0 or 1, a mask for the index: no bounds
-    /// check on every ACK).
-    extra_acked_win_idx: usize,
 }
 
 impl Bbr {
@@ -304,7 +311,7 @@ impl Bbr {
             rng: Rng::derive(seed, Stream::Plugin, 0),
             initialized: false,
             mode: Mode::Startup,
-            bw: MaxFilter::default(),
+            bw: MaxFilter::new(u64::from(p.bw_rounds)),
             bw_in_use: 0.0,
             min_rtt: None,
             min_rtt_s: 0.0,
@@ -341,9 +348,9 @@ impl Bbr {
             lt_last_lost: 0,
             ack_epoch_mstamp: Time::ZERO,
             ack_epoch_acked: 0,
-            extra_acked: [0; 2],
+            extra_acked_now: 0,
+            extra_acked_last: 0,
             extra_acked_win_rtts: 0,
-            extra_acked_win_idx: 0,
         }
     }
 
@@ -559,6 +566,7 @@ impl Bbr {
             gain: gain.to_bits(),
             bdp,
             extra_acked_cap,
+            target: NO_TARGET,
         };
         bdp
     }
@@ -766,13 +774,12 @@ impl Bbr {
         if lt_due || (ctx.losses > 0 && self.p.lt_bw) {
             self.lt_bw_sampling(s, ctx.now, ctx.losses, rs.is_app_limited);
         }
-        // An application-limited sample counts only if it raises the estimate.
-        if (!rs.is_app_limited || rs.delivery_rate >= self.bw.get())
-            && self.bw.update_may_change(
-                u64::from(self.p.bw_rounds),
-                self.rtt_cnt,
-                rs.delivery_rate,
-            )
+        // An application-limited sample counts only if it raises the estimate. (Most
+        // samples change nothing in the filter either way: that is asked first.)
+        let (t, v) = (self.rtt_cnt, rs.delivery_rate);
+        if !self.bw.quiet(t, v)
+            && (!rs.is_app_limited || v >= self.bw.get())
+            && self.bw.take_and_settle(t, v)
         {
             self.pace_kept = false;
             self.bw_in_use = self.bw_now();
@@ -787,7 +794,13 @@ impl Bbr {
             return;
         }
         // (Its round-start step is taken in `update_bw()`.)
-        let epoch = self.delivered_mstamp.since(self.ack_epoch_mstamp);
+        // (An epoch starts at a delivery or a transmission, never after the delivery now:
+        // `since()` would saturate at no time.)
+        debug_assert!(self.ack_epoch_mstamp <= self.delivered_mstamp);
+        let epoch = Dur(self
+            .delivered_mstamp
+            .0
+            .wrapping_sub(self.ack_epoch_mstamp.0));
         let expected = bw * secs(epoch);
         debug_assert!(expected >= 0.0, "a finite estimate over a finite epoch");
         let acked = self.ack_epoch_acked;
@@ -804,16 +817,20 @@ impl Bbr {
             self.ack_epoch_acked = acked + newly;
             acked + newly - to_u64(expected)
         };
-        // Capped by the window: an integer (at most 2^20) at most the window is at most its
-        // integer part, whose conversion is needed only when the cap may bind.
-        let cwnd = s.cwnd();
-        let extra = if to_f64(extra) <= cwnd {
-            extra
-        } else {
-            extra.min(to_u64(cwnd))
-        };
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx & 1];
-        *slot = (*slot).max(extra);
+        // The half's maximum, of `extra` capped by the window: a sample at most the maximum
+        // leaves it, capped or not (most ACKs: the cap is then not looked at). An integer (at
+        // most 2^20) at most the window is at most its integer part, whose conversion is
+        // needed only when the cap may bind.
+        let slot = &mut self.extra_acked_now;
+        if extra > *slot {
+            let cwnd = s.cwnd();
+            *slot = if to_f64(extra) <= cwnd {
+                extra
+            } else {
+                extra.min(to_u64(cwnd)).max(*slot)
+            };
+            self.bdp_memo[CWND_BDP].target = NO_TARGET;
+        }
     }
 
     /// The ACK-aggregation allowance's window at a round start: a new half every 5 rounds.
@@ -821,8 +838,9 @@ impl Bbr {
         self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
         if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
             self.extra_acked_win_rtts = 0;
-            self.extra_acked_win_idx ^= 1;
-            self.extra_acked[self.extra_acked_win_idx & 1] = 0;
+            self.extra_acked_last = self.extra_acked_now;
+            self.extra_acked_now = 0;
+            self.bdp_memo[CWND_BDP].target = NO_TARGET;
         }
     }
 
@@ -830,7 +848,7 @@ impl Bbr {
     /// the allowance is off or the pipe not yet full (kept with the window's BDP, whose
     /// bandwidth it is).
     fn ack_aggregation_cwnd(&self, cap: u64) -> u64 {
-        self.extra_acked[0].max(self.extra_acked[1]).min(cap)
+        self.extra_acked_now.max(self.extra_acked_last).min(cap)
     }
 
     /// `bbr_is_next_cycle_phase()`.
@@ -909,18 +927,22 @@ impl Bbr {
     }
 
     /// `bbr_update_min_rtt()`: RTprop and the entry to ProbeRTT (the rest of it is
-    /// [`Self::probe_rtt_step`]).
-    fn update_min_rtt(&mut self, w: &mut Window, ctx: &AckCtx) {
+    /// [`Self::probe_rtt_step`]). True if RTprop had expired (the one case that may change
+    /// the mode).
+    fn update_min_rtt(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
         let now = ctx.now;
         if now > self.min_rtt_expiry {
             self.min_rtt_expired(w, ctx);
-        } else if let Some(rtt) = ctx.rtt_sample {
+            return true;
+        }
+        if let Some(rtt) = ctx.rtt_sample {
             debug_assert!(rtt < Dur(u64::MAX));
             if rtt < self.min_rtt_or_max {
                 self.set_min_rtt(Some(rtt));
                 self.min_rtt_expiry = now + self.min_rtt_win;
             }
         }
+        false
     }
 
     /// [`Self::update_min_rtt`] on an ACK after RTprop's window expired (once per 10 s: out
@@ -1000,18 +1022,25 @@ impl Bbr {
     /// `bbr_set_cwnd_to_recover_or_restore()`: packet conservation in the first round of a
     /// recovery, the window of before it at its end. Returns the window, and whether
     /// conservation decides it.
+    #[inline]
     fn recover_or_restore(&mut self, w: &Window, ctx: &AckCtx) -> (f64, bool) {
+        if ctx.losses != 0 || w.ca_state() != self.prev_ca_state {
+            return self.recover_or_restore_news(w, ctx);
+        }
+        // No loss, no change of state: the window stands, or conservation goes on (the rest
+        // would change nothing).
+        let cwnd = w.cwnd();
+        if !self.packet_conservation {
+            return (cwnd, false);
+        }
+        Self::conserved(w, ctx.newly_delivered, cwnd)
+    }
+
+    /// [`Self::recover_or_restore`] on an ACK that lost or changed the state (few).
+    fn recover_or_restore_news(&mut self, w: &Window, ctx: &AckCtx) -> (f64, bool) {
         let state = w.ca_state();
         let acked = ctx.newly_delivered;
         let mut cwnd = w.cwnd();
-        if ctx.losses == 0 && state == self.prev_ca_state {
-            // No loss, no change of state: the window stands, or conservation goes on (the
-            // rest would change nothing).
-            if !self.packet_conservation {
-                return (cwnd, false);
-            }
-            return Self::conserved(w, acked, cwnd);
-        }
         // An ACK releases at most twice what it delivered: first take off what it found lost.
         if ctx.losses > 0 {
             cwnd = (cwnd - to_f64(ctx.losses)).max(1.0);
@@ -1050,24 +1079,41 @@ impl Bbr {
         self.quantization_budget(self.bdp(bw, gain) + extra)
     }
 
-    /// `bbr_set_cwnd()`.
-    fn set_cwnd(&mut self, w: &mut Window, ctx: &AckCtx, bw: f64, gain: f64) {
+    /// [`Self::window_target`] as an f64, kept with the window's BDP while the
+    /// ACK-aggregation allowance stands (asked on most ACKs out of a recovery's first round).
+    /// (The gain is the window's, read only when the target is computed again.)
+    #[inline]
+    fn cwnd_target(&mut self, bw: f64) -> f64 {
+        let m = &self.bdp_memo[CWND_BDP];
+        if m.bw == bw.to_bits() && m.target != NO_TARGET {
+            return f64::from_bits(m.target);
+        }
+        self.cwnd_target_again(bw)
+    }
+
+    fn cwnd_target_again(&mut self, bw: f64) -> f64 {
+        // (`bw` is `self.bw()`, the estimate the cap is of.)
+        let base = self.bdp_at(CWND_BDP, bw, self.cwnd_gain);
+        let extra = self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
+        let target = to_f64((base + extra + 1) & !1);
+        self.bdp_memo[CWND_BDP].target = target.to_bits();
+        target
+    }
+
+    /// `bbr_set_cwnd()`, toward the target of `bw` and the window's gain.
+    fn set_cwnd(&mut self, w: &mut Window, ctx: &AckCtx, bw: f64) {
         let acked = ctx.newly_delivered;
         let mut cwnd = w.cwnd();
         if acked > 0 {
             let (c, conserving) = self.recover_or_restore(w, ctx);
             cwnd = c;
             if !conserving {
-                // (`bw` is `self.bw()`, the estimate the cap is of.)
-                let base = self.bdp_at(CWND_BDP, bw, gain);
-                let extra = self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
-                let target = (base + extra + 1) & !1;
+                let target = self.cwnd_target(bw);
                 debug_assert_eq!(
                     target,
-                    self.window_target(bw, gain),
+                    to_f64(self.window_target(bw, self.cwnd_gain)),
                     "a stale window target"
                 );
-                let target = to_f64(target);
                 // Slow start up toward the target, or down to it once the pipe was full.
                 if self.full_bw_reached {
                     // `(cwnd + acked).min(target)` (the target is never NaN) in one test.
@@ -1198,19 +1244,25 @@ impl Growth for Bbr {
             self.advance_cycle_phase();
         }
         debug_assert_eq!(self.calm, self.calm_now(), "calm across a change");
-        if !self.calm {
+        if self.calm {
+            // Only RTprop's expiry (ProbeRTT's entry) can end the calm before the gains.
+            if self.update_min_rtt(w, ctx) && !self.calm {
+                self.probe_rtt_step(w, ctx);
+                self.update_gains();
+            }
+        } else {
+            // (Nothing here makes the sender calm before `update_gains()`.)
             self.check_full_bw_reached(ctx);
             self.check_drain(w, ctx.now);
-        }
-        self.update_min_rtt(w, ctx);
-        debug_assert_eq!(self.calm, self.calm_now(), "calm across a change");
-        if !self.calm {
+            self.update_min_rtt(w, ctx);
+            debug_assert!(!self.calm);
             self.probe_rtt_step(w, ctx);
             self.update_gains();
         }
+        debug_assert_eq!(self.calm, self.calm_now(), "calm across a change");
         debug_assert!(!self.gains_stale);
         debug_assert_eq!(bw.to_bits(), self.bw().to_bits());
-        let (pacing, cwnd) = (self.pacing_gain, self.cwnd_gain);
+        let pacing = self.pacing_gain;
         let paced = [bw.to_bits(), pacing.to_bits()];
         if !self.pace_kept {
             self.pace_kept = self.paced_at == paced || {
@@ -1227,7 +1279,7 @@ impl Growth for Bbr {
             self.p.pacing_burst != PacingBurst::Tso || w.min_rtt() == self.burst_min_rtt,
             "a burst kept across a fall of the min RTT"
         );
-        self.set_cwnd(w, ctx, bw, cwnd);
+        self.set_cwnd(w, ctx, bw);
     }
 }
 

@@ -17,12 +17,23 @@ pub struct MaxFilter {
     /// Up to this time none of the window's rules of time can apply to these samples: a
     /// sample below all three changes nothing until then (most of BBR's, on most ACKs).
     quiet_until: u64,
-    /// The window length `quiet_until` is of (callers pass one per filter).
-    #[cfg(debug_assertions)]
+    /// Up to this time a sample below the best meets no rule of time but the half's: the
+    /// window's end, or the quarter's rule while there is no second choice (`quiet_until`
+    /// then).
+    below_best_until: u64,
+    /// The window's length (one per filter: the times above are of it).
     win: u64,
 }
 
 impl MaxFilter {
+    /// An empty filter over a window of `win` (0 before any sample).
+    pub fn new(win: u64) -> Self {
+        Self {
+            win,
+            ..Self::default()
+        }
+    }
+
     /// The window's maximum (0 before any sample).
     pub fn get(&self) -> f64 {
         self.s[0].v
@@ -33,34 +44,72 @@ impl MaxFilter {
         self.s = [Sample { t, v }; 3];
         // (No rule of time applies at the samples' own time.)
         self.quiet_until = t;
+        self.below_best_until = t;
     }
 
-    /// Takes the measurement `v` at time `t` into a window of length `win` (the same on every
-    /// call); returns the window's maximum. (BBR calls [`Self::update_may_change`].)
+    /// Takes the measurement `v` at time `t` into the window; returns the window's maximum.
+    /// (BBR asks [`Self::quiet`], then takes the sample.)
     #[cfg(test)]
-    pub fn update(&mut self, win: u64, t: u64, v: f64) -> f64 {
-        self.update_may_change(win, t, v);
+    pub fn update(&mut self, t: u64, v: f64) -> f64 {
+        self.update_may_change(t, v);
         self.s[0].v
     }
 
-    /// [`Self::update`], false if the sample provably changed nothing (its shortcut: below
-    /// all three samples, with no rule of time due).
-    #[inline]
-    pub fn update_may_change(&mut self, win: u64, t: u64, v: f64) -> bool {
-        if v < self.s[2].v && t <= self.quiet_until {
-            #[cfg(debug_assertions)]
-            debug_assert_eq!(win, self.win, "one window length per filter");
-            return false;
-        }
-        self.take_and_settle(win, t, v);
-        true
+    /// [`Self::update`], false if the window's maximum stayed as it was (its shortcut: a
+    /// sample below all three, with no rule of time due, changes nothing at all).
+    #[cfg(test)]
+    pub fn update_may_change(&mut self, t: u64, v: f64) -> bool {
+        !self.quiet(t, v) && self.take_and_settle(t, v)
     }
 
-    /// [`Self::take`] then [`Self::settle`], out of line: the shortcut answers most calls.
+    /// The shortcut of [`Self::update_may_change`]: the sample `v` at time `t` changes
+    /// nothing (below all three samples, with no rule of time due). A caller with tests of
+    /// its own before taking a sample can ask this first, as most samples end here.
+    #[inline]
+    pub fn quiet(&self, t: u64, v: f64) -> bool {
+        v < self.s[2].v && t <= self.quiet_until
+    }
+
+    /// [`Self::take`] then [`Self::settle`] of a sample that is not [`Self::quiet`], out of
+    /// line: the shortcut answers most calls. True if the maximum changed (its bits): most
+    /// samples that get here only become a second or third choice, and the caller's work on
+    /// a new estimate can be skipped.
     #[inline(never)]
-    fn take_and_settle(&mut self, win: u64, t: u64, v: f64) {
+    pub fn take_and_settle(&mut self, t: u64, v: f64) -> bool {
+        debug_assert!(!self.quiet(t, v), "a quiet sample taken");
+        let win = self.win;
+        let before = self.s[0].v;
+        if t <= self.below_best_until && v < before {
+            // Below the best, with neither the window's end nor the quarter's rule due: the
+            // sample becomes the second and third choice (if not below the second) or the
+            // third. [`Self::take`]'s rules: no reset (the best has not aged out, and the
+            // others are no older); a sample not below the third choice is taken as it; one
+            // below it got past the shortcut only with a rule of time due, the half's (the
+            // only one left, with a third choice as old as the second), which takes it as the
+            // third choice; and once it is, the half's rule would take it again.
+            #[cfg(debug_assertions)]
+            let mut full = self.clone();
+            let val = Sample { t, v };
+            if v >= self.s[1].v {
+                self.s[1] = val;
+            }
+            self.s[2] = val;
+            self.settle(win);
+            #[cfg(debug_assertions)]
+            {
+                full.take(win, t, v);
+                full.settle(win);
+                debug_assert_eq!(
+                    (self.s, self.quiet_until, self.below_best_until),
+                    (full.s, full.quiet_until, full.below_best_until),
+                    "a sample below the best taken unlike the rules"
+                );
+            }
+            return false;
+        }
         self.take(win, t, v);
         self.settle(win);
+        self.s[0].v.to_bits() != before.to_bits()
     }
 
     /// `quiet_until` for the samples now: the first of the rules of time in [`Self::take`]
@@ -68,18 +117,15 @@ impl MaxFilter {
     /// else the window's end, which the reset's (the third choice's age) never precedes.
     fn settle(&mut self, win: u64) {
         let s = &self.s;
-        let rule = if s[1].t == s[0].t {
-            win / 4
+        let (rule, below_best) = if s[1].t == s[0].t {
+            (win / 4, win / 4)
         } else if s[2].t == s[1].t {
-            win / 2
+            (win / 2, win)
         } else {
-            win
+            (win, win)
         };
         self.quiet_until = s[0].t.saturating_add(rule);
-        #[cfg(debug_assertions)]
-        {
-            self.win = win;
-        }
+        self.below_best_until = s[0].t.saturating_add(below_best);
     }
 
     /// [`Self::update`]'s rules.
@@ -123,35 +169,36 @@ mod tests {
 
     #[test]
     fn keeps_the_maximum_of_the_last_window() {
-        let mut f = MaxFilter::default();
+        let mut f = MaxFilter::new(10);
         // Rounds 0..=9: a peak of 10 at round 2, then 5s.
         for (t, v) in [(0, 4.0), (1, 6.0), (2, 10.0), (3, 5.0), (4, 5.0), (5, 5.0)] {
-            f.update(10, t, v);
+            f.update(t, v);
         }
         assert_eq!(f.get(), 10.0);
         for t in 6..=12 {
-            f.update(10, t, 5.0);
+            f.update(t, 5.0);
         }
         assert_eq!(
             f.get(),
             10.0,
             "round 12: the peak (round 2) is 10 rounds old"
         );
-        f.update(10, 13, 5.0);
+        f.update(13, 5.0);
         assert_eq!(
             f.get(),
             5.0,
             "round 13: it aged out, a 5 of its later half is best"
         );
         // A new higher sample takes over at once; a lower one never does before aging.
-        f.update(10, 14, 7.0);
+        f.update(14, 7.0);
         assert_eq!(f.get(), 7.0);
-        f.update(10, 15, 6.0);
+        f.update(15, 6.0);
         assert_eq!(f.get(), 7.0);
     }
 
-    /// The shortcut for a sample below all three (`quiet_until`) leaves the filter as its
-    /// rules would, on random walks of rounds and rates (plateaus, drops, repeats).
+    /// The shortcuts for a sample below all three or below the best (`quiet_until`,
+    /// `below_best_until`) leave the filter as its rules would, and say whether the maximum
+    /// changed, on random walks of rounds and rates (plateaus, drops, repeats).
     #[test]
     fn the_quiet_shortcut_changes_nothing_the_rules_would_not() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -162,7 +209,7 @@ mod tests {
             x
         };
         for win in [1u64, 4, 10, 17] {
-            let (mut fast, mut full) = (MaxFilter::default(), MaxFilter::default());
+            let (mut fast, mut full) = (MaxFilter::new(win), MaxFilter::new(win));
             let (mut t, mut level) = (0u64, 100.0);
             for _ in 0..20_000 {
                 let r = next();
@@ -171,19 +218,26 @@ mod tests {
                     level = 50.0 + (next() % 100) as f64;
                 }
                 let v = level - (next() % 40) as f64 * 0.5;
-                let a = fast.update(win, t, v);
+                let before = fast.get();
+                let changed = fast.update_may_change(t, v);
                 let b = full.take(win, t, v);
                 full.settle(win);
+                let a = fast.get();
                 assert_eq!((a, fast.s), (b, full.s), "win {win}, round {t}, sample {v}");
+                assert_eq!(
+                    changed,
+                    a.to_bits() != before.to_bits(),
+                    "round {t}, sample {v}"
+                );
             }
         }
     }
 
     #[test]
     fn decreasing_samples_hand_over_to_the_best_successor() {
-        let mut f = MaxFilter::default();
+        let mut f = MaxFilter::new(10);
         for t in 0..40u64 {
-            f.update(10, t, 100.0 - t as f64);
+            f.update(t, 100.0 - t as f64);
         }
         // The true windowed max of [29, 39] is 71 (round 29); the three-sample filter keeps
         // a successor from within the window, never one older than it.
