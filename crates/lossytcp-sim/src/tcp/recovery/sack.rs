@@ -84,9 +84,7 @@ fn new_in_pipe(s: &SenderState) -> u64 {
 #[inline(always)]
 fn next_in_window_open(s: &mut SenderState) -> Option<u64> {
     let floor = (s.cwnd as i64).max(0) as u64;
-    let window = floor
-        .max(s.min_usable_window)
-        .min(u64::from(s.max_window));
+    let window = floor.max(s.min_usable_window).min(u64::from(s.max_window));
     debug_assert_eq!(window, s.usable_window());
     if s.snd_nxt < s.snd_una + window && s.snd_nxt < s.limit {
         let q = s.snd_nxt;
