@@ -73,6 +73,29 @@ fn new_in_pipe(s: &SenderState) -> u64 {
     u64::from(s.dupthresh > 0)
 }
 
+/// [`SenderState::next_in_window`] for SACK's open state, with cwnd converted to an
+/// integer through i64: one instruction and a saturation test instead of the f64 -> u64
+/// conversion's two ranges. The same window for every cwnd: NaN gives 0 either way, a
+/// negative cwnd gives a negative i64 that the clamp at 0 takes to 0 (u64's `as`
+/// saturates it to 0), and a cwnd at or above 2^63 saturates to i64::MAX, above
+/// `max_window` as u64's value is. Only here (twice per segment a SACK sender sends
+/// outside a recovery): the shared `usable_window` runs for NewReno too, on every segment,
+/// and the bench counts what BBR saves against 1.3 times what NewReno saves.
+#[inline(always)]
+fn next_in_window_open(s: &mut SenderState) -> Option<u64> {
+    let floor = (s.cwnd as i64).max(0) as u64;
+    let window = floor.max(s.min_usable_window).min(u64::from(s.max_window));
+    debug_assert_eq!(window, s.usable_window());
+    if s.snd_nxt < s.snd_una + window && s.snd_nxt < s.limit {
+        let q = s.snd_nxt;
+        s.snd_nxt += 1;
+        s.snd_max = s.snd_max.max(s.snd_nxt);
+        Some(q)
+    } else {
+        None
+    }
+}
+
 /// NextSeg's state after it sent new data (rule 2): the scoreboard's generation and growth
 /// of its top run, snd_una (together they stand for the runs), snd_max then, and the pipe
 /// with that segment. HighRxt and the lost retransmissions stand while it is kept: every
@@ -588,13 +611,13 @@ impl Recovery for Sack {
         s.flight().min(s.usable_window())
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
         self.board.align(s.snd_una);
         if !s.in_recovery && s.ca_state != CaState::Loss && s.snd_nxt >= s.snd_max {
             // New data in the window: what the general path below does in this state, kept
             // small enough to be inlined into the sender's loop (twice per segment sent).
-            return s.next_in_window();
+            return next_in_window_open(s);
         }
         self.next_segment_general(s)
     }
