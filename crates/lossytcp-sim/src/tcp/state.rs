@@ -152,7 +152,14 @@ impl SenderState {
 
     /// The window-limited next segment: what every variant but SACK-in-recovery sends.
     pub fn next_in_window(&mut self) -> Option<u64> {
-        if self.snd_nxt < self.snd_una + self.usable_window() && self.snd_nxt < self.limit {
+        self.next_in(self.usable_window())
+    }
+
+    /// [`SenderState::next_in_window`] with the usable window `window` computed by the caller
+    /// (SACK's NextSeg computes it more cheaply for the values it can meet).
+    #[inline(always)]
+    pub fn next_in(&mut self, window: u64) -> Option<u64> {
+        if self.snd_nxt < self.snd_una + window && self.snd_nxt < self.limit {
             let s = self.snd_nxt;
             self.snd_nxt += 1;
             self.snd_max = self.snd_max.max(self.snd_nxt);

@@ -86,14 +86,7 @@ fn next_in_window_open(s: &mut SenderState) -> Option<u64> {
     let floor = (s.cwnd as i64).max(0) as u64;
     let window = floor.max(s.min_usable_window).min(u64::from(s.max_window));
     debug_assert_eq!(window, s.usable_window());
-    if s.snd_nxt < s.snd_una + window && s.snd_nxt < s.limit {
-        let q = s.snd_nxt;
-        s.snd_nxt += 1;
-        s.snd_max = s.snd_max.max(s.snd_nxt);
-        Some(q)
-    } else {
-        None
-    }
+    s.next_in(window)
 }
 
 /// NextSeg's state after it sent new data (rule 2): the scoreboard's generation and growth
