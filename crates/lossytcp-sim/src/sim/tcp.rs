@@ -884,16 +884,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
             f.book_loss_events();
         }
         self.note_state(now, fid, net);
-        if pacing_unchanged {
-            let f = &mut self.flows[fid];
-            debug_assert_eq!(f.pace_at, f.sender.pacing_deadline());
-            f.sync_timer(fid, net);
-            if f.source.is_some() && f.report.completion_time_s.is_some() {
-                self.retire(fid, net);
-            }
-        } else {
-            self.sync_timers(fid, net);
-        }
+        self.sync_timers_but(fid, net, pacing_unchanged);
     }
 
     /// The sender's state after its work, sent or not: the window trace, completion.
@@ -932,9 +923,17 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Tcp<G, R> {
     /// The timers after the sender's work; a complete transfer retires.
     #[inline(always)]
     fn sync_timers(&mut self, fid: usize, net: &mut Net) {
+        self.sync_timers_but(fid, net, false);
+    }
+
+    /// [`Tcp::sync_timers`]; `pacing_unchanged`: the sender said its pacing deadline is as
+    /// it was, and so is the pacing timer the last event set for it, which needs no look.
+    #[inline(always)]
+    fn sync_timers_but(&mut self, fid: usize, net: &mut Net, pacing_unchanged: bool) {
         let f = &mut self.flows[fid];
+        debug_assert!(!pacing_unchanged || f.pace_at == f.sender.pacing_deadline());
         f.sync_timer(fid, net);
-        if f.sender.state.pacing_rate.is_some() || f.pace_at.is_some() {
+        if !pacing_unchanged && (f.sender.state.pacing_rate.is_some() || f.pace_at.is_some()) {
             f.sync_pacing(fid, net);
         }
         if f.source.is_some() && f.report.completion_time_s.is_some() {

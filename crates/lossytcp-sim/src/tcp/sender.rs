@@ -718,7 +718,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         debug_assert_eq!(self.state.snd_max, 0, "the handshake comes before the data");
         self.rtt.sample(rtt);
         self.state.srtt = self.rtt.srtt();
-        self.state.min_rtt = Some(self.state.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        self.state.note_min_rtt(rtt);
     }
 
     /// Sends the initial window.
@@ -825,9 +825,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                     .flatten()
             };
             if let Some(r) = rtt_sample {
-                if self.state.min_rtt.is_none_or(|m| r < m) {
-                    self.state.min_rtt = Some(r);
-                }
+                self.state.note_min_rtt(r);
             }
             return AckCtx {
                 now,
@@ -859,9 +857,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             .pending_rtt(now)
             .filter(|_| ack == old_una || self.unambiguous(old_una, ack));
         if let Some(r) = rtt_sample {
-            if self.state.min_rtt.is_none_or(|m| r < m) {
-                self.state.min_rtt = Some(r);
-            }
+            self.state.note_min_rtt(r);
         }
         let rate = self
             .log

@@ -143,6 +143,14 @@ impl SenderState {
             .min(u64::from(self.max_window))
     }
 
+    /// A round-trip sample `r` lowers the connection's minimum RTT.
+    #[inline(always)]
+    pub fn note_min_rtt(&mut self, r: Dur) {
+        if self.min_rtt.is_none_or(|m| r < m) {
+            self.min_rtt = Some(r);
+        }
+    }
+
     /// RFC 6582 §3.2 step 1 (and ns-2's `bugfix_`): after a loss event, a new one may start
     /// only once a cumulative ACK covers more than `recover`.
     pub fn may_start_recovery(&self) -> bool {
