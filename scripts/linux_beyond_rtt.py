@@ -58,10 +58,14 @@ ENGINE = ("goodput_norm", "timeouts", "spurious_timeouts", "fast_retransmits",
 STORED = ENGINE[:-2]
 
 
-def one(cc: str, high: float, seed: int, duration: float, logs: Path) -> dict:
+def one(cc: str, high: float, seed: int, duration: float, logs: Path,
+        sample_interval_s: float = 0.01) -> dict:
     d = logs / f"{cc}-{high * 1000:.0f}-{seed}"
-    rep = emulate(cc, **rtt_jump_link(high), duration_s=duration, seed=seed, log_dir=d)
+    rep = emulate(cc, **rtt_jump_link(high), duration_s=duration, seed=seed, log_dir=d,
+                  sample_interval_s=sample_interval_s)
     t0, end = rep.raw["tcp"]["t0_s"], rep.raw["tcp"]["t0_s"] + rep.elapsed_s
+    # The TCP_INFO samples beside the fate logs (cwnd, pacing rate, flight per sample).
+    (d / "samples.json").write_text(json.dumps(rep.samples))
     row = {"cc": cc, "high": high, "seed": seed,
            "kernel": {"goodput_norm": rep.goodput_norm, "retransmissions": rep.retransmissions,
                       "queue_drops": rep.queue_drops,
@@ -363,6 +367,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--logs", type=Path, default=None,
                     help="keep the fate logs there [a directory beside --out]")
+    ap.add_argument("--sample-interval", type=float, default=0.01,
+                    help="TCP_INFO sampling interval of the kernel runs, s [%(default)s]")
     ap.add_argument("--engine-tlp", action="store_true",
                     help="no kernel runs: the engine side of --out's rows without and with "
                          "tlp, against the kernel's columns")
@@ -394,7 +400,7 @@ def main() -> None:
             for seed in range(1, a.seeds + 1):
                 if (cc, high, seed) in done:
                     continue
-                row = one(cc, high, seed, a.duration, logs)
+                row = one(cc, high, seed, a.duration, logs, a.sample_interval)
                 rows.append(row)
                 with a.out.open("a") as f:
                     f.write(json.dumps(row) + "\n")

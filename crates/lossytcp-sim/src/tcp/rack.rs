@@ -96,6 +96,15 @@ struct Slot {
     /// The delivered count when it was last sent (`skb->tx.delivered`), for the window's
     /// round test.
     tx_delivered: u64,
+    /// Marked lost by RACK's detection, which takes it off the transmissions it walks
+    /// (`tcp_rack_detect_loss()`: `list_del_init(&skb->tcp_tsorted_anchor)`) until it is
+    /// sent again.
+    rack_marked: bool,
+    /// Marked lost by RACK, then not lost any more by an undo (`tcp_undo_cwnd_reduction(sk,
+    /// true)` clears `TCPCB_LOST` and leaves the segment off `tsorted_sent_queue`): in
+    /// flight, and RACK never finds it lost again until it is sent again (see
+    /// [`Rack::lowest_spared`]).
+    spared: bool,
 }
 
 /// A transmission found by [`Rack::sync`]: the segment, when, and whether it was a
@@ -133,6 +142,9 @@ pub struct Rack {
     lost_retransmissions: u64,
     /// Segments RACK marked lost, all told.
     lost_marked: u64,
+    /// Verdicts that waited for spared segments below them ([`Rack::lowest_spared`]), all
+    /// told.
+    deferred: u64,
     /// The least RTT of a segment sent once and delivered (cumulatively or by SACK), µs:
     /// Linux's min RTT and SRTT take the SACKed segments' RTTs as well (`sack_rtt_us` in
     /// `tcp_ack_update_rtt()`) and start from the handshake's; the engine's flows start
@@ -158,6 +170,8 @@ pub struct Rack {
     newly_sacked: u64,
     /// `resp.delivered` when [`Rack::take_delivered`] was last asked.
     delivered_told: u64,
+    /// One past the highest segment an undo spared (0: none; see [`Rack::lowest_spared`]).
+    spared_hi: u64,
 }
 
 /// Microseconds, as Linux's `tcp_clock_us()` stamps.
@@ -231,6 +245,9 @@ impl Rack {
                 continue;
             }
             let again = slot.sent || retransmitted;
+            // Sent again: back on the walked transmissions (`tcp_update_skb_after_send()`).
+            slot.rack_marked = false;
+            slot.spared = false;
             slot.sent_at = t;
             slot.sent = true;
             slot.tx_delivered = self.resp.delivered;
@@ -581,6 +598,7 @@ impl Rack {
             return 0;
         };
         let reo_wnd = self.reo_wnd_us(c);
+        let spared = self.lowest_spared();
         let mut wait = 0;
         let mut i = 0;
         while i < self.sent.len() {
@@ -609,8 +627,18 @@ impl Rack {
             }
             let elapsed = us(c.now) - us(t);
             let remaining = (self.rtt_us + reo_wnd) as i64 - elapsed as i64;
+            if remaining <= 0 && spared.is_some_and(|low| low < seq) {
+                // Linux marks it, and it alone; the recovery takes a verdict as every
+                // segment below it lost (`Recovery::rack_lost`), the spared ones too, which
+                // are in flight. It waits, on the walked transmissions, until they are
+                // delivered (or a timeout marks everything).
+                self.deferred += 1;
+                i += 1;
+                continue;
+            }
             if remaining <= 0 {
                 let retransmission = slot.retransmission_out;
+                slot.rack_marked = true;
                 slot.lost = true;
                 slot.retransmission_out = false;
                 self.lost_marked += 1;
@@ -679,11 +707,50 @@ impl Rack {
     }
 
     /// A spurious timeout undone: what it marked lost is in flight again
-    /// (`tcp_undo_cwnd_reduction(sk, true)`).
+    /// (`tcp_undo_cwnd_reduction(sk, true)`). What RACK had marked stays off the walked
+    /// transmissions: spared.
     pub fn unmark_lost(&mut self) {
-        for s in &mut self.slots {
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            if s.lost && s.rack_marked {
+                s.spared = true;
+                self.spared_hi = self.spared_hi.max(self.base + i as u64 + 1);
+            }
             s.lost = false;
+            s.rack_marked = false;
         }
+    }
+
+    /// The lowest segment an undo spared that is still outstanding, neither SACKed nor
+    /// marked lost since (by a timeout), if any. Linux's RACK marks lost exactly the
+    /// segments its walk finds; a later verdict above a spared segment leaves the spared
+    /// one in flight. The recovery plugins take RACK's verdicts as a limit below which
+    /// every segment not SACKed is lost (`Recovery::rack_lost`), which would count the
+    /// spared segments lost as well: on paper 001's path, after a partial undo at a drop
+    /// of the RTT, the next verdict (two segments of the overtaken flight) took some 57
+    /// segments in flight out of the pipe and retransmitted them, and BBR's recovery
+    /// window fell to the flight that remained. Such a verdict waits instead
+    /// ([`Rack::detect`]), until the spared segments are delivered.
+    fn lowest_spared(&mut self) -> Option<u64> {
+        if self.spared_hi <= self.base {
+            self.spared_hi = 0;
+            return None;
+        }
+        let n = (self.spared_hi - self.base) as usize;
+        let low = self
+            .slots
+            .iter()
+            .take(n)
+            .position(|s| s.spared && !s.sacked && !s.lost)
+            .map(|i| self.base + i as u64);
+        if low.is_none() {
+            self.spared_hi = 0;
+        }
+        low
+    }
+
+    /// Verdicts that waited for segments an undo spared, all told.
+    pub fn deferred(&self) -> u64 {
+        self.deferred
     }
 
     /// Segments RACK marked lost, and retransmissions in flight marked lost by RACK or a
@@ -967,6 +1034,46 @@ mod tests {
             let want = if end < 16 { 3 } else { 1 };
             assert_eq!(f.r.reordering_counts().2, want, "after {end} recoveries");
         }
+    }
+
+    #[test]
+    fn a_verdict_above_segments_an_undo_spared_waits_for_them() {
+        // 0..5 sent at 0..4 ms, 5..9 at 20..23 ms, 9 at 80 ms. 5 SACKed at 60 ms (RACK.rtt
+        // 40 ms, window 10 ms): 0..4 are lost. A partial undo unmarks them; Linux's walk
+        // no longer holds them, so they are not lost again, and they are in flight.
+        let mut f = Flow::new();
+        for q in 0..5 {
+            f.send(q, q as f64);
+        }
+        for q in 5..9 {
+            f.send(q, 15.0 + q as f64);
+        }
+        f.send(9, 80.0);
+        let m = Some(Dur(40_000_000));
+        f.r.on_ack(ms(60.0), 0, &[(5, 6)], m);
+        f.r.mark_lost(&ctx(ms(60.0), false));
+        assert_eq!(
+            marked(&mut f.r),
+            (0..5).map(|q| (q, false)).collect::<Vec<_>>()
+        );
+        f.r.undo_partial();
+        // 9 SACKed at 120 ms: RACK.rtt 40 ms, and 6, 7, 8 left 98-100 ms ago. Linux marks
+        // them alone; the recovery would take every segment below 9 as lost, 0..4 too:
+        // they wait while 0..4 are outstanding.
+        f.r.on_ack(ms(120.0), 0, &[(5, 6), (9, 10)], m);
+        assert_eq!(f.r.mark_lost(&ctx(ms(120.0), false)), None);
+        assert!(marked(&mut f.r).is_empty());
+        assert_eq!(f.r.deferred(), 3);
+        // 0..4 delivered (RACK.rtt then theirs, 121-117 ms: nothing is old enough); a
+        // segment sent at 90 ms SACKed at 130 ms (RACK.rtt 40 ms): 6, 7, 8 are lost now.
+        f.r.on_ack(ms(121.0), 5, &[(5, 6), (9, 10)], m);
+        f.r.mark_lost(&ctx(ms(121.0), false));
+        assert!(marked(&mut f.r).is_empty());
+        f.send(10, 90.0);
+        f.r.on_ack(ms(130.0), 6, &[(9, 11)], m);
+        f.r.mark_lost(&ctx(ms(130.0), false));
+        assert_eq!(marked(&mut f.r), vec![(6, false), (7, false), (8, false)]);
+        assert_eq!(f.r.deferred(), 3);
     }
 
     #[test]
