@@ -362,6 +362,54 @@ impl SendLog {
         self.deliver(seq, now, by_sack, acct)
     }
 
+    /// A cumulative ACK from `old_una` to `ack`: `on_delivered(q, now, false)` for each of its
+    /// segments, in order, where `sacked` (ascending, disjoint) holds runs of segments
+    /// SACKed in their slots (runs, or parts of them, outside `[old_una, ack)` are skipped):
+    /// a run leaves the scoreboard at once instead of slot by slot. (In a SACK recovery the
+    /// ACK that fills the lowest hole passes the run above it, tens of segments.) Their
+    /// slots keep their SACK mark: nothing reads a slot below snd_una. Returns the segments
+    /// newly delivered.
+    #[inline(never)]
+    pub fn on_cumulative_ack(
+        &mut self,
+        old_una: u64,
+        ack: u64,
+        sacked: &[(u64, u64)],
+        now: Time,
+        acct: &mut Accounting,
+    ) -> u64 {
+        let mut newly = 0;
+        let mut q = old_una;
+        for &(s, e) in sacked {
+            if s >= ack {
+                break;
+            }
+            if e <= q {
+                continue;
+            }
+            while q < s {
+                newly += u64::from(self.on_delivered(q, now, false, acct));
+                q += 1;
+            }
+            let e = e.min(ack);
+            #[cfg(debug_assertions)]
+            for x in q..e {
+                let slot = self.slot(x);
+                debug_assert!(
+                    slot.seq == x && slot.sacked,
+                    "{x} is not SACKed in its slot"
+                );
+            }
+            acct.sacked_out -= e - q;
+            q = e;
+        }
+        while q < ack {
+            newly += u64::from(self.on_delivered(q, now, false, acct));
+            q += 1;
+        }
+        newly
+    }
+
     /// [`SendLog::on_delivered`], always in line: `on_sack_news` has its own copy for SACKs,
     /// so that the sender's out-of-line one, called for cumulative ACKs only, is compiled
     /// for `by_sack` false (measured: an instruction more per cumulatively acknowledged
@@ -753,6 +801,59 @@ mod tests {
             assert_eq!(a.accounting(), b.accounting(), "step {step}");
             assert_eq!(a.take_sample(None, now), b.take_sample(None, now));
             una = ack;
+        }
+    }
+
+    #[test]
+    fn a_cumulative_ack_passes_sacked_runs_as_the_segments_one_by_one() {
+        // One log takes each cumulative ACK through on_cumulative_ack with the runs of what
+        // is SACKed (some starting below the old cumulative ACK or ending above the new one,
+        // as a scoreboard not yet aligned has them; sometimes only part of what is SACKed,
+        // as a caller may pass), the other segment by segment: the same counts, the same
+        // accounting, the same sample.
+        let (mut a, mut b) = (AccountedLog::new(64), AccountedLog::new(64));
+        let mut rnd = lcg(4242);
+        let (mut una, mut max) = (0u64, 0u64);
+        let mut sacked = std::collections::BTreeSet::new();
+        for step in 0..3000u64 {
+            let now = ms(step);
+            fill_window(&mut [&mut a, &mut b], una, &mut max, now);
+            let ack = if rnd(3) == 0 { una + rnd(40) } else { una };
+            // The runs of the SACKed segments from a little below una.
+            let mut runs: Vec<(u64, u64)> = Vec::new();
+            for &q in sacked.range(una.saturating_sub(3)..) {
+                match runs.last_mut() {
+                    Some(r) if r.1 == q => r.1 += 1,
+                    _ => runs.push((q, q + 1)),
+                }
+            }
+            if rnd(4) == 0 && !runs.is_empty() {
+                runs.remove(rnd(runs.len() as u64) as usize);
+            }
+            let (mut na, mut nb) = (0, 0);
+            if ack > una {
+                na += a.log.on_cumulative_ack(una, ack, &runs, now, &mut a.acct);
+            }
+            for q in una..ack {
+                nb += u64::from(b.on_delivered(q, now, false));
+            }
+            let mut news = Vec::new();
+            for _ in 0..rnd(3) {
+                let s = una + rnd(60);
+                news.push((s, (s + 1 + rnd(4)).min(max)));
+            }
+            na += a.on_sack_news(&news, ack, now);
+            for &(s, e) in &news {
+                for q in s.max(ack)..e {
+                    nb += u64::from(b.on_delivered(q, now, true));
+                    sacked.insert(q);
+                }
+            }
+            assert_eq!(na, nb, "step {step}");
+            assert_eq!(a.accounting(), b.accounting(), "step {step}");
+            assert_eq!(a.take_sample(None, now), b.take_sample(None, now));
+            una = ack;
+            sacked = sacked.split_off(&una);
         }
     }
 

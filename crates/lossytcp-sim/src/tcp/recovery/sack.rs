@@ -441,6 +441,11 @@ impl Recovery for Sack {
     }
 
     #[inline]
+    fn sacked_runs(&self) -> &[(u64, u64)] {
+        self.board.runs()
+    }
+
+    #[inline]
     fn on_dupack(&mut self, s: &mut SenderState) -> DupAck {
         self.board.align(s.snd_una);
         // Most duplicate ACKs of a lossy path arrive in a recovery, where without PRR they
