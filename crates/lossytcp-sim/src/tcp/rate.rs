@@ -78,12 +78,9 @@ struct Slot {
     first_sent_at: Time,
     /// Transmitted more than once (Karn).
     retransmitted: bool,
-    /// Already delivered by a SACK block: a later cumulative ACK does not count it again.
-    sacked: bool,
-    /// Marked lost (and not delivered since).
-    lost: bool,
-    /// Retransmitted after it was marked lost (counted in `retrans_out`).
-    lost_retransmitted: bool,
+    /// What a sampling log marked it: [`SACKED`], [`LOST`], [`LOST_RETRANSMITTED`]. One
+    /// byte, so that a delivery tests the three at once: on most of them none is set.
+    marks: u8,
     /// In flight just after this transmission, and the connection's lost count then (kept
     /// only for a reader: `SendLog::tx_in_flight`).
     tx_in_flight: u64,
@@ -94,14 +91,19 @@ struct Slot {
     app_limited: bool,
 }
 
+/// Already delivered by a SACK block: a later cumulative ACK does not count it again.
+const SACKED: u8 = 1;
+/// Marked lost (and not delivered since).
+const LOST: u8 = 2;
+/// Retransmitted after it was marked lost (counted in `retrans_out`).
+const LOST_RETRANSMITTED: u8 = 4;
+
 const EMPTY: Slot = Slot {
     seq: u64::MAX,
     sent_at: Time::ZERO,
     first_sent_at: Time::ZERO,
     retransmitted: false,
-    sacked: false,
-    lost: false,
-    lost_retransmitted: false,
+    marks: 0,
     tx_in_flight: 0,
     tx_lost: 0,
     delivered: 0,
@@ -222,9 +224,7 @@ impl SendLog {
             slot.seq = seq;
             slot.sent_at = at;
             slot.retransmitted = retransmission;
-            slot.sacked = false;
-            slot.lost = false;
-            slot.lost_retransmitted = false;
+            slot.marks = 0;
             if tx_wanted {
                 // (`tx_state()`'s, written out: through it the sender's code measured 9
                 // instructions more per packet.)
@@ -252,10 +252,11 @@ impl SendLog {
         acct: &mut Accounting,
     ) {
         let old = self.slots[i];
-        let lost = old.lost;
+        let lost = old.marks & LOST != 0;
+        let was_lost_retransmitted = old.marks & LOST_RETRANSMITTED != 0;
         // A retransmission of a segment marked lost is back in the network (retrans_out).
-        let lost_retransmitted = lost && (retransmission || old.lost_retransmitted);
-        if lost_retransmitted && !old.lost_retransmitted {
+        let lost_retransmitted = lost && (retransmission || was_lost_retransmitted);
+        if lost_retransmitted && !was_lost_retransmitted {
             acct.retrans_out += 1;
         }
         // (In flight once this one is out: a retransmission is outstanding, and in flight
@@ -266,9 +267,12 @@ impl SendLog {
             sent_at: at,
             first_sent_at: old.first_sent_at,
             retransmitted: retransmission || old.retransmitted,
-            sacked: old.sacked,
-            lost,
-            lost_retransmitted,
+            marks: old.marks & (SACKED | LOST)
+                | if lost_retransmitted {
+                    LOST_RETRANSMITTED
+                } else {
+                    0
+                },
             tx_in_flight,
             tx_lost,
             delivered: acct.delivered,
@@ -283,10 +287,10 @@ impl SendLog {
     pub fn mark_lost(&mut self, seq: u64, acct: &mut Accounting) -> bool {
         let i = (seq & self.mask) as usize;
         let s = &mut self.slots[i];
-        if s.seq != seq || s.sacked || s.lost {
+        if s.seq != seq || s.marks & (SACKED | LOST) != 0 {
             return false;
         }
-        s.lost = true;
+        s.marks |= LOST;
         acct.lost += 1;
         acct.lost_out += 1;
         true
@@ -296,8 +300,8 @@ impl SendLog {
     /// (`retrans_out`) and counts as lost once more.
     pub fn mark_relost(&mut self, seq: u64, acct: &mut Accounting) {
         let s = &mut self.slots[(seq & self.mask) as usize];
-        if s.seq == seq && s.lost_retransmitted {
-            s.lost_retransmitted = false;
+        if s.seq == seq && s.marks & LOST_RETRANSMITTED != 0 {
+            s.marks &= !LOST_RETRANSMITTED;
             acct.retrans_out -= 1;
             acct.lost += 1;
         }
@@ -309,8 +313,8 @@ impl SendLog {
         for q in snd_una..snd_max {
             self.mark_lost(q, acct);
             let s = &mut self.slots[(q & self.mask) as usize];
-            if s.seq == q && s.lost_retransmitted {
-                s.lost_retransmitted = false;
+            if s.seq == q && s.marks & LOST_RETRANSMITTED != 0 {
+                s.marks &= !LOST_RETRANSMITTED;
                 acct.retrans_out -= 1;
             }
         }
@@ -323,8 +327,8 @@ impl SendLog {
     pub fn unmark_lost(&mut self, snd_una: u64, snd_max: u64, acct: &mut Accounting) {
         for q in snd_una..snd_max {
             let s = &mut self.slots[(q & self.mask) as usize];
-            if s.seq == q && s.lost {
-                s.lost = false;
+            if s.seq == q && s.marks & LOST != 0 {
+                s.marks &= !LOST;
                 acct.lost_out -= 1;
             }
         }
@@ -396,7 +400,7 @@ impl SendLog {
             for x in q..e {
                 let slot = self.slot(x);
                 debug_assert!(
-                    slot.seq == x && slot.sacked,
+                    slot.seq == x && slot.marks & SACKED != 0,
                     "{x} is not SACKed in its slot"
                 );
             }
@@ -421,24 +425,27 @@ impl SendLog {
         if s.seq != seq {
             return false;
         }
-        if s.sacked {
-            if !by_sack {
-                // Cumulatively acknowledged after its SACK: it leaves the scoreboard.
-                acct.sacked_out -= 1;
-                s.sacked = false;
+        let marks = s.marks;
+        if marks != 0 {
+            if marks & SACKED != 0 {
+                if !by_sack {
+                    // Cumulatively acknowledged after its SACK: it leaves the scoreboard.
+                    // (SACKED excludes the other two marks.)
+                    acct.sacked_out -= 1;
+                    s.marks = 0;
+                }
+                return false;
             }
-            return false;
-        }
-        if s.lost {
-            acct.lost_out -= 1;
-            s.lost = false;
-        }
-        if s.lost_retransmitted {
-            acct.retrans_out -= 1;
-            s.lost_retransmitted = false;
+            if marks & LOST != 0 {
+                acct.lost_out -= 1;
+            }
+            if marks & LOST_RETRANSMITTED != 0 {
+                acct.retrans_out -= 1;
+            }
+            s.marks = 0;
         }
         if by_sack {
-            s.sacked = true;
+            s.marks = SACKED;
             acct.sacked_out += 1;
         }
         let key = (s.delivered, s.sent_at);
