@@ -570,12 +570,16 @@ impl SendLog {
 
     /// The rate sample of the ACK whose deliveries were just reported, if any; `min_rtt`
     /// invalidates intervals shorter than the path's RTT (ACK compression, as Linux does).
+    /// `rtt` is [`SendLog::pending_rtt`] at `now`, which the sender asked for first (for
+    /// its RTT sample): not computed twice.
     pub fn take_sample(
         &mut self,
         min_rtt: Option<Dur>,
         now: Time,
+        rtt: Option<Dur>,
         acct: &mut Accounting,
     ) -> Option<RateSample> {
+        debug_assert_eq!(rtt, self.pending_rtt(now));
         let p = &self.slots[self.best.take()?];
         if acct.app_limited != 0 && acct.delivered > acct.app_limited {
             acct.app_limited = 0;
@@ -584,7 +588,6 @@ impl SendLog {
         let send_elapsed = elapsed(p.sent_at, p.first_sent_time);
         let ack_elapsed = elapsed(self.delivered_time, p.delivered_time);
         let interval = send_elapsed.max(ack_elapsed);
-        let rtt = (!p.retransmitted).then(|| elapsed(now, p.sent_at));
         if interval == Dur::ZERO || min_rtt.is_some_and(|m| interval < m) {
             return None;
         }
@@ -647,7 +650,8 @@ impl AccountedLog {
         self.log.on_sack_news(news, lo, now, &mut self.acct)
     }
     pub fn take_sample(&mut self, min_rtt: Option<Dur>, now: Time) -> Option<RateSample> {
-        self.log.take_sample(min_rtt, now, &mut self.acct)
+        let rtt = self.log.pending_rtt(now);
+        self.log.take_sample(min_rtt, now, rtt, &mut self.acct)
     }
     pub fn accounting(&self) -> Accounting {
         self.acct

@@ -867,16 +867,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         // (Karn's test has nothing to look at on an ACK that acknowledges nothing new
         // cumulatively, nearly every ACK of a SACK recovery: `unambiguous` is true then.)
-        let rtt_sample = self
-            .log
-            .pending_rtt(now)
-            .filter(|_| ack == old_una || self.unambiguous(old_una, ack));
+        let pending_rtt = self.log.pending_rtt(now);
+        let rtt_sample = pending_rtt.filter(|_| ack == old_una || self.unambiguous(old_una, ack));
         if let Some(r) = rtt_sample {
             self.state.note_min_rtt(r);
         }
         let rate = self
             .log
-            .take_sample(self.state.min_rtt, now, &mut self.state.acct);
+            .take_sample(self.state.min_rtt, now, pending_rtt, &mut self.state.acct);
         AckCtx {
             now,
             rtt_sample,
