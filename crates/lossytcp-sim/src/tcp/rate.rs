@@ -78,12 +78,9 @@ struct Slot {
     first_sent_at: Time,
     /// Transmitted more than once (Karn).
     retransmitted: bool,
-    /// Already delivered by a SACK block: a later cumulative ACK does not count it again.
-    sacked: bool,
-    /// Marked lost (and not delivered since).
-    lost: bool,
-    /// Retransmitted after it was marked lost (counted in `retrans_out`).
-    lost_retransmitted: bool,
+    /// What a sampling log marked it: [`SACKED`], [`LOST`], [`LOST_RETRANSMITTED`]. One
+    /// byte, so that a delivery tests the three at once: on most of them none is set.
+    marks: u8,
     /// In flight just after this transmission, and the connection's lost count then (kept
     /// only for a reader: `SendLog::tx_in_flight`).
     tx_in_flight: u64,
@@ -94,14 +91,19 @@ struct Slot {
     app_limited: bool,
 }
 
+/// Already delivered by a SACK block: a later cumulative ACK does not count it again.
+const SACKED: u8 = 1;
+/// Marked lost (and not delivered since).
+const LOST: u8 = 2;
+/// Retransmitted after it was marked lost (counted in `retrans_out`).
+const LOST_RETRANSMITTED: u8 = 4;
+
 const EMPTY: Slot = Slot {
     seq: u64::MAX,
     sent_at: Time::ZERO,
     first_sent_at: Time::ZERO,
     retransmitted: false,
-    sacked: false,
-    lost: false,
-    lost_retransmitted: false,
+    marks: 0,
     tx_in_flight: 0,
     tx_lost: 0,
     delivered: 0,
@@ -109,6 +111,17 @@ const EMPTY: Slot = Slot {
     first_sent_time: Time::ZERO,
     app_limited: false,
 };
+
+/// `later - earlier`, for times the log knows to be in that order: the log's times are
+/// the run's clock when it records them, which only moves on (a segment's send time
+/// follows the interval's start it records, and precedes the ACK that delivers it; the
+/// delivery time only grows). Without `Time::since`'s saturation: an instruction or two
+/// fewer in each rate sample.
+#[inline(always)]
+fn elapsed(later: Time, earlier: Time) -> Dur {
+    debug_assert!(later >= earlier, "{later:?} before {earlier:?}");
+    Dur(later.0 - earlier.0)
+}
 
 /// The send log of the segments in the window, with the connection's delivery state.
 ///
@@ -222,9 +235,7 @@ impl SendLog {
             slot.seq = seq;
             slot.sent_at = at;
             slot.retransmitted = retransmission;
-            slot.sacked = false;
-            slot.lost = false;
-            slot.lost_retransmitted = false;
+            slot.marks = 0;
             if tx_wanted {
                 // (`tx_state()`'s, written out: through it the sender's code measured 9
                 // instructions more per packet.)
@@ -252,10 +263,11 @@ impl SendLog {
         acct: &mut Accounting,
     ) {
         let old = self.slots[i];
-        let lost = old.lost;
+        let lost = old.marks & LOST != 0;
+        let was_lost_retransmitted = old.marks & LOST_RETRANSMITTED != 0;
         // A retransmission of a segment marked lost is back in the network (retrans_out).
-        let lost_retransmitted = lost && (retransmission || old.lost_retransmitted);
-        if lost_retransmitted && !old.lost_retransmitted {
+        let lost_retransmitted = lost && (retransmission || was_lost_retransmitted);
+        if lost_retransmitted && !was_lost_retransmitted {
             acct.retrans_out += 1;
         }
         // (In flight once this one is out: a retransmission is outstanding, and in flight
@@ -266,9 +278,12 @@ impl SendLog {
             sent_at: at,
             first_sent_at: old.first_sent_at,
             retransmitted: retransmission || old.retransmitted,
-            sacked: old.sacked,
-            lost,
-            lost_retransmitted,
+            marks: old.marks & (SACKED | LOST)
+                | if lost_retransmitted {
+                    LOST_RETRANSMITTED
+                } else {
+                    0
+                },
             tx_in_flight,
             tx_lost,
             delivered: acct.delivered,
@@ -283,10 +298,10 @@ impl SendLog {
     pub fn mark_lost(&mut self, seq: u64, acct: &mut Accounting) -> bool {
         let i = (seq & self.mask) as usize;
         let s = &mut self.slots[i];
-        if s.seq != seq || s.sacked || s.lost {
+        if s.seq != seq || s.marks & (SACKED | LOST) != 0 {
             return false;
         }
-        s.lost = true;
+        s.marks |= LOST;
         acct.lost += 1;
         acct.lost_out += 1;
         true
@@ -296,8 +311,8 @@ impl SendLog {
     /// (`retrans_out`) and counts as lost once more.
     pub fn mark_relost(&mut self, seq: u64, acct: &mut Accounting) {
         let s = &mut self.slots[(seq & self.mask) as usize];
-        if s.seq == seq && s.lost_retransmitted {
-            s.lost_retransmitted = false;
+        if s.seq == seq && s.marks & LOST_RETRANSMITTED != 0 {
+            s.marks &= !LOST_RETRANSMITTED;
             acct.retrans_out -= 1;
             acct.lost += 1;
         }
@@ -309,8 +324,8 @@ impl SendLog {
         for q in snd_una..snd_max {
             self.mark_lost(q, acct);
             let s = &mut self.slots[(q & self.mask) as usize];
-            if s.seq == q && s.lost_retransmitted {
-                s.lost_retransmitted = false;
+            if s.seq == q && s.marks & LOST_RETRANSMITTED != 0 {
+                s.marks &= !LOST_RETRANSMITTED;
                 acct.retrans_out -= 1;
             }
         }
@@ -323,8 +338,8 @@ impl SendLog {
     pub fn unmark_lost(&mut self, snd_una: u64, snd_max: u64, acct: &mut Accounting) {
         for q in snd_una..snd_max {
             let s = &mut self.slots[(q & self.mask) as usize];
-            if s.seq == q && s.lost {
-                s.lost = false;
+            if s.seq == q && s.marks & LOST != 0 {
+                s.marks &= !LOST;
                 acct.lost_out -= 1;
             }
         }
@@ -362,6 +377,54 @@ impl SendLog {
         self.deliver(seq, now, by_sack, acct)
     }
 
+    /// A cumulative ACK from `old_una` to `ack`: `on_delivered(q, now, false)` for each of its
+    /// segments, in order, where `sacked` (ascending, disjoint) holds runs of segments
+    /// SACKed in their slots (runs, or parts of them, outside `[old_una, ack)` are skipped):
+    /// a run leaves the scoreboard at once instead of slot by slot. (In a SACK recovery the
+    /// ACK that fills the lowest hole passes the run above it, tens of segments.) Their
+    /// slots keep their SACK mark: nothing reads a slot below snd_una. Returns the segments
+    /// newly delivered.
+    #[inline(never)]
+    pub fn on_cumulative_ack(
+        &mut self,
+        old_una: u64,
+        ack: u64,
+        sacked: &[(u64, u64)],
+        now: Time,
+        acct: &mut Accounting,
+    ) -> u64 {
+        let mut newly = 0;
+        let mut q = old_una;
+        for &(s, e) in sacked {
+            if s >= ack {
+                break;
+            }
+            if e <= q {
+                continue;
+            }
+            while q < s {
+                newly += u64::from(self.on_delivered(q, now, false, acct));
+                q += 1;
+            }
+            let e = e.min(ack);
+            #[cfg(debug_assertions)]
+            for x in q..e {
+                let slot = self.slot(x);
+                debug_assert!(
+                    slot.seq == x && slot.marks & SACKED != 0,
+                    "{x} is not SACKed in its slot"
+                );
+            }
+            acct.sacked_out -= e - q;
+            q = e;
+        }
+        while q < ack {
+            newly += u64::from(self.on_delivered(q, now, false, acct));
+            q += 1;
+        }
+        newly
+    }
+
     /// [`SendLog::on_delivered`], always in line: `on_sack_news` has its own copy for SACKs,
     /// so that the sender's out-of-line one, called for cumulative ACKs only, is compiled
     /// for `by_sack` false (measured: an instruction more per cumulatively acknowledged
@@ -373,24 +436,27 @@ impl SendLog {
         if s.seq != seq {
             return false;
         }
-        if s.sacked {
-            if !by_sack {
-                // Cumulatively acknowledged after its SACK: it leaves the scoreboard.
-                acct.sacked_out -= 1;
-                s.sacked = false;
+        let marks = s.marks;
+        if marks != 0 {
+            if marks & SACKED != 0 {
+                if !by_sack {
+                    // Cumulatively acknowledged after its SACK: it leaves the scoreboard.
+                    // (SACKED excludes the other two marks.)
+                    acct.sacked_out -= 1;
+                    s.marks = 0;
+                }
+                return false;
             }
-            return false;
-        }
-        if s.lost {
-            acct.lost_out -= 1;
-            s.lost = false;
-        }
-        if s.lost_retransmitted {
-            acct.retrans_out -= 1;
-            s.lost_retransmitted = false;
+            if marks & LOST != 0 {
+                acct.lost_out -= 1;
+            }
+            if marks & LOST_RETRANSMITTED != 0 {
+                acct.retrans_out -= 1;
+            }
+            s.marks = 0;
         }
         if by_sack {
-            s.sacked = true;
+            s.marks = SACKED;
             acct.sacked_out += 1;
         }
         let key = (s.delivered, s.sent_at);
@@ -504,21 +570,24 @@ impl SendLog {
 
     /// The rate sample of the ACK whose deliveries were just reported, if any; `min_rtt`
     /// invalidates intervals shorter than the path's RTT (ACK compression, as Linux does).
+    /// `rtt` is [`SendLog::pending_rtt`] at `now`, which the sender asked for first (for
+    /// its RTT sample): not computed twice.
     pub fn take_sample(
         &mut self,
         min_rtt: Option<Dur>,
         now: Time,
+        rtt: Option<Dur>,
         acct: &mut Accounting,
     ) -> Option<RateSample> {
+        debug_assert_eq!(rtt, self.pending_rtt(now));
         let p = &self.slots[self.best.take()?];
         if acct.app_limited != 0 && acct.delivered > acct.app_limited {
             acct.app_limited = 0;
         }
         self.first_sent_time = p.sent_at;
-        let send_elapsed = p.sent_at.since(p.first_sent_time);
-        let ack_elapsed = self.delivered_time.since(p.delivered_time);
+        let send_elapsed = elapsed(p.sent_at, p.first_sent_time);
+        let ack_elapsed = elapsed(self.delivered_time, p.delivered_time);
         let interval = send_elapsed.max(ack_elapsed);
-        let rtt = (!p.retransmitted).then(|| now.since(p.sent_at));
         if interval == Dur::ZERO || min_rtt.is_some_and(|m| interval < m) {
             return None;
         }
@@ -547,7 +616,7 @@ impl SendLog {
         self.best
             .map(|b| &self.slots[b])
             .filter(|b| !b.retransmitted)
-            .map(|b| now.since(b.sent_at))
+            .map(|b| elapsed(now, b.sent_at))
     }
 }
 
@@ -581,7 +650,8 @@ impl AccountedLog {
         self.log.on_sack_news(news, lo, now, &mut self.acct)
     }
     pub fn take_sample(&mut self, min_rtt: Option<Dur>, now: Time) -> Option<RateSample> {
-        self.log.take_sample(min_rtt, now, &mut self.acct)
+        let rtt = self.log.pending_rtt(now);
+        self.log.take_sample(min_rtt, now, rtt, &mut self.acct)
     }
     pub fn accounting(&self) -> Accounting {
         self.acct
@@ -753,6 +823,59 @@ mod tests {
             assert_eq!(a.accounting(), b.accounting(), "step {step}");
             assert_eq!(a.take_sample(None, now), b.take_sample(None, now));
             una = ack;
+        }
+    }
+
+    #[test]
+    fn a_cumulative_ack_passes_sacked_runs_as_the_segments_one_by_one() {
+        // One log takes each cumulative ACK through on_cumulative_ack with the runs of what
+        // is SACKed (some starting below the old cumulative ACK or ending above the new one,
+        // as a scoreboard not yet aligned has them; sometimes only part of what is SACKed,
+        // as a caller may pass), the other segment by segment: the same counts, the same
+        // accounting, the same sample.
+        let (mut a, mut b) = (AccountedLog::new(64), AccountedLog::new(64));
+        let mut rnd = lcg(4242);
+        let (mut una, mut max) = (0u64, 0u64);
+        let mut sacked = std::collections::BTreeSet::new();
+        for step in 0..3000u64 {
+            let now = ms(step);
+            fill_window(&mut [&mut a, &mut b], una, &mut max, now);
+            let ack = if rnd(3) == 0 { una + rnd(40) } else { una };
+            // The runs of the SACKed segments from a little below una.
+            let mut runs: Vec<(u64, u64)> = Vec::new();
+            for &q in sacked.range(una.saturating_sub(3)..) {
+                match runs.last_mut() {
+                    Some(r) if r.1 == q => r.1 += 1,
+                    _ => runs.push((q, q + 1)),
+                }
+            }
+            if rnd(4) == 0 && !runs.is_empty() {
+                runs.remove(rnd(runs.len() as u64) as usize);
+            }
+            let (mut na, mut nb) = (0, 0);
+            if ack > una {
+                na += a.log.on_cumulative_ack(una, ack, &runs, now, &mut a.acct);
+            }
+            for q in una..ack {
+                nb += u64::from(b.on_delivered(q, now, false));
+            }
+            let mut news = Vec::new();
+            for _ in 0..rnd(3) {
+                let s = una + rnd(60);
+                news.push((s, (s + 1 + rnd(4)).min(max)));
+            }
+            na += a.on_sack_news(&news, ack, now);
+            for &(s, e) in &news {
+                for q in s.max(ack)..e {
+                    nb += u64::from(b.on_delivered(q, now, true));
+                    sacked.insert(q);
+                }
+            }
+            assert_eq!(na, nb, "step {step}");
+            assert_eq!(a.accounting(), b.accounting(), "step {step}");
+            assert_eq!(a.take_sample(None, now), b.take_sample(None, now));
+            una = ack;
+            sacked = sacked.split_off(&una);
         }
     }
 

@@ -836,9 +836,24 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             };
         }
         let mut newly_delivered = 0;
-        for q in old_una..ack {
-            newly_delivered +=
-                u64::from(self.log.on_delivered(q, now, false, &mut self.state.acct));
+        if ack > old_una {
+            // A recovery that keeps runs of SACKed segments (and so reports its news) has
+            // them SACKed in the send log too, all but this ACK's news, which the log takes
+            // after: with those above the cumulative ACK, its runs pass in O(1).
+            let sacked = self.recovery.sacked_runs();
+            debug_assert!(sacked.is_empty() || self.sack_news_on);
+            if sacked.is_empty()
+                || !(sack.is_empty() || self.sack_news.iter().all(|&(a, _)| a >= ack))
+            {
+                for q in old_una..ack {
+                    newly_delivered +=
+                        u64::from(self.log.on_delivered(q, now, false, &mut self.state.acct));
+                }
+            } else {
+                newly_delivered =
+                    self.log
+                        .on_cumulative_ack(old_una, ack, sacked, now, &mut self.state.acct);
+            }
         }
         if !sack.is_empty() {
             newly_delivered += if self.sack_news_on {
@@ -852,16 +867,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         // (Karn's test has nothing to look at on an ACK that acknowledges nothing new
         // cumulatively, nearly every ACK of a SACK recovery: `unambiguous` is true then.)
-        let rtt_sample = self
-            .log
-            .pending_rtt(now)
-            .filter(|_| ack == old_una || self.unambiguous(old_una, ack));
+        let pending_rtt = self.log.pending_rtt(now);
+        let rtt_sample = pending_rtt.filter(|_| ack == old_una || self.unambiguous(old_una, ack));
         if let Some(r) = rtt_sample {
             self.state.note_min_rtt(r);
         }
         let rate = self
             .log
-            .take_sample(self.state.min_rtt, now, &mut self.state.acct);
+            .take_sample(self.state.min_rtt, now, pending_rtt, &mut self.state.acct);
         AckCtx {
             now,
             rtt_sample,

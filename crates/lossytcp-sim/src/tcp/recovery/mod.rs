@@ -93,6 +93,12 @@ pub trait Recovery {
     ) {
         self.on_sack_blocks(s, blocks);
     }
+    /// The runs `[a, b)` of segments SACKed, ascending and disjoint, where
+    /// [`Recovery::reports_sack_news`] (runs below snd_una may be left until the plugin's
+    /// next ACK forgets them); empty otherwise.
+    fn sacked_runs(&self) -> &[(u64, u64)] {
+        &[]
+    }
     /// Whether an ACK that does not advance `snd_una` while data is outstanding counts as a
     /// duplicate ACK (ns-2's Sack1 counts only those whose blocks changed the scoreboard).
     fn counts_dupack(&self, _s: &SenderState) -> bool {
@@ -264,6 +270,10 @@ impl Recovery for RecoveryImpl {
         news: &mut Vec<(u64, u64)>,
     ) {
         dispatch!(self, r => r.on_sack_blocks_news(s, blocks, news))
+    }
+    #[inline]
+    fn sacked_runs(&self) -> &[(u64, u64)] {
+        dispatch!(self, r => r.sacked_runs())
     }
     #[inline]
     fn counts_dupack(&self, s: &SenderState) -> bool {

@@ -237,8 +237,31 @@ impl Sack {
     /// SACK (see `SackedRuns::mark_reporting`). Most ACKs of a recovery only grow the top
     /// run of SACKed segments below the first retransmission's mark (so find no
     /// retransmission lost): answered here, with few registers, the rest out of line.
+    /// (Two thirds of those ACKs carry one block: that case here, in few enough registers
+    /// to need none saved, the rest in `mark_blocks_more`.)
     #[inline(never)]
     fn mark_blocks(
+        &mut self,
+        s: &SenderState,
+        blocks: &[(u64, u64)],
+        mut new: impl FnMut(u64, u64),
+    ) {
+        if let [_] = blocks {
+            if let Some((a, b)) = self.board.grow_top(s, blocks, self.rexmits_mark) {
+                if self.prr_on {
+                    self.prr.sacked_now = b - a;
+                }
+                new(a, b);
+                return;
+            }
+        }
+        self.mark_blocks_more(s, blocks, new);
+    }
+
+    /// [`Sack::mark_blocks`] of more than one block, or of one the top run's growth does
+    /// not take.
+    #[inline(never)]
+    fn mark_blocks_more(
         &mut self,
         s: &SenderState,
         blocks: &[(u64, u64)],
@@ -438,6 +461,11 @@ impl Recovery for Sack {
         if !blocks.is_empty() {
             self.mark_blocks(s, blocks, |a, b| news.push((a, b)));
         }
+    }
+
+    #[inline]
+    fn sacked_runs(&self) -> &[(u64, u64)] {
+        self.board.runs()
     }
 
     #[inline]

@@ -125,6 +125,13 @@ impl SackedRuns {
         self.high_sacked
     }
 
+    /// The runs, ascending, disjoint and not adjacent (those below snd_una until `align`
+    /// forgets them).
+    #[inline]
+    pub fn runs(&self) -> &[(u64, u64)] {
+        &self.runs
+    }
+
     /// Forgets the segments below `snd_una`.
     #[inline]
     // (Collapsing the inner test into the match would send the common case, the first hole
