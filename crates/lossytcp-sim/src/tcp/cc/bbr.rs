@@ -246,9 +246,10 @@ pub struct Bbr {
     /// length once the delivery time is past it (tested on every ACK).
     cycle_full_at: Time,
     /// `bbr_is_next_cycle_phase()` can say yes only once `delivered_mstamp` is past this:
-    /// never outside ProbeBW (`Time(u64::MAX)`), at a pacing gain of 1 once the phase has
-    /// lasted its full length (`cycle_full_at`), else at any time (`Time::ZERO`: ProbeBW
-    /// comes after ACKs that delivered data, so `delivered_mstamp` is past it). Kept by
+    /// never outside ProbeBW (`Time(u64::MAX)`), at a pacing gain of 1 or above (probing)
+    /// once the phase has lasted its full length (`cycle_full_at`: probing goes on until
+    /// then whatever the flight or the losses), else (draining) at any time (`Time::ZERO`:
+    /// ProbeBW comes after ACKs that delivered data, so `delivered_mstamp` is past it). Kept by
     /// `refresh_cycle_test()` wherever the mode, the pacing gain or `cycle_full_at` change;
     /// tested on every ACK instead of the three.
     cycle_test_after: Time,
@@ -393,7 +394,7 @@ impl Bbr {
     fn refresh_cycle_test(&mut self) {
         self.cycle_test_after = if self.mode != Mode::ProbeBw {
             Time(u64::MAX)
-        } else if self.pacing_gain == 1.0 {
+        } else if self.pacing_gain >= 1.0 {
             self.cycle_full_at
         } else {
             Time::ZERO
@@ -1236,7 +1237,7 @@ impl Growth for Bbr {
         debug_assert!(
             self.delivered_mstamp > self.cycle_test_after
                 || self.mode != Mode::ProbeBw
-                || (self.pacing_gain == 1.0 && self.delivered_mstamp <= self.cycle_full_at),
+                || (self.pacing_gain >= 1.0 && self.delivered_mstamp <= self.cycle_full_at),
             "a phase test skipped that could say yes"
         );
         // (Outside ProbeBW nothing is past `cycle_test_after`.)
