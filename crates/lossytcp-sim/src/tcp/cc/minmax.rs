@@ -70,13 +70,41 @@ impl MaxFilter {
         v < self.s[2].v && t <= self.quiet_until
     }
 
-    /// [`Self::take`] then [`Self::settle`] of a sample that is not [`Self::quiet`], out of
-    /// line: the shortcut answers most calls. True if the maximum changed (its bits): most
-    /// samples that get here only become a second or third choice, and the caller's work on
-    /// a new estimate can be skipped.
-    #[inline(never)]
+    /// [`Self::take`] then [`Self::settle`] of a sample that is not [`Self::quiet`]. True if
+    /// the maximum changed (its bits): most samples that get here only become a second or
+    /// third choice, and the caller's work on a new estimate can be skipped.
+    ///
+    /// Most of them (BBR's on a lossy path: 1927 of 2802 in 20 s) are below the second
+    /// choice, of the time the third choice was taken at, with no rule of time due but the
+    /// half's: [`Self::take_and_settle_rest`]'s first case would make the sample the third
+    /// choice, at the third choice's own time, so no time changes and `settle` would find
+    /// what it found. That is done here inline; the rest out of line.
+    #[inline]
     pub fn take_and_settle(&mut self, t: u64, v: f64) -> bool {
         debug_assert!(!self.quiet(t, v), "a quiet sample taken");
+        // (Below the second choice is below the best: the values never increase.)
+        if t == self.s[2].t && v < self.s[1].v && t <= self.below_best_until {
+            #[cfg(debug_assertions)]
+            let mut full = self.clone();
+            self.s[2].v = v;
+            #[cfg(debug_assertions)]
+            {
+                let changed = full.take_and_settle_rest(t, v);
+                debug_assert!(!changed);
+                debug_assert_eq!(
+                    (self.s, self.quiet_until, self.below_best_until),
+                    (full.s, full.quiet_until, full.below_best_until),
+                    "a third choice replaced unlike the rules"
+                );
+            }
+            return false;
+        }
+        self.take_and_settle_rest(t, v)
+    }
+
+    /// [`Self::take_and_settle`] of the other samples, out of line.
+    #[inline(never)]
+    fn take_and_settle_rest(&mut self, t: u64, v: f64) -> bool {
         let win = self.win;
         let before = self.s[0].v;
         if t <= self.below_best_until && v < before {
