@@ -78,14 +78,22 @@ impl MaxFilter {
     /// choice, of the time the third choice was taken at, with no rule of time due but the
     /// half's: [`Self::take_and_settle_rest`]'s first case would make the sample the third
     /// choice, at the third choice's own time, so no time changes and `settle` would find
-    /// what it found. That is done here inline; the rest out of line.
+    /// what it found. So does a sample not below the second choice when the second is of
+    /// that time too (it becomes both). Those are done here inline; the rest out of line.
     #[inline]
     pub fn take_and_settle(&mut self, t: u64, v: f64) -> bool {
         debug_assert!(!self.quiet(t, v), "a quiet sample taken");
-        // (Below the second choice is below the best: the values never increase.)
-        if t == self.s[2].t && v < self.s[1].v && t <= self.below_best_until {
+        if t == self.s[2].t && v < self.s[0].v && t <= self.below_best_until {
+            // Below the second choice, or not but of its time too.
+            let second = v >= self.s[1].v;
+            if second && t != self.s[1].t {
+                return self.take_and_settle_rest(t, v);
+            }
             #[cfg(debug_assertions)]
             let mut full = self.clone();
+            if second {
+                self.s[1].v = v;
+            }
             self.s[2].v = v;
             #[cfg(debug_assertions)]
             {
