@@ -789,7 +789,9 @@ impl Bbr {
 
     /// `bbr_update_ack_aggregation()` of an ACK with a rate sample that delivered `newly`
     /// segments (Linux's does nothing without a sample): the most data acknowledged beyond
-    /// the estimate over an epoch, kept for two halves of 5 rounds.
+    /// the estimate over an epoch, kept for two halves of 5 rounds. (Inlined into both paths
+    /// of `bbr_main()`: a call would make the calm one save registers.)
+    #[inline(always)]
     fn update_ack_aggregation(&mut self, s: &impl SenderView, newly: u64, bw: f64) {
         if !self.p.extra_acked {
             return;
@@ -1207,8 +1209,100 @@ impl Growth for Bbr {
         })
     }
 
-    /// `bbr_main()`.
+    /// `bbr_main()`: most ACKs take [`Bbr::calm_ack`], the others the whole of it
+    /// ([`Bbr::main`]). (Out of line, as it was before the split: inlined into the sender's
+    /// ACK path it cost 49 instructions per packet more on `two-hop`.)
+    #[inline(never)]
     fn cong_control(&mut self, w: &mut Window, ctx: &AckCtx) {
+        #[cfg(debug_assertions)]
+        let before = (self.clone(), w.state().clone());
+        if self.calm_ack(w, ctx) {
+            #[cfg(debug_assertions)]
+            {
+                let (mut full, mut st) = before;
+                full.main(&mut Window::new(&mut st), ctx);
+                debug_assert_eq!(format!("{full:?}"), format!("{self:?}"), "a calm ACK");
+                debug_assert_eq!(format!("{st:?}"), format!("{:?}", w.state()), "a calm ACK");
+            }
+            return;
+        }
+        self.main(w, ctx);
+    }
+}
+
+impl Bbr {
+    /// `bbr_main()` on the most common ACK, without a call but one at its end (so that it
+    /// saves and restores no registers): in ProbeBW's calm ([`Self::calm`]) an ACK with a
+    /// rate sample, no loss and no change of state, in no round start, that no long-term
+    /// sampling, phase test, RTprop or pacing change is due on, whose sample changes no
+    /// more of the bandwidth filter than [`MaxFilter::takes_in_place`] does, and whose
+    /// window is conserved or kept toward a target kept ([`Self::cwnd_target`]'s memo), the
+    /// window's memo missing a call at the end. Returns false, having changed nothing, for
+    /// the other ACKs (then [`Self::main`] takes them); what it does is what
+    /// `main` would do on these (checked on a copy in debug builds).
+    #[inline(always)]
+    fn calm_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
+        let Some(rs) = &ctx.rate else {
+            return false;
+        };
+        // (Calm is ProbeBW after a full pipe: never before `init()`.)
+        debug_assert!(!self.calm || self.initialized);
+        let (t, v) = (self.rtt_cnt, rs.delivery_rate);
+        let takes = !self.bw.quiet(t, v) && (!rs.is_app_limited || v >= self.bw.get());
+        // `update_bw()`'s round start and long-term sampler; the phase test (the delivery
+        // time is now); `update_min_rtt()`'s expiry and new minimum; the pacing rate;
+        // `recover_or_restore()`'s news.
+        if !self.calm
+            || ctx.losses != 0
+            || rs.prior_delivered >= self.next_rtt_delivered
+            || (self.lt_busy && rs.is_app_limited)
+            || ctx.now > self.cycle_test_after
+            || ctx.now > self.min_rtt_expiry
+            || ctx.rtt_sample.is_some_and(|r| r < self.min_rtt_or_max)
+            || !self.pace_kept
+            || w.ca_state() != self.prev_ca_state
+            || (takes && !self.bw.takes_in_place(t, v))
+        {
+            return false;
+        }
+        self.round_start = false;
+        self.delivered_mstamp = ctx.now;
+        if takes {
+            self.bw.take_in_place(t, v);
+        }
+        let bw = self.bw_in_use;
+        let acked = ctx.newly_delivered;
+        self.update_ack_aggregation(w, acked, bw);
+        // `set_cwnd()` with no loss, no change of state, in ProbeBW after a full pipe.
+        let mut cwnd = w.cwnd();
+        if acked > 0 {
+            if self.packet_conservation {
+                cwnd = Self::conserved(w, acked, cwnd).0;
+            } else {
+                let m = &self.bdp_memo[CWND_BDP];
+                if m.bw != bw.to_bits() || m.target == NO_TARGET {
+                    self.set_cwnd_again(w, ctx, bw);
+                    return true;
+                }
+                let target = f64::from_bits(m.target);
+                let grown = cwnd + to_f64(acked);
+                cwnd = if grown <= target { grown } else { target };
+                cwnd = cwnd.max(f64::from(self.p.probe_rtt_cwnd));
+            }
+        }
+        w.set_cwnd(cwnd);
+        true
+    }
+
+    /// [`Self::set_cwnd`] when the window's target is to be computed again (out of line).
+    #[inline(never)]
+    fn set_cwnd_again(&mut self, w: &mut Window, ctx: &AckCtx, bw: f64) {
+        self.set_cwnd(w, ctx, bw);
+    }
+
+    /// `bbr_main()`.
+    #[inline(never)]
+    fn main(&mut self, w: &mut Window, ctx: &AckCtx) {
         if !self.initialized {
             self.init(w, ctx.now);
             self.refresh_tso_goal(w);
