@@ -1234,7 +1234,8 @@ impl Bbr {
     /// `bbr_main()` on the most common ACK, without a call but one at its end (so that it
     /// saves and restores no registers): in ProbeBW's calm ([`Self::calm`]) an ACK with a
     /// rate sample, no loss and no change of state, in no round start, that no long-term
-    /// sampling, phase test, RTprop or pacing change is due on, whose sample changes no
+    /// sampling, RTprop or pacing change is due on, and no phase test or one that says no
+    /// at once ([`Self::probing_goes_on`]), whose sample changes no
     /// more of the bandwidth filter than [`MaxFilter::takes_in_place`] does, and whose
     /// window is conserved or kept toward a target kept ([`Self::cwnd_target`]'s memo), the
     /// window's memo missing a call at the end. Returns false, having changed nothing, for
@@ -1256,7 +1257,7 @@ impl Bbr {
             || ctx.losses != 0
             || rs.prior_delivered >= self.next_rtt_delivered
             || (self.lt_busy && rs.is_app_limited)
-            || ctx.now > self.cycle_test_after
+            || (ctx.now > self.cycle_test_after && !self.probing_goes_on(ctx))
             || ctx.now > self.min_rtt_expiry
             || ctx.rtt_sample.is_some_and(|r| r < self.min_rtt_or_max)
             || !self.pace_kept
@@ -1292,6 +1293,20 @@ impl Bbr {
         }
         w.set_cwnd(cwnd);
         true
+    }
+
+    /// `bbr_is_next_cycle_phase()` is sure to say no on this ACK (of no loss, with a rate
+    /// sample that leaves the estimate as it was) without a call: in the probing phase,
+    /// its target kept, the flight now plus a burst below it (the flight at the next
+    /// departure is no more). A probing phase that the receiver's window keeps from its
+    /// target tests this on every ACK once it has lasted its length (`same`).
+    #[inline(always)]
+    fn probing_goes_on(&self, ctx: &AckCtx) -> bool {
+        // (While probing the estimate in use is the filter's: a long-term rate's gain is 1.)
+        let m = &self.bdp_memo[PHASE_BDP];
+        self.pacing_gain > 1.0
+            && m.bw == self.bw_in_use.to_bits()
+            && ctx.prior_in_flight + self.tso_goal < m.bdp
     }
 
     /// [`Self::set_cwnd`] when the window's target is to be computed again (out of line).
