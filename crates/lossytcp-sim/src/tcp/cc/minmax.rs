@@ -97,10 +97,7 @@ impl MaxFilter {
     #[inline(always)]
     pub fn takes_in_place(&self, t: u64, v: f64) -> bool {
         let s = &self.s;
-        (t == s[2].t
-            && v < s[0].v
-            && t <= self.below_best_until
-            && (v < s[1].v || t == s[1].t))
+        (t == s[2].t && v < s[0].v && t <= self.below_best_until && (v < s[1].v || t == s[1].t))
             || (t == s[0].t && v.to_bits() == s[0].v.to_bits() && s[2] == s[0])
     }
 
