@@ -517,9 +517,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     /// total is the kernel's for the whole packet: N gaps less min(N gaps / 2, credit).
     fn advance_burst(&mut self, now: Time) {
         let gap = self.pace_gap.1;
-        let cut = self.burst_credit.min(Dur(gap.0 / 2));
-        self.burst_credit = Dur(self.burst_credit.0 - cut.0);
-        self.state.next_send_at = self.state.next_send_at.max(now) + Dur(gap.0 - cut.0);
+        if self.burst_credit == Dur::ZERO {
+            // (Nothing to take off: a wake-up on time, most bursts.)
+            self.state.next_send_at = self.state.next_send_at.max(now) + gap;
+        } else {
+            let cut = self.burst_credit.min(Dur(gap.0 / 2));
+            self.burst_credit = Dur(self.burst_credit.0 - cut.0);
+            self.state.next_send_at = self.state.next_send_at.max(now) + Dur(gap.0 - cut.0);
+        }
         self.burst_left = self.burst_left.saturating_sub(1);
     }
 

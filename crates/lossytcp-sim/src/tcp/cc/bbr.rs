@@ -246,9 +246,10 @@ pub struct Bbr {
     /// length once the delivery time is past it (tested on every ACK).
     cycle_full_at: Time,
     /// `bbr_is_next_cycle_phase()` can say yes only once `delivered_mstamp` is past this:
-    /// never outside ProbeBW (`Time(u64::MAX)`), at a pacing gain of 1 once the phase has
-    /// lasted its full length (`cycle_full_at`), else at any time (`Time::ZERO`: ProbeBW
-    /// comes after ACKs that delivered data, so `delivered_mstamp` is past it). Kept by
+    /// never outside ProbeBW (`Time(u64::MAX)`), at a pacing gain of 1 or above (probing)
+    /// once the phase has lasted its full length (`cycle_full_at`: probing goes on until
+    /// then whatever the flight or the losses), else (draining) at any time (`Time::ZERO`:
+    /// ProbeBW comes after ACKs that delivered data, so `delivered_mstamp` is past it). Kept by
     /// `refresh_cycle_test()` wherever the mode, the pacing gain or `cycle_full_at` change;
     /// tested on every ACK instead of the three.
     cycle_test_after: Time,
@@ -393,7 +394,7 @@ impl Bbr {
     fn refresh_cycle_test(&mut self) {
         self.cycle_test_after = if self.mode != Mode::ProbeBw {
             Time(u64::MAX)
-        } else if self.pacing_gain == 1.0 {
+        } else if self.pacing_gain >= 1.0 {
             self.cycle_full_at
         } else {
             Time::ZERO
@@ -610,6 +611,7 @@ impl Bbr {
 
     /// `bbr_packets_in_net_at_edt()`: what of `inflight_now` will still be in the network when
     /// the next paced segment leaves.
+    #[inline(always)]
     fn packets_in_net_at_edt(&self, s: &impl SenderView, now: Time, inflight_now: u64) -> u64 {
         let burst = if self.pacing_gain > 1.0 {
             self.tso_goal
@@ -788,7 +790,9 @@ impl Bbr {
 
     /// `bbr_update_ack_aggregation()` of an ACK with a rate sample that delivered `newly`
     /// segments (Linux's does nothing without a sample): the most data acknowledged beyond
-    /// the estimate over an epoch, kept for two halves of 5 rounds.
+    /// the estimate over an epoch, kept for two halves of 5 rounds. (Inlined into both paths
+    /// of `bbr_main()`: a call would make the calm one save registers.)
+    #[inline(always)]
     fn update_ack_aggregation(&mut self, s: &impl SenderView, newly: u64, bw: f64) {
         if !self.p.extra_acked {
             return;
@@ -1206,8 +1210,126 @@ impl Growth for Bbr {
         })
     }
 
-    /// `bbr_main()`.
+    /// `bbr_main()`: most ACKs take [`Bbr::calm_ack`], the others the whole of it
+    /// ([`Bbr::main`]). (Out of line, as it was before the split: inlined into the sender's
+    /// ACK path it cost 49 instructions per packet more on `two-hop`.)
+    #[inline(never)]
     fn cong_control(&mut self, w: &mut Window, ctx: &AckCtx) {
+        #[cfg(debug_assertions)]
+        let before = (self.clone(), w.state().clone());
+        if self.calm_ack(w, ctx) {
+            #[cfg(debug_assertions)]
+            {
+                let (mut full, mut st) = before;
+                full.main(&mut Window::new(&mut st), ctx);
+                debug_assert_eq!(format!("{full:?}"), format!("{self:?}"), "a calm ACK");
+                debug_assert_eq!(format!("{st:?}"), format!("{:?}", w.state()), "a calm ACK");
+            }
+            return;
+        }
+        self.main(w, ctx);
+    }
+}
+
+impl Bbr {
+    /// `bbr_main()` on the most common ACK, without a call but one at its end (so that it
+    /// saves and restores no registers): in ProbeBW's calm ([`Self::calm`]) an ACK with a
+    /// rate sample, no loss and no change of state, in no round start, that no long-term
+    /// sampling, RTprop or pacing change is due on, and no phase test or one that says no
+    /// without a call ([`Self::phase_goes_on`]), whose sample changes no
+    /// more of the bandwidth filter than [`MaxFilter::takes_in_place`] does, and whose
+    /// window is conserved or kept toward a target kept ([`Self::cwnd_target`]'s memo), the
+    /// window's memo missing a call at the end. Returns false, having changed nothing, for
+    /// the other ACKs (then [`Self::main`] takes them); what it does is what
+    /// `main` would do on these (checked on a copy in debug builds).
+    #[inline(always)]
+    fn calm_ack(&mut self, w: &mut Window, ctx: &AckCtx) -> bool {
+        let Some(rs) = &ctx.rate else {
+            return false;
+        };
+        // (Calm is ProbeBW after a full pipe: never before `init()`.)
+        debug_assert!(!self.calm || self.initialized);
+        let (t, v) = (self.rtt_cnt, rs.delivery_rate);
+        let takes = !self.bw.quiet(t, v) && (!rs.is_app_limited || v >= self.bw.get());
+        // `update_bw()`'s round start and long-term sampler; the phase test (the delivery
+        // time is now); `update_min_rtt()`'s expiry and new minimum; the pacing rate;
+        // `recover_or_restore()`'s news.
+        if !self.calm
+            || ctx.losses != 0
+            || rs.prior_delivered >= self.next_rtt_delivered
+            || (self.lt_busy && rs.is_app_limited)
+            || (ctx.now > self.cycle_test_after && !self.phase_goes_on(w, ctx))
+            || ctx.now > self.min_rtt_expiry
+            || ctx.rtt_sample.is_some_and(|r| r < self.min_rtt_or_max)
+            || !self.pace_kept
+            || w.ca_state() != self.prev_ca_state
+            || (takes && !self.bw.takes_in_place(t, v))
+        {
+            return false;
+        }
+        self.round_start = false;
+        self.delivered_mstamp = ctx.now;
+        if takes {
+            self.bw.take_in_place(t, v);
+        }
+        let bw = self.bw_in_use;
+        let acked = ctx.newly_delivered;
+        self.update_ack_aggregation(w, acked, bw);
+        // `set_cwnd()` with no loss, no change of state, in ProbeBW after a full pipe.
+        let mut cwnd = w.cwnd();
+        if acked > 0 {
+            if self.packet_conservation {
+                cwnd = Self::conserved(w, acked, cwnd).0;
+            } else {
+                let m = &self.bdp_memo[CWND_BDP];
+                if m.bw != bw.to_bits() || m.target == NO_TARGET {
+                    self.set_cwnd_again(w, ctx, bw);
+                    return true;
+                }
+                let target = f64::from_bits(m.target);
+                let grown = cwnd + to_f64(acked);
+                cwnd = if grown <= target { grown } else { target };
+                cwnd = cwnd.max(f64::from(self.p.probe_rtt_cwnd));
+            }
+        }
+        w.set_cwnd(cwnd);
+        true
+    }
+
+    /// `bbr_is_next_cycle_phase()` says no on this ACK (of no loss, with a rate sample that
+    /// leaves the estimate as it was), found without a call: its target kept, in the
+    /// probing phase (past its length: the test runs) the flight at the next departure
+    /// below it (at once if the flight now plus a burst is), in the draining one before
+    /// its length still above it. A probing phase that the receiver's window keeps from its
+    /// target tests on every ACK once it has lasted its length (`same`), and the draining
+    /// one on every ACK (8% of them on `two-hop`).
+    #[inline(always)]
+    fn phase_goes_on(&self, w: &Window, ctx: &AckCtx) -> bool {
+        debug_assert_eq!(ctx.losses, 0);
+        // (The estimate in use is the filter's: a long-term rate's gain is 1.)
+        let m = &self.bdp_memo[PHASE_BDP];
+        if m.bw != self.bw_in_use.to_bits() {
+            return false;
+        }
+        let (now, prior) = (ctx.now, ctx.prior_in_flight);
+        if self.pacing_gain > 1.0 {
+            prior + self.tso_goal < m.bdp || self.packets_in_net_at_edt(w, now, prior) < m.bdp
+        } else {
+            self.pacing_gain < 1.0
+                && now <= self.cycle_full_at
+                && self.packets_in_net_at_edt(w, now, prior) > m.bdp
+        }
+    }
+
+    /// [`Self::set_cwnd`] when the window's target is to be computed again (out of line).
+    #[inline(never)]
+    fn set_cwnd_again(&mut self, w: &mut Window, ctx: &AckCtx, bw: f64) {
+        self.set_cwnd(w, ctx, bw);
+    }
+
+    /// `bbr_main()`.
+    #[inline(never)]
+    fn main(&mut self, w: &mut Window, ctx: &AckCtx) {
         if !self.initialized {
             self.init(w, ctx.now);
             self.refresh_tso_goal(w);
@@ -1236,7 +1358,7 @@ impl Growth for Bbr {
         debug_assert!(
             self.delivered_mstamp > self.cycle_test_after
                 || self.mode != Mode::ProbeBw
-                || (self.pacing_gain == 1.0 && self.delivered_mstamp <= self.cycle_full_at),
+                || (self.pacing_gain >= 1.0 && self.delivered_mstamp <= self.cycle_full_at),
             "a phase test skipped that could say yes"
         );
         // (Outside ProbeBW nothing is past `cycle_test_after`.)

@@ -136,7 +136,9 @@ pub(crate) fn set_pacing_rate(
 
 /// `bbr_packets_in_net_at_edt()`: what of `inflight_now` will still be in the network when
 /// the next paced segment leaves, at `bw` segments per second; `burst` (the send quantum)
-/// counts on top while the pacing gain is above 1.
+/// counts on top while the pacing gain is above 1. (Always inlined: BBR's calm ACK makes
+/// no call.)
+#[inline(always)]
 pub(crate) fn packets_in_net_at_edt(
     s: &impl SenderView,
     now: Time,
