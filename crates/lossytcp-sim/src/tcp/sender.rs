@@ -580,6 +580,13 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let paced = self.state.pacing_rate.is_some();
         let mut i = 0;
         while let Some(&seq) = self.state.retransmit_now.get(i) {
+            if seq < self.state.snd_una {
+                // Acknowledged while pacing held its retransmission (the original arrived
+                // late, as on a delay spike): Linux's acknowledged segment has left the
+                // retransmission queue that `tcp_xmit_retransmit_queue()` walks.
+                i += 1;
+                continue;
+            }
             if paced && !self.may_send(now) {
                 self.state.retransmit_now.drain(..i);
                 return;
@@ -897,7 +904,11 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     #[inline(always)]
     fn mark_losses(&mut self) {
         let acct = &mut self.state.acct;
-        for &q in &self.state.retransmit_now {
+        let una = self.state.snd_una;
+        // (A retransmission pacing still holds may have been acknowledged since it was asked
+        // for: below snd_una it is neither outstanding nor lost, and the send log's
+        // `lost_out` counts outstanding segments only.)
+        for &q in self.state.retransmit_now.iter().filter(|&&q| q >= una) {
             self.log.mark_lost(q, acct);
         }
         let below = self.recovery.lost_below(&self.state);
@@ -1313,6 +1324,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let ack = ack.min(self.state.snd_max);
         let old_una = self.state.snd_una;
         let sampling = self.log.sampling();
+        // Linux's tcp_verify_left_out(): what is SACKed or marked lost is outstanding.
+        debug_assert!(
+            !sampling
+                || self.state.acct.sacked_out + self.state.acct.lost_out <= self.state.flight(),
+            "sacked_out {} + lost_out {} above the {} outstanding",
+            self.state.acct.sacked_out,
+            self.state.acct.lost_out,
+            self.state.flight()
+        );
         let prior_in_flight = self.state.acct.in_flight(self.state.flight());
         let lost_before = self.state.acct.lost;
         if self.sack_news_on && !sack.is_empty() {
