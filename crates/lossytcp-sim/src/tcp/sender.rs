@@ -580,13 +580,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         let paced = self.state.pacing_rate.is_some();
         let mut i = 0;
         while let Some(&seq) = self.state.retransmit_now.get(i) {
-            if seq < self.state.snd_una {
-                // Acknowledged while pacing held its retransmission (the original arrived
-                // late, as on a delay spike): Linux's acknowledged segment has left the
-                // retransmission queue that `tcp_xmit_retransmit_queue()` walks.
-                i += 1;
-                continue;
-            }
             if paced && !self.may_send(now) {
                 self.state.retransmit_now.drain(..i);
                 return;
@@ -904,11 +897,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     #[inline(always)]
     fn mark_losses(&mut self) {
         let acct = &mut self.state.acct;
-        let una = self.state.snd_una;
-        // (A retransmission pacing still holds may have been acknowledged since it was asked
-        // for: below snd_una it is neither outstanding nor lost, and the send log's
-        // `lost_out` counts outstanding segments only.)
-        for &q in self.state.retransmit_now.iter().filter(|&&q| q >= una) {
+        for &q in &self.state.retransmit_now {
             self.log.mark_lost(q, acct);
         }
         let below = self.recovery.lost_below(&self.state);
@@ -1456,6 +1445,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         s.snd_una = ack;
         s.snd_nxt = s.snd_nxt.max(ack);
         s.dupacks = 0;
+        if !s.retransmit_now.is_empty() {
+            // Retransmissions pacing held, acknowledged since they were asked for (the
+            // originals arrived late, as on a delay spike): Linux's acknowledged segment has
+            // left the retransmission queue that `tcp_xmit_retransmit_queue()` walks, and is
+            // neither sent again nor marked lost (which the send log's `lost_out`, counting
+            // outstanding segments, would keep for good).
+            s.retransmit_now.retain(|&q| q >= ack);
+        }
         let verdict = self.recovery.on_new_ack(s, ack - old_una);
         if verdict.exited {
             s.ca_state = CaState::Open;
