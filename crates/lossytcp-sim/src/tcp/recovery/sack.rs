@@ -247,15 +247,30 @@ impl Sack {
         mut new: impl FnMut(u64, u64),
     ) {
         if let [_] = blocks {
-            if let Some((a, b)) = self.board.grow_top(s, blocks, self.rexmits_mark) {
-                if self.prr_on {
-                    self.prr.sacked_now = b - a;
-                }
-                new(a, b);
+            if self.grew_top(s, blocks, &mut new) {
                 return;
             }
         }
         self.mark_blocks_more(s, blocks, new);
+    }
+
+    /// The top run's growth ([`SackedRuns::grow_top`]) if it takes the blocks: reported to
+    /// `new` and to PRR, and true.
+    #[inline(always)]
+    fn grew_top(
+        &mut self,
+        s: &SenderState,
+        blocks: &[(u64, u64)],
+        new: &mut impl FnMut(u64, u64),
+    ) -> bool {
+        let Some((a, b)) = self.board.grow_top(s, blocks, self.rexmits_mark) else {
+            return false;
+        };
+        if self.prr_on {
+            self.prr.sacked_now = b - a;
+        }
+        new(a, b);
+        true
     }
 
     /// [`Sack::mark_blocks`] of more than one block, or of one the top run's growth does
@@ -267,11 +282,7 @@ impl Sack {
         blocks: &[(u64, u64)],
         mut new: impl FnMut(u64, u64),
     ) {
-        if let Some((a, b)) = self.board.grow_top(s, blocks, self.rexmits_mark) {
-            if self.prr_on {
-                self.prr.sacked_now = b - a;
-            }
-            new(a, b);
+        if self.grew_top(s, blocks, &mut new) {
             return;
         }
         self.mark_blocks_general(s, blocks, new);
