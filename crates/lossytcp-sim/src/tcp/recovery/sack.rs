@@ -857,12 +857,12 @@ impl Sack {
         if self.prr_on {
             self.prr.out += 1;
         }
-        self.new_data = Some(NewDataMemo {
-            snd_max: s.snd_max,
-            top_grown: self.board.top_grown(),
-            pipe: pipe + new_in_pipe(s),
-            ..m
-        });
+        // (In place: the memo's generation and snd_una stay as they are, unwritten.)
+        if let Some(memo) = &mut self.new_data {
+            memo.snd_max = s.snd_max;
+            memo.top_grown = self.board.top_grown();
+            memo.pipe = pipe + new_in_pipe(s);
+        }
         Some(Some(q))
     }
 
