@@ -581,7 +581,9 @@ impl SendLog {
     ) -> Option<RateSample> {
         debug_assert_eq!(rtt, self.pending_rtt(now));
         let p = &self.slots[self.best.take()?];
-        if acct.app_limited != 0 && acct.delivered > acct.app_limited {
+        // (Draft §3.4's `C.app_limited != 0` left to the comparison: at 0 the store
+        // changes nothing.)
+        if acct.delivered > acct.app_limited {
             acct.app_limited = 0;
         }
         self.first_sent_time = p.sent_at;
