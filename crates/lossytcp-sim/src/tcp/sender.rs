@@ -1366,7 +1366,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if self.growth.owns_window() {
             self.growth
                 .cong_control(&mut Window::new(&mut self.state), &ctx);
-            if std::mem::take(&mut self.state.app_limited_request) {
+            // (Tested, then cleared only when set: nearly every ACK finds it clear.)
+            if self.state.app_limited_request {
+                self.state.app_limited_request = false;
                 let in_flight = self.state.acct.in_flight(self.state.flight());
                 self.state.acct.mark_app_limited(in_flight);
             }

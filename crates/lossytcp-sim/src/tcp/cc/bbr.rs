@@ -152,18 +152,20 @@ fn to_f64(n: u64) -> f64 {
 /// of the quantization budget (`budget_base()`: send quantum and phase), and the cap of the
 /// ACK-aggregation allowance, 100 ms of the same bandwidth (0 while the allowance is off or
 /// the pipe not yet full: the allowance is then none), and the window's whole target with
-/// the allowance of the moment (the bits of an f64), while the allowance stands (`NO_TARGET`
-/// once it changed: it changes on few ACKs).
+/// the allowance of the moment, while the allowance stands: `target_bw` is the bandwidth's
+/// bits while it does, `NO_TARGET` once the allowance changed (it changes on few ACKs) or the
+/// BDP was computed again, so that one comparison says whether the target stands.
 #[derive(Clone, Copy, Debug)]
 struct BdpMemo {
     bw: u64,
     gain: u64,
     bdp: u64,
     extra_acked_cap: u64,
-    target: u64,
+    target_bw: u64,
+    target: f64,
 }
 
-/// No window target kept (the bits of a NaN: no target is one).
+/// No window target kept (the bits of a NaN, which no estimate is: as `STALE_BDP`'s `bw`).
 const NO_TARGET: u64 = u64::MAX;
 
 /// No BDP kept (the bits of no computed rate or gain).
@@ -172,7 +174,8 @@ const STALE_BDP: BdpMemo = BdpMemo {
     gain: u64::MAX,
     bdp: 0,
     extra_acked_cap: 0,
-    target: NO_TARGET,
+    target_bw: NO_TARGET,
+    target: 0.0,
 };
 /// The call sites that keep a target: `bbr_inflight()` of the phase tests, `bbr_bdp()` of the
 /// window.
@@ -567,7 +570,8 @@ impl Bbr {
             gain: gain.to_bits(),
             bdp,
             extra_acked_cap,
-            target: NO_TARGET,
+            target_bw: NO_TARGET,
+            target: 0.0,
         };
         bdp
     }
@@ -833,7 +837,7 @@ impl Bbr {
             } else {
                 extra.min(to_u64(cwnd)).max(*slot)
             };
-            self.bdp_memo[CWND_BDP].target = NO_TARGET;
+            self.bdp_memo[CWND_BDP].target_bw = NO_TARGET;
         }
     }
 
@@ -844,7 +848,7 @@ impl Bbr {
             self.extra_acked_win_rtts = 0;
             self.extra_acked_last = self.extra_acked_now;
             self.extra_acked_now = 0;
-            self.bdp_memo[CWND_BDP].target = NO_TARGET;
+            self.bdp_memo[CWND_BDP].target_bw = NO_TARGET;
         }
     }
 
@@ -1089,8 +1093,10 @@ impl Bbr {
     #[inline]
     fn cwnd_target(&mut self, bw: f64) -> f64 {
         let m = &self.bdp_memo[CWND_BDP];
-        if m.bw == bw.to_bits() && m.target != NO_TARGET {
-            return f64::from_bits(m.target);
+        debug_assert_ne!(bw.to_bits(), NO_TARGET);
+        if m.target_bw == bw.to_bits() {
+            debug_assert_eq!(m.bw, m.target_bw);
+            return m.target;
         }
         self.cwnd_target_again(bw)
     }
@@ -1100,7 +1106,9 @@ impl Bbr {
         let base = self.bdp_at(CWND_BDP, bw, self.cwnd_gain);
         let extra = self.ack_aggregation_cwnd(self.bdp_memo[CWND_BDP].extra_acked_cap);
         let target = to_f64((base + extra + 1) & !1);
-        self.bdp_memo[CWND_BDP].target = target.to_bits();
+        debug_assert_eq!(self.bdp_memo[CWND_BDP].bw, bw.to_bits());
+        self.bdp_memo[CWND_BDP].target_bw = bw.to_bits();
+        self.bdp_memo[CWND_BDP].target = target;
         target
     }
 
@@ -1282,11 +1290,13 @@ impl Bbr {
                 cwnd = Self::conserved(w, acked, cwnd).0;
             } else {
                 let m = &self.bdp_memo[CWND_BDP];
-                if m.bw != bw.to_bits() || m.target == NO_TARGET {
+                debug_assert_ne!(bw.to_bits(), NO_TARGET);
+                if m.target_bw != bw.to_bits() {
                     self.set_cwnd_again(w, ctx, bw);
                     return true;
                 }
-                let target = f64::from_bits(m.target);
+                debug_assert_eq!(m.bw, m.target_bw);
+                let target = m.target;
                 let grown = cwnd + to_f64(acked);
                 cwnd = if grown <= target { grown } else { target };
                 cwnd = cwnd.max(f64::from(self.p.probe_rtt_cwnd));
