@@ -282,7 +282,8 @@ impl Sack {
         blocks: &[(u64, u64)],
         mut new: impl FnMut(u64, u64),
     ) {
-        if self.grew_top(s, blocks, &mut new) {
+        // (A single block gets here after the top run's growth refused it: not offered again.)
+        if blocks.len() > 1 && self.grew_top(s, blocks, &mut new) {
             return;
         }
         self.mark_blocks_general(s, blocks, new);
