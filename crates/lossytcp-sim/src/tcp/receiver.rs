@@ -65,12 +65,6 @@ struct Ns2Sacker {
     len: usize,
     /// `maxseen_`: the highest segment received (0 before any).
     max_seen: u64,
-    /// What the next ACK's blocks are built from (`Sacker::append_ack()`'s `old`): the run
-    /// of out-of-order segments that holds the last segment received, found when it
-    /// arrived, or empty (0, 0) when that segment was at or below `rcv_next`; and whether
-    /// it was a duplicate.
-    last_run: (u64, u64),
-    last_dup: bool,
 }
 
 impl Ns2Sacker {
@@ -243,18 +237,8 @@ impl Receiver {
         }
     }
 
-    /// `Sacker::append_ack()` for the segment `old` just received.
-    #[inline(always)]
-    fn ns2_blocks(&mut self, out: &mut AckOut) {
-        let Some(sk) = self.ns2.as_ref() else {
-            return;
-        };
-        let (run, dup) = (sk.last_run, sk.last_dup);
-        self.ns2_blocks_of::<false>(out, run, dup);
-    }
-
-    /// [`Receiver::ns2_blocks`] for the segment `old` found in `run` (or (0, 0)), a
-    /// duplicate if `dup`. `ABOVE`: `old` is new and above `rcv_next` (`run` holds it), so
+    /// `Sacker::append_ack()` for the segment `old` just received, found in `run` (or (0,
+    /// 0)), a duplicate if `dup`. `ABOVE`: `old` is new and above `rcv_next` (`run` holds it), so
     /// that the tests of the other cases are known (asserted in debug builds): it has a
     /// block of its own, below `max_seen` + 1 (the highest segment received), and the
     /// cumulative ACK is at or below `max_seen`.
@@ -317,12 +301,16 @@ impl Receiver {
     /// -14 instructions per packet for every variant on `same` and `fast`, -38 for BBR on
     /// `two-hop`); RFC 2018's blocks, long and not built on a path that loses nothing,
     /// stay out of line.
+    /// `run` and `dup` are ns-2's `old` (`Sacker::append_ack()`): the run of out-of-order
+    /// segments that holds the segment just received, or empty (0, 0) when it was at or
+    /// below `rcv_next` (or for the delayed-ACK timer, which only an in-order segment arms);
+    /// and whether it was a duplicate.
     #[inline(always)]
-    fn make_ack(&mut self) -> AckOut {
+    fn make_ack(&mut self, run: (u64, u64), dup: bool) -> AckOut {
         let mut out = self.ack_without_blocks();
         if self.sack {
             if self.ns2.is_some() {
-                self.ns2_blocks(&mut out);
+                self.ns2_blocks_of::<false>(&mut out, run, dup);
             } else if !self.recent.is_empty() {
                 self.rfc2018_blocks(&mut out);
             }
@@ -381,9 +369,6 @@ impl Receiver {
     /// 2018's list of recent blocks, a delayed ACK).
     #[inline(always)]
     fn ns2_ack_above(&mut self, run: (u64, u64)) -> AckOut {
-        if let Some(sk) = self.ns2.as_mut() {
-            (sk.last_run, sk.last_dup) = (run, false);
-        }
         self.pending = false;
         let mut out = self.ack_without_blocks();
         self.ns2_blocks_of::<true>(&mut out, run, false);
@@ -439,28 +424,26 @@ impl Receiver {
             // Below rcv_next: a duplicate.
             self.note_duplicate(seq);
         }
-        if let Some(sk) = &mut self.ns2 {
-            (sk.last_run, sk.last_dup) = (run, dup);
-        }
         // RFC 5681 §4.2: ACK at once for out-of-order data or data that fills a gap; otherwise
         // every second full-sized segment, or when the delayed-ACK timer fires.
         if self.delayed && in_order && !had_gap {
             if self.pending {
                 self.pending = false;
-                return RxAction::Ack(self.make_ack());
+                return RxAction::Ack(self.make_ack(run, dup));
             }
             self.pending = true;
             return RxAction::Delay;
         }
         self.pending = false;
-        RxAction::Ack(self.make_ack())
+        RxAction::Ack(self.make_ack(run, dup))
     }
 
     /// The delayed-ACK timer fired.
     pub fn on_delack_timer(&mut self) -> Option<AckOut> {
         if self.pending {
             self.pending = false;
-            Some(self.make_ack())
+            // Armed only by an in-order segment, new (ns-2's `old` at or below rcv_next).
+            Some(self.make_ack((0, 0), false))
         } else {
             None
         }
