@@ -57,7 +57,7 @@ impl AckOut {
 /// some of those were merged into others since (a retransmission filling a hole then reports
 /// fewer blocks: checked against ns-2's ACK sizes, 8 bytes a block, on 7367 ACKs of a SACK
 /// flow over RED).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Ns2Sacker {
     /// `stack[..len]`, newest first: a fixed array, as ns-2's (no allocation or shifting
     /// of a heap vector on every ACK).
@@ -84,7 +84,7 @@ impl Ns2Sacker {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Receiver {
     rcv_next: u64,
     /// The segments received above `rcv_next`, as maximal runs `[start, end)` in order
@@ -108,6 +108,11 @@ pub struct Receiver {
     /// RFC 7323 §4.3's TS.Recent and Last.ACK.sent.
     ts_recent: u32,
     last_ack_sent: u64,
+    /// With ns-2's blocks, the ACK last sent while the next segment above the highest
+    /// out-of-order run makes the same ACK with its first block one longer
+    /// ([`Receiver::on_data`]), and that segment, `grow_at` (u64::MAX when there is none).
+    grown: AckOut,
+    grow_at: u64,
     pub received: u64,
     pub delivered: u64,
 }
@@ -142,6 +147,13 @@ impl Receiver {
             pending: false,
             ts_recent: 0,
             last_ack_sent: 0,
+            grown: AckOut {
+                ack: 0,
+                sack: [(0, 0); MAX_SACK_BLOCKS],
+                n_sack: 0,
+                tsecr: 0,
+            },
+            grow_at: u64::MAX,
             received: 0,
             delivered: 0,
         }
@@ -310,6 +322,8 @@ impl Receiver {
         let mut out = self.ack_without_blocks();
         if self.sack {
             if self.ns2.is_some() {
+                // Not the segment above the highest run, new (see on_data).
+                self.grow_at = u64::MAX;
                 self.ns2_blocks_of::<false>(&mut out, run, dup);
             } else if !self.recent.is_empty() {
                 self.rfc2018_blocks(&mut out);
@@ -372,11 +386,63 @@ impl Receiver {
         self.pending = false;
         let mut out = self.ack_without_blocks();
         self.ns2_blocks_of::<true>(&mut out, run, false);
+        // The run reported first is now on top of ns-2's stack (replaced or pushed).
+        self.grow_at = if self.out_of_order.last() == Some(&run) {
+            self.grown = out;
+            run.1
+        } else {
+            u64::MAX
+        };
         out
     }
 
     /// A data segment arrived.
+    ///
+    /// Behind a hole nearly every segment is the one just above the highest run of
+    /// out-of-order segments, and with ns-2's blocks its ACK is then the last one with the
+    /// first block one longer, when that ACK was made by the segment before it (`grow_at`):
+    /// the same cumulative ACK and TS.Recent (the segment is above the last ACK sent), the
+    /// first block that run, now on top of ns-2's stack, grown in place; and the same blocks
+    /// after it: a remembered block ends at most one past the highest segment received when
+    /// it was pushed, so at or below this segment, and the grown block covers (and ns-2
+    /// forgets) none that the run's last block did not. Any other arrival drops the kept
+    /// ACK. A debug build checks each such ACK and the receiver against the full path.
+    #[inline(never)]
     pub fn on_data(&mut self, seq: u64) -> RxAction {
+        if seq == self.grow_at {
+            return RxAction::Ack(self.grow_top(seq));
+        }
+        self.on_data_full(seq)
+    }
+
+    /// [`Receiver::on_data`] for the segment `grow_at`.
+    #[inline(always)]
+    fn grow_top(&mut self, seq: u64) -> AckOut {
+        #[cfg(debug_assertions)]
+        let full = {
+            let mut r = self.clone();
+            r.grow_at = u64::MAX;
+            let a = r.on_data_full(seq);
+            (a, r)
+        };
+        self.received += 1;
+        self.grow_at = seq + 1;
+        if let Some(top) = self.out_of_order.last_mut() {
+            top.1 = seq + 1;
+        }
+        if let Some(sk) = self.ns2.as_mut() {
+            sk.stack[0].1 = seq + 1;
+            sk.max_seen = seq;
+        }
+        self.grown.sack[0].1 = self.grown.sack[0].1.wrapping_add(1);
+        #[cfg(debug_assertions)]
+        assert_eq!((&full.0, &full.1), (&RxAction::Ack(self.grown), &*self));
+        self.grown
+    }
+
+    /// [`Receiver::on_data`]'s full path.
+    #[inline(never)]
+    fn on_data_full(&mut self, seq: u64) -> RxAction {
         self.received += 1;
         let in_order = seq == self.rcv_next;
         let had_gap = !self.out_of_order.is_empty();
@@ -432,6 +498,8 @@ impl Receiver {
                 return RxAction::Ack(self.make_ack(run, dup));
             }
             self.pending = true;
+            // The kept ACK needs a run above rcv_next: there was none (had_gap).
+            debug_assert_eq!(self.grow_at, u64::MAX);
             return RxAction::Delay;
         }
         self.pending = false;
@@ -629,6 +697,48 @@ mod tests {
         assert_eq!(blocks(ack(r.on_data(5))), [(5, 8)]);
         let a = ack(r.on_data(4));
         assert_eq!((a.ack, blocks(a)), (8, vec![]));
+    }
+
+    #[test]
+    fn ns2_grown_ack_is_the_full_paths() {
+        // The kept ACK grown by the segment above the highest run (on_data) against the
+        // full path on every segment, the whole receiver compared after each: random
+        // losses, retransmissions of holes, duplicates below and above rcv_next, and the
+        // delayed-ACK timer.
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rnd = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for delayed in [false, true] {
+            let mut fast = Receiver::new(true, delayed).with_ns2_blocks();
+            let mut full = fast.clone();
+            let (mut next, mut holes, mut grown) = (0, Vec::new(), 0);
+            for _ in 0..50_000 {
+                let r = rnd(100);
+                let seq = if r < 4 && !holes.is_empty() {
+                    holes.swap_remove(rnd(holes.len() as u64) as usize)
+                } else if r < 6 {
+                    rnd(next + 1)
+                } else {
+                    next += 1;
+                    if rnd(100) < 6 {
+                        holes.push(next - 1);
+                        continue;
+                    }
+                    next - 1
+                };
+                grown += u32::from(seq == fast.grow_at);
+                assert_eq!(fast.on_data(seq), full.on_data_full(seq), "segment {seq}");
+                assert_eq!(fast, full, "segment {seq}");
+                if rnd(10) == 0 {
+                    assert_eq!(fast.on_delack_timer(), full.on_delack_timer());
+                }
+            }
+            assert!(grown > 20_000, "{grown} ACKs grown");
+        }
     }
 
     #[test]
