@@ -63,8 +63,6 @@ struct Ns2Sacker {
     /// of a heap vector on every ACK).
     stack: [(u64, u64); MAX_SACK_BLOCKS],
     len: usize,
-    /// `maxseen_`: the highest segment received (0 before any).
-    max_seen: u64,
 }
 
 impl Ns2Sacker {
@@ -252,8 +250,7 @@ impl Receiver {
     /// `Sacker::append_ack()` for the segment `old` just received, found in `run` (or (0,
     /// 0)), a duplicate if `dup`. `ABOVE`: `old` is new and above `rcv_next` (`run` holds it), so
     /// that the tests of the other cases are known (asserted in debug builds): it has a
-    /// block of its own, below `max_seen` + 1 (the highest segment received), and the
-    /// cumulative ACK is at or below `max_seen`.
+    /// block of its own, and segments are held above the cumulative ACK.
     #[inline(always)]
     fn ns2_blocks_of<const ABOVE: bool>(&mut self, out: &mut AckOut, run: (u64, u64), dup: bool) {
         let Some(sk) = self.ns2.as_mut() else {
@@ -263,28 +260,35 @@ impl Receiver {
         let own = ABOVE || run.1 > 0;
         // ns-2's seqno = next_ - 1, -1 before the first in-order segment: compare shifted.
         let acked = self.rcv_next; // seqno + 1
-        let max_seen = sk.max_seen;
-        debug_assert!(!ABOVE || (run.1 > 0 && acked <= max_seen && run.1 <= max_seen + 1));
-        if !ABOVE && acked > max_seen && sk.len > 0 {
+
+        // ns-2's `maxseen_`, the highest segment received, is not kept: every segment below
+        // rcv_next was received and every one received above it is held, so maxseen_ is at
+        // or above the cumulative ACK exactly when a run is held, and maxseen_ + 1 is the
+        // end of the highest run (rcv_next when none is). ns-2 clips blocks there: a block
+        // of its own ends at or below it, and so does the ACK (hence no clipping below).
+        let held = !self.out_of_order.is_empty();
+        let seen_end = self.out_of_order.last().map_or(acked, |&(_, end)| end);
+        debug_assert!(!ABOVE || (run.1 > 0 && held));
+        if !ABOVE && !held && sk.len > 0 {
             sk.len = 0;
-        } else if ABOVE || acked <= max_seen || dup {
+        } else if ABOVE || held || dup {
             let recent = if !own {
                 // at or below the cumulative ACK: no block of its own (left edge 0); the
                 // first segment not received from it is rcv_next
-                (0, acked.min(max_seen + 1))
+                (0, acked)
             } else {
                 // `old` was received above rcv_next: `[old, right)` is the end of its run,
                 // and the block reaches back to the run's start (the last hole below it)
                 let (left, end) = run;
                 debug_assert!(run_of(&self.out_of_order, end - 1) == Some(run) && left > acked);
-                let b = (left, if ABOVE { end } else { end.min(max_seen + 1) });
-                out.push(b);
-                b
+                debug_assert!(end <= seen_end);
+                out.push(run);
+                run
             };
             // ns-2 stops at a remembered block that reaches past the highest segment seen;
-            // none does: each was at most max_seen + 1 when pushed (a block of its own is
-            // clipped there), and max_seen only grows.
-            debug_assert!(sk.stack[..sk.len].iter().all(|&(_, r)| r <= max_seen + 1));
+            // none does: each ended at or below maxseen_ + 1 when pushed, and maxseen_ only
+            // grows.
+            debug_assert!(sk.stack[..sk.len].iter().all(|&(_, r)| r <= seen_end));
             // Nearly always the segment grew the run whose block is on top: ns-2 forgets
             // that block and pushes the new one, which here replaces it in place.
             let mut k = 0;
@@ -432,7 +436,6 @@ impl Receiver {
         }
         if let Some(sk) = self.ns2.as_mut() {
             sk.stack[0].1 = seq + 1;
-            sk.max_seen = seq;
         }
         self.grown.sack[0].1 = self.grown.sack[0].1.wrapping_add(1);
         #[cfg(debug_assertions)]
@@ -452,9 +455,6 @@ impl Receiver {
         let mut dup = seq < self.rcv_next;
         // The out-of-order run now holding `seq`, if it went into one.
         let mut run = (0, 0);
-        if let Some(sk) = &mut self.ns2 {
-            sk.max_seen = sk.max_seen.max(seq);
-        }
         if in_order {
             self.rcv_next += 1;
             self.delivered += 1;
