@@ -59,20 +59,24 @@ pub struct Packet {
 impl Packet {
     /// An ACK's SACK blocks (none for other packets).
     pub fn sack_blocks(&self) -> SackBlocks {
-        let mut out = SackBlocks {
-            blocks: [(0, 0); MAX_SACK_BLOCKS],
-            n: 0,
-        };
         if let Kind::Ack {
             ack, sack, n_sack, ..
         } = &self.kind
         {
-            out.n = usize::from(*n_sack);
-            for (o, &(a, b)) in out.blocks.iter_mut().zip(sack).take(out.n) {
-                *o = (off(*ack, a), off(*ack, b));
+            // All three decoded at once, without a loop over n (the slice ends at n: what
+            // lies beyond is the receiver's unused (0, 0)); an ACK without blocks, NewReno's
+            // every ACK, decodes none.
+            if *n_sack > 0 {
+                return SackBlocks {
+                    blocks: sack.map(|(a, b)| (off(*ack, a), off(*ack, b))),
+                    n: usize::from(*n_sack),
+                };
             }
         }
-        out
+        SackBlocks {
+            blocks: [(0, 0); MAX_SACK_BLOCKS],
+            n: 0,
+        }
     }
 }
 
