@@ -1033,7 +1033,11 @@ mod tests {
                 .sum();
             assert_eq!(na, nb, "step {step}");
             assert_eq!(a.accounting(), b.accounting(), "step {step}");
-            assert_eq!(a.take_sample(None, now), b.take_sample(None, now), "step {step}");
+            assert_eq!(
+                a.take_sample(None, now),
+                b.take_sample(None, now),
+                "step {step}"
+            );
             una = ack;
         }
         assert!(resent_and_lost > 50, "{resent_and_lost}");
