@@ -553,10 +553,17 @@ impl Recovery for Sack {
     }
 
     /// §4 IsLost holds for every segment with DupThresh SACKed segments above it: below the
-    /// DupThresh-th highest SACKed segment.
+    /// DupThresh-th highest SACKed segment. That one lies in the top run of SACKed segments
+    /// once the run holds DupThresh: then the run's start, as nothing between is left to
+    /// mark lost (in a recovery each ACK moves the limit up the growing top run, and the
+    /// sender would look at the segment it passed, SACKed, on every one).
     fn lost_below(&self, s: &SenderState) -> u64 {
+        let limit = match (self.is_lost_limit(s), self.board.runs().last()) {
+            (Some(l), Some(&(top_start, _))) => l.min(top_start),
+            (l, _) => l.unwrap_or(0),
+        };
         // (rack_upto stays 0 without RACK: no test on a sampling sender's every ACK.)
-        self.is_lost_limit(s).unwrap_or(0).max(self.rack_upto)
+        limit.max(self.rack_upto)
     }
 
     #[cold]
@@ -1214,7 +1221,10 @@ mod pipe_tests {
                 r.take_relost(&mut found);
                 relost += found.len();
                 assert_eq!(r.pipe(&s), r.pipe_by_definition(&s));
-                assert_eq!(r.lost_below(&s), lost_below_by_definition(&r, &s));
+                // Short of the definition by SACKed segments only.
+                let (below, limit) = (r.lost_below(&s), lost_below_by_definition(&r, &s));
+                assert!(below <= limit);
+                assert!((below.max(s.snd_una)..limit).all(|q| r.board.is_sacked(q)));
                 checked_in_recovery += usize::from(r.high_rxt.is_some());
                 for _ in 0..rng.next_u64() % 4 {
                     if r.next_segment(&mut s).is_none() {
