@@ -653,10 +653,10 @@ impl Recovery for Sack {
 
     #[inline(always)]
     fn next_segment(&mut self, s: &mut SenderState) -> Option<u64> {
-        self.board.align(s.snd_una);
         if !s.in_recovery && s.ca_state != CaState::Loss && s.snd_nxt >= s.snd_max {
             // New data in the window: what the general path below does in this state, kept
             // small enough to be inlined into the sender's loop (twice per segment sent).
+            // (The board is not read: it aligns at its next use.)
             return next_in_window_open(s);
         }
         self.next_segment_general(s)
@@ -750,11 +750,14 @@ impl Sack {
     /// line.
     #[inline(never)]
     fn next_segment_general(&mut self, s: &mut SenderState) -> Option<u64> {
+        // (A remembered answer stands only with the same snd_una, to which the board was
+        // aligned when it was taken.)
         if s.in_recovery {
             if let Some(q) = self.after_new_data(s) {
                 return q;
             }
         }
+        self.board.align(s.snd_una);
         self.next_segment_full(s)
     }
 
@@ -821,6 +824,7 @@ impl Sack {
         if !same {
             return None;
         }
+        debug_assert_eq!(self.board.base(), s.snd_una);
         // Not compared: HighRxt moves only where the memo is dropped (entering and leaving
         // a recovery, a timeout) or replaced by none (rules 1 and 3 send a retransmission,
         // below snd_max), and none is kept with a lost retransmission pending (the full
