@@ -91,6 +91,15 @@ struct Slot {
     app_limited: bool,
 }
 
+impl Slot {
+    /// What orders the transmissions for a rate sample (draft §3.3: the most recently sent
+    /// of the segments an ACK delivers): the delivered count then, and the send time.
+    #[inline(always)]
+    fn key(&self) -> (u64, Time) {
+        (self.delivered, self.sent_at)
+    }
+}
+
 /// Already delivered by a SACK block: a later cumulative ACK does not count it again.
 const SACKED: u8 = 1;
 /// Marked lost (and not delivered since).
@@ -150,6 +159,9 @@ pub struct SendLog {
     sack_cache: [(u64, u64); MAX_SACK_BLOCKS],
     /// How many of `sack_cache` hold ranges.
     sack_cached: usize,
+    /// One past the highest segment sent more than once (0 for none): the segments at and
+    /// above it left once each, in order (see [`SendLog::on_cumulative_ack`]).
+    resent_below: u64,
 }
 
 impl SendLog {
@@ -166,6 +178,7 @@ impl SendLog {
             best: None,
             sack_cache: [(0, 0); MAX_SACK_BLOCKS],
             sack_cached: 0,
+            resent_below: 0,
         }
     }
 
@@ -228,7 +241,10 @@ impl SendLog {
             // A first transmission (the common case): nothing of the slot's last segment
             // carries over but what is never read: `tx_in_flight` and `tx_lost` without their
             // reader (samples give 0), and the first send time (read only from a log that
-            // does not sample).
+            // does not sample). A retransmission finds its slot holding it (every segment
+            // below snd_max was sent, and the ring outlasts the window), so what left once
+            // leaves here, in order: see `resent_below`.
+            debug_assert!(!retransmission, "{seq} resent without its slot");
             let (delivered_time, first_sent_time) = (self.delivered_time, self.first_sent_time);
             let tx_wanted = self.tx_in_flight;
             let slot = &mut self.slots[i];
@@ -263,6 +279,7 @@ impl SendLog {
         acct: &mut Accounting,
     ) {
         let old = self.slots[i];
+        self.resent_below = self.resent_below.max(old.seq + 1);
         let lost = old.marks & LOST != 0;
         let was_lost_retransmitted = old.marks & LOST_RETRANSMITTED != 0;
         // A retransmission of a segment marked lost is back in the network (retrans_out).
@@ -393,6 +410,44 @@ impl SendLog {
         now: Time,
         acct: &mut Accounting,
     ) -> u64 {
+        // Most cumulative ACKs outside a recovery, the first deliveries of their ACK (no
+        // candidate yet): no outstanding segment is marked (the accounting counts every
+        // SACKed, lost and lost-retransmitted one) and none of the ACK's was sent twice.
+        // One or two segments (an ACK per segment, or a delayed ACK) in few registers,
+        // more and the rest out of line: no register saved on this path.
+        if acct.sacked_out | acct.lost_out | acct.retrans_out == 0
+            && self.resent_below <= old_una
+            && self.best.is_none()
+        {
+            let i = match ack - old_una {
+                1 => (old_una & self.mask) as usize,
+                2 => {
+                    let lo = (old_una & self.mask) as usize;
+                    let hi = ((ack - 1) & self.mask) as usize;
+                    if self.slots[lo].key() == self.slots[hi].key() {
+                        lo
+                    } else {
+                        hi
+                    }
+                }
+                _ => return self.deliver_in_order_long(old_una, ack, now, acct),
+            };
+            return self.deliver_in_order(old_una, ack, now, acct, i);
+        }
+        self.deliver_cumulative(old_una, ack, sacked, now, acct)
+    }
+
+    /// [`SendLog::on_cumulative_ack`] segment by segment, its runs of SACKed segments at
+    /// once.
+    #[inline(never)]
+    fn deliver_cumulative(
+        &mut self,
+        old_una: u64,
+        ack: u64,
+        sacked: &[(u64, u64)],
+        now: Time,
+        acct: &mut Accounting,
+    ) -> u64 {
         let mut newly = 0;
         let mut q = old_una;
         for &(s, e) in sacked {
@@ -423,6 +478,67 @@ impl SendLog {
             q += 1;
         }
         newly
+    }
+
+    /// [`SendLog::on_cumulative_ack`] of segments `[old_una, ack)` (at least one) that
+    /// are unmarked and left once each, in order, with no candidate before them: what
+    /// `on_delivered` does to each of them, in one step. Their slots change in nothing (a
+    /// delivery without marks writes only the connection's state), each counts as
+    /// delivered, and the sample's candidate is the first of them (in the order delivered)
+    /// with the highest [`Slot::key`]: sent in order, their keys ascend, so it is the
+    /// lowest of those that share the top segment's key (a TSO burst's segments leave
+    /// together), slot `i`, which the caller found.
+    #[inline(always)]
+    fn deliver_in_order(
+        &mut self,
+        old_una: u64,
+        ack: u64,
+        now: Time,
+        acct: &mut Accounting,
+        i: usize,
+    ) -> u64 {
+        debug_assert!(old_una < ack && self.best.is_none());
+        // (`deliver`'s choice, segment by segment, on slots it would find unmarked.)
+        #[cfg(debug_assertions)]
+        let want = (old_una..ack).fold(None, |best: Option<usize>, q| {
+            let i = (q & self.mask) as usize;
+            let slot = &self.slots[i];
+            debug_assert!(slot.seq == q && slot.marks == 0 && !slot.retransmitted);
+            match best {
+                Some(b) if slot.key() <= self.slots[b].key() => best,
+                _ => Some(i),
+            }
+        });
+        self.best = Some(i);
+        let newly = ack - old_una;
+        acct.delivered += newly;
+        self.delivered_time = now;
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(self.best, want);
+        newly
+    }
+
+    /// [`SendLog::deliver_in_order`] of three segments or more: the lowest of them that
+    /// shares the top segment's key.
+    #[inline(never)]
+    fn deliver_in_order_long(
+        &mut self,
+        old_una: u64,
+        ack: u64,
+        now: Time,
+        acct: &mut Accounting,
+    ) -> u64 {
+        let mut q = ack - 1;
+        let mut i = (q & self.mask) as usize;
+        let top = self.slots[i].key();
+        while q > old_una {
+            let j = ((q - 1) & self.mask) as usize;
+            if self.slots[j].key() != top {
+                break;
+            }
+            (q, i) = (q - 1, j);
+        }
+        self.deliver_in_order(old_una, ack, now, acct, i)
     }
 
     /// [`SendLog::on_delivered`], always in line: `on_sack_news` has its own copy for SACKs,
@@ -879,6 +995,52 @@ mod tests {
             una = ack;
             sacked = sacked.split_off(&una);
         }
+    }
+
+    #[test]
+    fn a_cumulative_ack_of_segments_sent_once_in_order_samples_as_one_by_one() {
+        // Segments leave in bursts of one to four at one instant (their sample keys tie,
+        // their flights differ: the sample must come from the same one), and cumulative
+        // ACKs take one to six at a time, mostly with nothing marked or sent twice (the
+        // one-step path), sometimes after a loss marked and a retransmission (the
+        // segment-by-segment path until the cumulative ACK passes them). The other log
+        // takes each segment by itself: the same counts, accounting and sample.
+        let (mut a, mut b) = (AccountedLog::new(64), AccountedLog::new(64));
+        let mut rnd = lcg(777);
+        let (mut una, mut max) = (0u64, 0u64);
+        let mut resent_and_lost = 0;
+        for step in 0..4000u64 {
+            let now = ms(step);
+            while max < una + 40 {
+                for _ in 0..1 + rnd(4) {
+                    a.on_send(max, now, false, max - una);
+                    b.on_send(max, now, false, max - una);
+                    max += 1;
+                }
+            }
+            if rnd(50) == 0 {
+                let q = una + rnd(max - una);
+                a.log.mark_lost(q, &mut a.acct);
+                b.log.mark_lost(q, &mut b.acct);
+                a.on_send(q, now, true, max - una);
+                b.on_send(q, now, true, max - una);
+                resent_and_lost += 1;
+            }
+            let ack = (una + 1 + rnd(6)).min(max);
+            let na = a.log.on_cumulative_ack(una, ack, &[], now, &mut a.acct);
+            let nb: u64 = (una..ack)
+                .map(|q| u64::from(b.on_delivered(q, now, false)))
+                .sum();
+            assert_eq!(na, nb, "step {step}");
+            assert_eq!(a.accounting(), b.accounting(), "step {step}");
+            assert_eq!(
+                a.take_sample(None, now),
+                b.take_sample(None, now),
+                "step {step}"
+            );
+            una = ack;
+        }
+        assert!(resent_and_lost > 50, "{resent_and_lost}");
     }
 
     #[test]

@@ -845,20 +845,18 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             // A recovery that keeps runs of SACKed segments (and so reports its news) has
             // them SACKed in the send log too, all but this ACK's news, which the log takes
             // after: with those above the cumulative ACK, its runs pass in O(1).
+            // (News below the cumulative ACK are not SACKed in the log yet: with no runs
+            // passed, it takes the segments one by one.)
             let sacked = self.recovery.sacked_runs();
             debug_assert!(sacked.is_empty() || self.sack_news_on);
-            if sacked.is_empty()
-                || !(sack.is_empty() || self.sack_news.iter().all(|&(a, _)| a >= ack))
-            {
-                for q in old_una..ack {
-                    newly_delivered +=
-                        u64::from(self.log.on_delivered(q, now, false, &mut self.state.acct));
-                }
+            let sacked = if sack.is_empty() || self.sack_news.iter().all(|&(a, _)| a >= ack) {
+                sacked
             } else {
-                newly_delivered =
-                    self.log
-                        .on_cumulative_ack(old_una, ack, sacked, now, &mut self.state.acct);
-            }
+                &[]
+            };
+            newly_delivered =
+                self.log
+                    .on_cumulative_ack(old_una, ack, sacked, now, &mut self.state.acct);
         }
         if !sack.is_empty() {
             newly_delivered += if self.sack_news_on {

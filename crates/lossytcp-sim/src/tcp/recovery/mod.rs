@@ -139,9 +139,10 @@ pub trait Recovery {
         PartialAckTiming::Sample
     }
     /// Every segment below the returned one that is not SACKed is deemed lost by this
-    /// plugin's loss detection (RFC 6675's IsLost); asked, after the ACK's processing, by
-    /// a sender that keeps delivery accounting. The retransmissions it asks for are marked
-    /// lost besides.
+    /// plugin's loss detection (RFC 6675's IsLost), and every other segment it deems lost
+    /// lies below it (it may stop short of its limit where the segments up to it are all
+    /// SACKed); asked, after the ACK's processing, by a sender that keeps delivery
+    /// accounting. The retransmissions it asks for are marked lost besides.
     fn lost_below(&self, _s: &SenderState) -> u64 {
         0
     }
