@@ -251,6 +251,13 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             state.recover = Some(0);
             state.first_ack_exception = true;
         }
+        // Vegas's fine-grained clock times the segments of a window-clocked sender (only
+        // Vegas's preset sets it): a plugin that owns the window (and paces) has none, and
+        // its per-segment and per-ACK paths leave the clock's tests out.
+        assert!(
+            cfg.fine_clock.is_none() || !growth.owns_window(),
+            "a fine-grained clock with a plugin that owns the window"
+        );
         state.fine = cfg
             .fine_clock
             .map(|m| FineClock::new(cfg.max_window, m == FineClockMode::Ns2));
@@ -608,8 +615,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         let mut budget = self.recovery.burst_cap(&self.state).unwrap_or(u32::MAX);
         if budget > 0 {
-            if let Some(c) = &mut self.state.fine {
-                c.sending_from(self.state.snd_nxt);
+            if !self.growth.owns_window() {
+                if let Some(c) = &mut self.state.fine {
+                    c.sending_from(self.state.snd_nxt);
+                }
             }
         }
         while budget > 0 {
@@ -704,8 +713,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     fn clock_at(&mut self, now: Time) {
         self.state.now = now;
-        if let Some(c) = &mut self.state.fine {
-            c.at(now);
+        if !self.growth.owns_window() {
+            if let Some(c) = &mut self.state.fine {
+                c.at(now);
+            }
         }
     }
 
@@ -1307,8 +1318,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     ) -> bool {
         debug_assert_eq!(LINUX_GROWTH, self.linux_growth);
         let frto_new_data = self.frto.is_some() && self.frto_on_ack(ack, sack);
-        if let Some(c) = &mut self.state.fine {
-            c.on_ack_arrival();
+        if !self.growth.owns_window() {
+            if let Some(c) = &mut self.state.fine {
+                c.on_ack_arrival();
+            }
         }
         let ack = ack.min(self.state.snd_max);
         let old_una = self.state.snd_una;
@@ -1475,8 +1488,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if verdict.grow && !self.growth.owns_window() {
             self.growth.on_ack(&mut Window::new(s), ctx);
         }
-        if let Some(c) = &mut s.fine {
-            c.on_new_ack(old_una, ack);
+        if !self.growth.owns_window() {
+            if let Some(c) = &mut s.fine {
+                c.on_new_ack(old_una, ack);
+            }
         }
         self.recovery.after_new_ack(s);
         self.dup_run = 0;
