@@ -614,11 +614,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             }
         }
         let mut budget = self.recovery.burst_cap(&self.state).unwrap_or(u32::MAX);
-        if budget > 0 {
-            if !self.growth.owns_window() {
-                if let Some(c) = &mut self.state.fine {
-                    c.sending_from(self.state.snd_nxt);
-                }
+        if budget > 0 && !self.growth.owns_window() {
+            if let Some(c) = &mut self.state.fine {
+                c.sending_from(self.state.snd_nxt);
             }
         }
         while budget > 0 {
