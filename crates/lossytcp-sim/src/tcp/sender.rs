@@ -251,6 +251,13 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             state.recover = Some(0);
             state.first_ack_exception = true;
         }
+        // Vegas's fine-grained clock times the segments of a window-clocked sender (only
+        // Vegas's preset sets it): a plugin that owns the window (and paces) has none, and
+        // its per-segment and per-ACK paths leave the clock's tests out.
+        assert!(
+            cfg.fine_clock.is_none() || !growth.owns_window(),
+            "a fine-grained clock with a plugin that owns the window"
+        );
         state.fine = cfg
             .fine_clock
             .map(|m| FineClock::new(cfg.max_window, m == FineClockMode::Ns2));
@@ -607,7 +614,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             }
         }
         let mut budget = self.recovery.burst_cap(&self.state).unwrap_or(u32::MAX);
-        if budget > 0 {
+        if budget > 0 && !self.growth.owns_window() {
             if let Some(c) = &mut self.state.fine {
                 c.sending_from(self.state.snd_nxt);
             }
@@ -704,8 +711,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     fn clock_at(&mut self, now: Time) {
         self.state.now = now;
-        if let Some(c) = &mut self.state.fine {
-            c.at(now);
+        if !self.growth.owns_window() {
+            if let Some(c) = &mut self.state.fine {
+                c.at(now);
+            }
         }
     }
 
@@ -817,9 +826,16 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     /// Records the deliveries of an ACK in the send log; returns the context for the plugins.
     /// (Inlined into both copies of the ACK path, `ack_after_undo`'s, as when it had one.)
+    /// `SAMPLES` as in [`Sender::ack_after_undo`].
     #[inline(always)]
-    fn deliveries(&mut self, now: Time, old_una: u64, ack: u64, sack: &[(u64, u64)]) -> AckCtx {
-        if !self.log.sampling() {
+    fn deliveries<const SAMPLES: bool>(
+        &mut self,
+        now: Time,
+        old_una: u64,
+        ack: u64,
+        sack: &[(u64, u64)],
+    ) -> AckCtx {
+        if !(SAMPLES || self.log.sampling()) {
             let rtt_sample = if self.timestamps {
                 (ack > old_una)
                     .then(|| self.log.first_send_time(ack - 1).map(|t| now - t))
@@ -859,14 +875,15 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                     .on_cumulative_ack(old_una, ack, sacked, now, &mut self.state.acct);
         }
         if !sack.is_empty() {
-            newly_delivered += if self.sack_news_on {
-                self.log
-                    .on_sack_news(&self.sack_news, ack, now, &mut self.state.acct)
-            } else {
-                let hi = self.state.snd_max;
-                self.log
-                    .on_sack_blocks(sack, ack, hi, now, &mut self.state.acct)
-            };
+            newly_delivered +=
+                if (SAMPLES && self.recovery.reports_sack_news()) || self.sack_news_on {
+                    self.log
+                        .on_sack_news(&self.sack_news, ack, now, &mut self.state.acct)
+                } else {
+                    let hi = self.state.snd_max;
+                    self.log
+                        .on_sack_blocks(sack, ack, hi, now, &mut self.state.acct)
+                };
         }
         // (Karn's test has nothing to look at on an ACK that acknowledges nothing new
         // cumulatively, nearly every ACK of a SACK recovery: `unambiguous` is true then.)
@@ -1266,6 +1283,41 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         truth: &dyn LossTruth,
         out: &mut Vec<Segment>,
     ) -> bool {
+        self.ack_echo::<false>(now, ack, sack, tsecr, truth, out)
+    }
+
+    /// [`Sender::on_ack_echo`] for a plugin that owns the window (the simulator's path for
+    /// the senders that pace): one that samples takes a copy of the ACK path of its own,
+    /// where the send log's sampling and the SACK news are constants of the pair.
+    #[inline(always)]
+    pub fn on_ack_echo_owned(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sack: &[(u64, u64)],
+        tsecr: Option<u32>,
+        truth: &dyn LossTruth,
+        out: &mut Vec<Segment>,
+    ) -> bool {
+        debug_assert!(self.growth.owns_window());
+        if self.growth.wants_rate_samples() {
+            debug_assert!(self.log.sampling());
+            return self.ack_echo::<true>(now, ack, sack, tsecr, truth, out);
+        }
+        self.ack_echo::<false>(now, ack, sack, tsecr, truth, out)
+    }
+
+    /// [`Sender::on_ack_echo`]; `SAMPLES`: the send log samples, known to the caller.
+    #[inline(always)]
+    fn ack_echo<const SAMPLES: bool>(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sack: &[(u64, u64)],
+        tsecr: Option<u32>,
+        truth: &dyn LossTruth,
+        out: &mut Vec<Segment>,
+    ) -> bool {
         self.clock_at(now);
         // (Eifel and DSACK behind one test: a sender with neither pays what it did.)
         let mut sack = sack;
@@ -1277,7 +1329,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 return self.on_ack_linux_growth(now, ack, sack, truth, out);
             }
         }
-        self.ack_after_undo::<false>(now, ack, sack, truth, out)
+        self.ack_after_undo::<false, SAMPLES>(now, ack, sack, truth, out)
     }
 
     /// [`Sender::on_ack_echo`] after the undo tests, with `linux_growth`.
@@ -1290,12 +1342,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         truth: &dyn LossTruth,
         out: &mut Vec<Segment>,
     ) -> bool {
-        self.ack_after_undo::<true>(now, ack, sack, truth, out)
+        self.ack_after_undo::<true, false>(now, ack, sack, truth, out)
     }
 
     /// The ACK's processing after the undo tests; `LINUX_GROWTH` is `self.linux_growth`.
+    /// `SAMPLES`: the send log samples (`self.log.sampling()`, known to the caller: then the
+    /// SACK news are the recovery plugin's constant too).
     #[inline(always)]
-    fn ack_after_undo<const LINUX_GROWTH: bool>(
+    fn ack_after_undo<const LINUX_GROWTH: bool, const SAMPLES: bool>(
         &mut self,
         now: Time,
         ack: u64,
@@ -1305,12 +1359,22 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     ) -> bool {
         debug_assert_eq!(LINUX_GROWTH, self.linux_growth);
         let frto_new_data = self.frto.is_some() && self.frto_on_ack(ack, sack);
-        if let Some(c) = &mut self.state.fine {
-            c.on_ack_arrival();
+        if !self.growth.owns_window() {
+            if let Some(c) = &mut self.state.fine {
+                c.on_ack_arrival();
+            }
         }
         let ack = ack.min(self.state.snd_max);
         let old_una = self.state.snd_una;
-        let sampling = self.log.sampling();
+        debug_assert!(!SAMPLES || self.log.sampling());
+        let sampling = SAMPLES || self.log.sampling();
+        let sack_news_on = if SAMPLES {
+            let on = self.recovery.reports_sack_news();
+            debug_assert_eq!(on, self.sack_news_on);
+            on
+        } else {
+            self.sack_news_on
+        };
         // Linux's tcp_verify_left_out(): what is SACKed or marked lost is outstanding.
         debug_assert!(
             !sampling
@@ -1322,14 +1386,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         );
         let prior_in_flight = self.state.acct.in_flight(self.state.flight());
         let lost_before = self.state.acct.lost;
-        if self.sack_news_on && !sack.is_empty() {
+        if sack_news_on && !sack.is_empty() {
             // The scoreboard first (nothing before `on_new_ack` reads it): the send log then
             // delivers what it reports new. (Without blocks it has nothing to do.)
             self.sack_news.clear();
             self.recovery
                 .on_sack_blocks_news(&self.state, sack, &mut self.sack_news);
         }
-        let mut ctx = self.deliveries(now, old_una, ack.max(old_una), sack);
+        let mut ctx = self.deliveries::<SAMPLES>(now, old_una, ack.max(old_una), sack);
         if sampling {
             ctx.prior_in_flight = prior_in_flight;
         }
@@ -1337,7 +1401,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.linux_delivered(&mut ctx);
         }
         self.growth.on_ack_arrival(&Conn::new(&self.state), &ctx);
-        if !self.sack_news_on {
+        if !sack_news_on {
             self.recovery.on_sack_blocks(&self.state, sack);
         }
         if ack > old_una {
@@ -1473,8 +1537,10 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if verdict.grow && !self.growth.owns_window() {
             self.growth.on_ack(&mut Window::new(s), ctx);
         }
-        if let Some(c) = &mut s.fine {
-            c.on_new_ack(old_una, ack);
+        if !self.growth.owns_window() {
+            if let Some(c) = &mut s.fine {
+                c.on_new_ack(old_una, ack);
+            }
         }
         self.recovery.after_new_ack(s);
         self.dup_run = 0;

@@ -271,6 +271,11 @@ pub struct Bbr {
     /// any of them may change, set again where the gains are computed or an idle restart
     /// ends; checked in debug builds).
     calm: bool,
+    /// `calm && pace_kept`, and before RTprop's expiry: an ACK earlier than this needs none
+    /// of those three tests ([`Self::calm_bound`], `Time::ZERO` when not calm; kept at the
+    /// end of `bbr_main()` and of every event, the only places they change; checked in debug
+    /// builds). (The phase test's time stays apart: on `same` most ACKs are past it.)
+    calm_before: Time,
     full_bw_reached: bool,
     full_bw_cnt: u32,
     full_bw: f64,
@@ -336,6 +341,7 @@ impl Bbr {
             cwnd_gain: p.high_gain,
             gains_stale: true,
             calm: false,
+            calm_before: Time::ZERO,
             full_bw_reached: false,
             full_bw_cnt: 0,
             full_bw: 0.0,
@@ -418,6 +424,17 @@ impl Bbr {
             && self.mode == Mode::ProbeBw
             && !self.idle_restart
             && !self.gains_stale
+    }
+
+    /// What `calm_before` stands for: `Time::ZERO` unless calm with the pacing rate kept,
+    /// else just after RTprop's expiry (saturating: at `Time(u64::MAX)` the tests run, and
+    /// say what they say).
+    fn calm_bound(&self) -> Time {
+        if self.calm && self.pace_kept {
+            Time(self.min_rtt_expiry.0.saturating_add(1))
+        } else {
+            Time::ZERO
+        }
     }
 
     /// `bbr_init()`, at the first transmission (cold, as the entry to ProbeBW: rare, and out
@@ -1199,6 +1216,7 @@ impl Growth for Bbr {
             | CaEvent::ExitRecovery
             | CaEvent::LossRecovered => {}
         }
+        self.calm_before = self.calm_bound();
     }
 
     fn owns_window(&self) -> bool {
@@ -1259,17 +1277,17 @@ impl Bbr {
         debug_assert!(!self.calm || self.initialized);
         let (t, v) = (self.rtt_cnt, rs.delivery_rate);
         let takes = !self.bw.quiet(t, v) && (!rs.is_app_limited || v >= self.bw.get());
-        // `update_bw()`'s round start and long-term sampler; the phase test (the delivery
-        // time is now); `update_min_rtt()`'s expiry and new minimum; the pacing rate;
+        debug_assert_eq!(self.calm_before, self.calm_bound(), "a stale calm bound");
+        // The calm, the pacing rate kept and `update_min_rtt()`'s expiry, in one comparison
+        // before the bound; `update_bw()`'s round start and long-term sampler; the phase test
+        // (the delivery time is now); `update_min_rtt()`'s new minimum;
         // `recover_or_restore()`'s news.
-        if !self.calm
+        if (ctx.now >= self.calm_before && !self.calm_past_bound(ctx))
             || ctx.losses != 0
             || rs.prior_delivered >= self.next_rtt_delivered
             || (self.lt_busy && rs.is_app_limited)
             || (ctx.now > self.cycle_test_after && !self.phase_goes_on(w, ctx))
-            || ctx.now > self.min_rtt_expiry
             || ctx.rtt_sample.is_some_and(|r| r < self.min_rtt_or_max)
-            || !self.pace_kept
             || w.ca_state() != self.prev_ca_state
             || (takes && !self.bw.takes_in_place(t, v))
         {
@@ -1304,6 +1322,13 @@ impl Bbr {
         }
         w.set_cwnd(cwnd);
         true
+    }
+
+    /// [`Self::calm_ack`]'s three tests that `calm_before` answers for the ACKs before it:
+    /// calm, the pacing rate kept, RTprop not expired.
+    #[inline(always)]
+    fn calm_past_bound(&self, ctx: &AckCtx) -> bool {
+        self.calm && self.pace_kept && ctx.now <= self.min_rtt_expiry
     }
 
     /// `bbr_is_next_cycle_phase()` says no on this ACK (of no loss, with a rate sample that
@@ -1412,6 +1437,7 @@ impl Bbr {
             "a burst kept across a fall of the min RTT"
         );
         self.set_cwnd(w, ctx, bw);
+        self.calm_before = self.calm_bound();
     }
 }
 
