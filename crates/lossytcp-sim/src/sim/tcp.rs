@@ -1030,7 +1030,7 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Endpoint for Tcp<G, R> {
                 // out only for `after_sender`, which borrows `self` whole. The other
                 // senders' path stays as it was.)
                 let f = &mut self.flows[fid];
-                let held = f.sender.on_ack_echo_owned(
+                let held = f.sender.on_ack_echo(
                     now,
                     ack,
                     &p.sack_blocks(),

@@ -172,10 +172,6 @@ pub struct Sender<G: Growth = GrowthImpl, R: Recovery = RecoveryImpl> {
     ack_timer_choice: bool,
     /// The ACK being processed only reported a duplicate (`undo_before_ack`).
     dsack_only: bool,
-    /// The send log delivers what the recovery's scoreboard reports an ACK's blocks newly
-    /// SACK (a sampling log, and `Recovery::reports_sack_news`): one pass over the blocks
-    /// where the log's own walk would be a second.
-    sack_news_on: bool,
     /// Those ranges, of the ACK being processed (a buffer reused every ACK).
     sack_news: Vec<(u64, u64)>,
     /// `SenderConfig::tlp`, for a sender that reads SACK blocks (Linux probes only on SACK
@@ -265,7 +261,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         if !growth.wants_tx_in_flight() {
             log.skip_tx_in_flight();
         }
-        let sack_news_on = log.sampling() && recovery.reports_sack_news();
         let recovery_wants_sack = recovery.wants_sack();
         let classifier = cfg.classifier.as_ref().map(Classifier::new);
         let tx_start = growth.wants_tx_start();
@@ -314,7 +309,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             undo_tests: cfg.eifel || cfg.dsack || (cfg.tlp || cfg.rack) && recovery_wants_sack,
             ack_timer_choice: (cfg.tlp || cfg.rack) && recovery_wants_sack,
             dsack_only: false,
-            sack_news_on,
             sack_news: Vec::new(),
             tlp_on: cfg.tlp && recovery_wants_sack,
             probe_armed: false,
@@ -351,6 +345,24 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
     #[inline(always)]
     pub fn owns_window(&self) -> bool {
         self.growth.owns_window()
+    }
+
+    /// The send log samples (it was made so for a plugin that wants rate samples): read
+    /// from the plugin, a constant of its type, rather than from the log, so that the ACK
+    /// path of each sender is compiled for its own case.
+    #[inline(always)]
+    fn samples(&self) -> bool {
+        let on = self.growth.wants_rate_samples();
+        debug_assert_eq!(on, self.log.sampling());
+        on
+    }
+
+    /// The send log delivers what the recovery's scoreboard reports an ACK's blocks newly
+    /// SACK (a sampling log, and `Recovery::reports_sack_news`): one pass over the blocks
+    /// where the log's own walk would be a second. A constant of the pair, as `samples`.
+    #[inline(always)]
+    fn sack_news_on(&self) -> bool {
+        self.samples() && self.recovery.reports_sack_news()
     }
     pub fn rto_deadline(&self) -> Option<Time> {
         self.rto_deadline
@@ -826,16 +838,9 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
 
     /// Records the deliveries of an ACK in the send log; returns the context for the plugins.
     /// (Inlined into both copies of the ACK path, `ack_after_undo`'s, as when it had one.)
-    /// `SAMPLES` as in [`Sender::ack_after_undo`].
     #[inline(always)]
-    fn deliveries<const SAMPLES: bool>(
-        &mut self,
-        now: Time,
-        old_una: u64,
-        ack: u64,
-        sack: &[(u64, u64)],
-    ) -> AckCtx {
-        if !(SAMPLES || self.log.sampling()) {
+    fn deliveries(&mut self, now: Time, old_una: u64, ack: u64, sack: &[(u64, u64)]) -> AckCtx {
+        if !self.samples() {
             let rtt_sample = if self.timestamps {
                 (ack > old_una)
                     .then(|| self.log.first_send_time(ack - 1).map(|t| now - t))
@@ -864,7 +869,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             // (News below the cumulative ACK are not SACKed in the log yet: with no runs
             // passed, it takes the segments one by one.)
             let sacked = self.recovery.sacked_runs();
-            debug_assert!(sacked.is_empty() || self.sack_news_on);
+            debug_assert!(sacked.is_empty() || self.sack_news_on());
             let sacked = if sack.is_empty() || self.sack_news.iter().all(|&(a, _)| a >= ack) {
                 sacked
             } else {
@@ -875,15 +880,14 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                     .on_cumulative_ack(old_una, ack, sacked, now, &mut self.state.acct);
         }
         if !sack.is_empty() {
-            newly_delivered +=
-                if (SAMPLES && self.recovery.reports_sack_news()) || self.sack_news_on {
-                    self.log
-                        .on_sack_news(&self.sack_news, ack, now, &mut self.state.acct)
-                } else {
-                    let hi = self.state.snd_max;
-                    self.log
-                        .on_sack_blocks(sack, ack, hi, now, &mut self.state.acct)
-                };
+            newly_delivered += if self.sack_news_on() {
+                self.log
+                    .on_sack_news(&self.sack_news, ack, now, &mut self.state.acct)
+            } else {
+                let hi = self.state.snd_max;
+                self.log
+                    .on_sack_blocks(sack, ack, hi, now, &mut self.state.acct)
+            };
         }
         // (Karn's test has nothing to look at on an ACK that acknowledges nothing new
         // cumulatively, nearly every ACK of a SACK recovery: `unambiguous` is true then.)
@@ -1283,41 +1287,6 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         truth: &dyn LossTruth,
         out: &mut Vec<Segment>,
     ) -> bool {
-        self.ack_echo::<false>(now, ack, sack, tsecr, truth, out)
-    }
-
-    /// [`Sender::on_ack_echo`] for a plugin that owns the window (the simulator's path for
-    /// the senders that pace): one that samples takes a copy of the ACK path of its own,
-    /// where the send log's sampling and the SACK news are constants of the pair.
-    #[inline(always)]
-    pub fn on_ack_echo_owned(
-        &mut self,
-        now: Time,
-        ack: u64,
-        sack: &[(u64, u64)],
-        tsecr: Option<u32>,
-        truth: &dyn LossTruth,
-        out: &mut Vec<Segment>,
-    ) -> bool {
-        debug_assert!(self.growth.owns_window());
-        if self.growth.wants_rate_samples() {
-            debug_assert!(self.log.sampling());
-            return self.ack_echo::<true>(now, ack, sack, tsecr, truth, out);
-        }
-        self.ack_echo::<false>(now, ack, sack, tsecr, truth, out)
-    }
-
-    /// [`Sender::on_ack_echo`]; `SAMPLES`: the send log samples, known to the caller.
-    #[inline(always)]
-    fn ack_echo<const SAMPLES: bool>(
-        &mut self,
-        now: Time,
-        ack: u64,
-        sack: &[(u64, u64)],
-        tsecr: Option<u32>,
-        truth: &dyn LossTruth,
-        out: &mut Vec<Segment>,
-    ) -> bool {
         self.clock_at(now);
         // (Eifel and DSACK behind one test: a sender with neither pays what it did.)
         let mut sack = sack;
@@ -1329,7 +1298,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
                 return self.on_ack_linux_growth(now, ack, sack, truth, out);
             }
         }
-        self.ack_after_undo::<false, SAMPLES>(now, ack, sack, truth, out)
+        self.ack_after_undo::<false>(now, ack, sack, truth, out)
     }
 
     /// [`Sender::on_ack_echo`] after the undo tests, with `linux_growth`.
@@ -1342,14 +1311,12 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         truth: &dyn LossTruth,
         out: &mut Vec<Segment>,
     ) -> bool {
-        self.ack_after_undo::<true, false>(now, ack, sack, truth, out)
+        self.ack_after_undo::<true>(now, ack, sack, truth, out)
     }
 
     /// The ACK's processing after the undo tests; `LINUX_GROWTH` is `self.linux_growth`.
-    /// `SAMPLES`: the send log samples (`self.log.sampling()`, known to the caller: then the
-    /// SACK news are the recovery plugin's constant too).
     #[inline(always)]
-    fn ack_after_undo<const LINUX_GROWTH: bool, const SAMPLES: bool>(
+    fn ack_after_undo<const LINUX_GROWTH: bool>(
         &mut self,
         now: Time,
         ack: u64,
@@ -1366,15 +1333,8 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
         }
         let ack = ack.min(self.state.snd_max);
         let old_una = self.state.snd_una;
-        debug_assert!(!SAMPLES || self.log.sampling());
-        let sampling = SAMPLES || self.log.sampling();
-        let sack_news_on = if SAMPLES {
-            let on = self.recovery.reports_sack_news();
-            debug_assert_eq!(on, self.sack_news_on);
-            on
-        } else {
-            self.sack_news_on
-        };
+        let sampling = self.samples();
+        let sack_news_on = self.sack_news_on();
         // Linux's tcp_verify_left_out(): what is SACKed or marked lost is outstanding.
         debug_assert!(
             !sampling
@@ -1393,7 +1353,7 @@ impl<G: Growth, R: Recovery> Sender<G, R> {
             self.recovery
                 .on_sack_blocks_news(&self.state, sack, &mut self.sack_news);
         }
-        let mut ctx = self.deliveries::<SAMPLES>(now, old_una, ack.max(old_una), sack);
+        let mut ctx = self.deliveries(now, old_una, ack.max(old_una), sack);
         if sampling {
             ctx.prior_in_flight = prior_in_flight;
         }
