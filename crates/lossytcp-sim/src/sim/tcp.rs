@@ -1024,28 +1024,6 @@ impl<G: FromGrowthImpl, R: FromRecoveryImpl> Endpoint for Tcp<G, R> {
                     }
                 }
             }
-            Kind::Ack { ack, tsecr, .. } if self.flows[fid].sender.owns_window() => {
-                // (A paced sender's ACKs send nothing but a few, whose segments the pacing
-                // timer sends: the buffer is lent where it lies, beside the flows, and taken
-                // out only for `after_sender`, which borrows `self` whole. The other
-                // senders' path stays as it was.)
-                let f = &mut self.flows[fid];
-                let held = f.sender.on_ack_echo(
-                    now,
-                    ack,
-                    &p.sack_blocks(),
-                    Some(tsecr),
-                    &f.oracle,
-                    &mut self.out,
-                );
-                if self.out.is_empty() {
-                    self.after_quiet_sender(now, fid, net, held);
-                } else {
-                    let mut out = std::mem::take(&mut self.out);
-                    self.after_sender(now, fid, &mut out, net);
-                    self.out = out;
-                }
-            }
             Kind::Ack { ack, tsecr, .. } => {
                 let mut out = std::mem::take(&mut self.out);
                 let f = &mut self.flows[fid];
